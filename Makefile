@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# skbprof top-level Makefile.
+#
+#   make                  module (against KDIR) and tools
+#   make KVER=6.1.0-13-cloud-amd64   build against /lib/modules/$(KVER)/build
+#   make KDIR=/path/to/headers       build against a headers tree
+#   make check            host unit tests + the in-guest suite on every kernel
+#   make demo             boot a 6.1 guest, make traffic, show the files
+#   make install          install the module and the tool
+
+KVER ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KVER)/build
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+# Extra arguments for the kernel build (e.g. W=1 CC=gcc-12).
+KBUILD_ARGS ?=
+
+export SKBPROF_WERROR
+
+.PHONY: all module tools clean install modules_install tools_install \
+	check unit demo
+
+all: module tools
+
+module:
+	@if [ ! -e "$(KDIR)/Makefile" ]; then \
+		echo "skbprof: no kernel build tree at $(KDIR)" >&2; \
+		echo "skbprof: install the headers (linux-headers-$(KVER)) or pass KDIR=" >&2; \
+		exit 1; \
+	fi
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_ARGS) modules
+
+tools:
+	$(MAKE) -C tools
+
+modules_install: module
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(KBUILD_ARGS) modules_install
+
+tools_install: tools
+	$(MAKE) -C tools install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+
+install: modules_install tools_install
+
+unit:
+	$(MAKE) -C tests/unit run
+
+check:
+	tests/check.sh
+
+demo:
+	tests/demo.sh
+
+clean:
+	@if [ -e "$(KDIR)/Makefile" ]; then \
+		$(MAKE) -C $(KDIR) M=$(CURDIR) clean; \
+	fi
+	rm -f module/*.o module/*.ko module/*.mod module/*.mod.c \
+		module/.*.cmd module/modules.order Module.symvers modules.order .*.cmd
+	$(MAKE) -C tools clean
+	$(MAKE) -C tests/unit clean

@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install the Debian packages skbprof's build, tests and demo need, if any
+# are missing.  Non-interactive; needs root when something is missing.
+#
+#   scripts/deps.sh [build|check|demo|...]
+
+set -euo pipefail
+
+base=(gcc make libc6-dev libelf1 pahole kmod libkmod-dev pkg-config
+      xz-utils zstd gzip cpio apt dpkg)
+guest=(qemu-system-x86 busybox-static iproute2 nftables)
+analysis=(sparse)
+
+want=("${base[@]}")
+for what in "${@:-check}"; do
+	case $what in
+	build)	;;
+	check)	want+=("${guest[@]}" "${analysis[@]}") ;;
+	demo)	want+=("${guest[@]}") ;;
+	*)	echo "deps: unknown set '$what'" >&2; exit 1 ;;
+	esac
+done
+
+missing=()
+for p in "${want[@]}"; do
+	# pahole is provided by dwarves on bookworm
+	q=$p; [ "$p" = pahole ] && q=dwarves
+	if ! dpkg-query -W -f='${Status}\n' "$q" 2>/dev/null | grep -q '^install ok installed'; then
+		missing+=("$q")
+	fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing packages: ${missing[*]} (run as root to install them)" >&2
+	exit 1
+fi
+echo "deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get -q update >&2
+apt-get -q install -y --no-install-recommends "${missing[@]}" >&2

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * skbprof-test: the in-guest test runner.  See harness.h.
+ *
+ *   skbprof-test [--result FILE] [--selftest] [NAME...]
+ *
+ * --result FILE  also write every result line to FILE (the guest's second
+ *                serial port), followed by the completion marker
+ * --selftest     also run the deliberately failing tests
+ * NAME...        run only the named tests
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <libkmod.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+extern const struct test __start_skbprof_tests[];
+extern const struct test __stop_skbprof_tests[];
+
+static char fail_msg[1024];
+static FILE *result;
+static struct kmod_ctx *kctx;
+
+int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (fail_msg[0])	/* keep the first reason */
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(fail_msg, sizeof(fail_msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("# ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+static void out(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	if (result) {
+		va_start(ap, fmt);
+		vfprintf(result, fmt, ap);
+		va_end(ap);
+		fflush(result);
+	}
+}
+
+static struct kmod_ctx *kmod(void)
+{
+	if (!kctx) {
+		kctx = kmod_new(NULL, NULL);
+		if (!kctx) {
+			perror("kmod_new");
+			exit(1);
+		}
+		kmod_load_resources(kctx);
+	}
+	return kctx;
+}
+
+int module_load(const char *path, const char *params)
+{
+	struct kmod_module *mod;
+	int err;
+
+	err = kmod_module_new_from_path(kmod(), path, &mod);
+	if (err < 0)
+		return err;
+	err = kmod_module_insert_module(mod, 0, params);
+	kmod_module_unref(mod);
+	return err;
+}
+
+int module_unload(const char *name)
+{
+	struct kmod_module *mod;
+	int err;
+
+	err = kmod_module_new_from_name(kmod(), name, &mod);
+	if (err < 0)
+		return err;
+	err = kmod_module_remove_module(mod, 0);
+	kmod_module_unref(mod);
+	return err;
+}
+
+bool module_loaded(const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "/sys/module/%s", name);
+	return path_exists(path);
+}
+
+int skbprof_load(const char *params)
+{
+	return module_load(SKBPROF_KO, params ? params : "");
+}
+
+int skbprof_unload(void)
+{
+	return module_unload("skbprof");
+}
+
+int kmod_probe(const char *name)
+{
+	struct kmod_list *list = NULL, *l;
+	int err;
+
+	err = kmod_module_new_from_lookup(kmod(), name, &list);
+	if (err < 0)
+		return err;
+	if (!list)
+		return -ENOENT;
+	kmod_list_foreach(l, list) {
+		struct kmod_module *mod = kmod_module_get_module(l);
+
+		err = kmod_module_probe_insert_module(mod, 0, NULL, NULL,
+						      NULL, NULL);
+		kmod_module_unref(mod);
+		if (err < 0)
+			break;
+	}
+	kmod_module_unref_list(list);
+	return err < 0 ? err : 0;
+}
+
+char *read_file(const char *path)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	ssize_t n;
+	int fd;
+
+	if (!buf)
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		free(buf);
+		return NULL;
+	}
+	for (;;) {
+		if (cap - len < 2048) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb)
+				goto err;
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0)
+			goto err;
+		if (n == 0)
+			break;
+		len += n;
+	}
+	close(fd);
+	buf[len] = 0;
+	return buf;
+err:
+	n = errno;
+	close(fd);
+	free(buf);
+	errno = n;
+	return NULL;
+}
+
+int write_file(const char *path, const char *data)
+{
+	size_t len = strlen(data);
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, data, len);
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return n;
+	}
+	close(fd);
+	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+bool path_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+static char *vformat(const char *fmt, va_list ap)
+{
+	char *s;
+
+	if (vasprintf(&s, fmt, ap) < 0) {
+		perror("vasprintf");
+		exit(1);
+	}
+	return s;
+}
+
+int sh(const char *fmt, ...)
+{
+	va_list ap;
+	char *cmd;
+	int st;
+
+	va_start(ap, fmt);
+	cmd = vformat(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	st = system(cmd);
+	free(cmd);
+	if (st == -1 || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+char *sh_out(int *status, const char *fmt, ...)
+{
+	size_t len = 0, cap = 4096;
+	char *cmd, *buf;
+	va_list ap;
+	FILE *p;
+	size_t n;
+	int st;
+
+	va_start(ap, fmt);
+	cmd = vformat(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	p = popen(cmd, "r");
+	free(cmd);
+	buf = malloc(cap);
+	if (!p || !buf) {
+		perror("popen");
+		exit(1);
+	}
+	while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+		len += n;
+		if (cap - len < 1024) {
+			buf = realloc(buf, cap *= 2);
+			if (!buf) {
+				perror("realloc");
+				exit(1);
+			}
+		}
+	}
+	buf[len] = 0;
+	st = pclose(p);
+	if (status)
+		*status = (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
+	return buf;
+}
+
+int run_as(uid_t uid, int (*fn)(void *), void *arg)
+{
+	pid_t pid;
+	int st;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		/* setresuid from root to non-root drops every capability */
+		if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+		    setresuid(uid, uid, uid))
+			_exit(126);
+		_exit(fn(arg) ? 1 : 0);
+	}
+	if (waitpid(pid, &st, 0) < 0)
+		return -errno;
+	if (!WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st) ? -1 : 0;
+}
+
+static bool selected(const struct test *t, int argc, char **argv, int first)
+{
+	int i;
+
+	if (first >= argc)
+		return true;
+	for (i = first; i < argc; i++)
+		if (!strcmp(argv[i], t->name))
+			return true;
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	const struct test *t;
+	bool selftest = false;
+	int passed = 0, failed = 0, i = 1;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--result") && i + 1 < argc) {
+			result = fopen(argv[++i], "w");
+			if (!result) {
+				perror(argv[i]);
+				return 1;
+			}
+		} else if (!strcmp(argv[i], "--selftest")) {
+			selftest = true;
+		} else {
+			fprintf(stderr, "usage: skbprof-test [--result FILE] [--selftest] [NAME...]\n");
+			return 2;
+		}
+	}
+
+	for (t = __start_skbprof_tests; t < __stop_skbprof_tests; t++) {
+		if (t->selftest && !selftest)
+			continue;
+		if (!selected(t, argc, argv, i))
+			continue;
+		fail_msg[0] = 0;
+		note("running %s", t->name);
+		if (t->fn() == 0 && !fail_msg[0]) {
+			out("ok %s\n", t->name);
+			passed++;
+		} else {
+			out("FAIL %s: %s\n", t->name,
+			    fail_msg[0] ? fail_msg : "(no reason given)");
+			failed++;
+		}
+		if (module_loaded("skbprof") && skbprof_unload() < 0) {
+			out("FAIL %s: cannot unload the module after the test\n",
+			    t->name);
+			failed++;
+		}
+	}
+	out("%d passed, %d failed\n", passed, failed);
+	/* The marker: only a run that got here prints it. */
+	out("SKBPROF-TESTS-COMPLETE\n");
+	if (kctx)
+		kmod_unref(kctx);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The in-guest test suite's framework.
+ *
+ * A test is a function registered with TEST(name).  It returns 0 on success;
+ * on failure it records why with fail() (or the CHECK macros) and returns -1.
+ * The runner prints one line per test, "ok <name>" or "FAIL <name>: <why>",
+ * and ends with "N passed, N failed".  After every test the module is
+ * unloaded if the test left it loaded, so tests do not depend on each other.
+ */
+#ifndef SKBPROF_HARNESS_H
+#define SKBPROF_HARNESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct test {
+	const char *name;
+	int (*fn)(void);
+	bool selftest;		/* deliberately failing: only with --selftest */
+};
+
+#define __TEST(name, self)						\
+	static int name(void);						\
+	static const struct test __test_##name				\
+	__attribute__((used, section("skbprof_tests"), aligned(8))) = {	\
+		#name, name, self };					\
+	static int name(void)
+
+#define TEST(name)		__TEST(name, false)
+#define SELFTEST(name)		__TEST(name, true)
+
+int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#define CHECK(cond, fmt, ...)						\
+	do {								\
+		if (!(cond))						\
+			return fail("%s:%d: " fmt, __FILE__, __LINE__,	\
+				    ##__VA_ARGS__);			\
+	} while (0)
+
+#define CHECK_EQ(a, b)							\
+	do {								\
+		long long __a = (a), __b = (b);				\
+		if (__a != __b)						\
+			return fail("%s:%d: %s == %lld, expected %s == %lld", \
+				    __FILE__, __LINE__, #a, __a, #b, __b); \
+	} while (0)
+
+/* Where things are in the guest. */
+#define SKBPROF_KO	"/lib/skbprof/skbprof.ko"
+#define SELFTEST_KO	"/lib/skbprof/skbprof_selftest_warn.ko"
+#define DEBUGFS_DIR	"/sys/kernel/debug/skbprof"
+#define TOOL		"/bin/skbprof"
+
+/* Module control through libkmod.  Return 0 or a negative errno. */
+int module_load(const char *path, const char *params);
+int module_unload(const char *name);
+bool module_loaded(const char *name);
+int skbprof_load(const char *params);
+int skbprof_unload(void);
+/* Load a module of the running kernel by name, with its dependencies. */
+int kmod_probe(const char *name);
+
+/* Files.  read_file returns a malloc'd NUL-terminated string or NULL. */
+char *read_file(const char *path);
+int write_file(const char *path, const char *data);
+bool path_exists(const char *path);
+
+/* Run a shell command (busybox sh -c); returns its exit status or -1. */
+int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Run a command and capture its stdout (malloc'd); *status gets the status. */
+char *sh_out(int *status, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Run fn(arg) in a child with the given uid/gid and no capabilities. */
+int run_as(uid_t uid, int (*fn)(void *), void *arg);
+
+#endif

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Module lifecycle: load, the debugfs directory and its permissions,
+ * unload, and the unwinding of every load failure path.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+/* Number of fault-injection steps in skbprof_init() (fail_init_at=N). */
+#define INIT_STEPS 3
+
+/* Files every build of the module creates. */
+static const char *const expected_files[] = { "stats" };
+
+static int check_absent(void)
+{
+	char *mods;
+
+	CHECK(!path_exists(DEBUGFS_DIR), "%s still exists", DEBUGFS_DIR);
+	CHECK(!module_loaded("skbprof"), "/sys/module/skbprof still exists");
+	mods = read_file("/proc/modules");
+	CHECK(mods, "cannot read /proc/modules");
+	CHECK(!strstr(mods, "skbprof "), "skbprof listed in /proc/modules");
+	free(mods);
+	return 0;
+}
+
+TEST(load_creates_debugfs)
+{
+	struct stat st;
+	size_t i;
+	int err;
+
+	CHECK(check_absent() == 0, "not clean before loading");
+	err = skbprof_load(NULL);
+	CHECK(err == 0, "loading skbprof: %s", strerror(-err));
+	CHECK(stat(DEBUGFS_DIR, &st) == 0 && S_ISDIR(st.st_mode),
+	      "%s is not a directory", DEBUGFS_DIR);
+	for (i = 0; i < sizeof(expected_files) / sizeof(*expected_files); i++) {
+		char path[256];
+
+		snprintf(path, sizeof(path), DEBUGFS_DIR "/%s", expected_files[i]);
+		CHECK(stat(path, &st) == 0 && S_ISREG(st.st_mode),
+		      "%s missing", path);
+	}
+	return 0;
+}
+
+TEST(files_are_root_only)
+{
+	struct dirent *de;
+	int n = 0, err;
+	DIR *d;
+
+	err = skbprof_load(NULL);
+	CHECK(err == 0, "loading skbprof: %s", strerror(-err));
+	d = opendir(DEBUGFS_DIR);
+	CHECK(d, "opendir %s: %s", DEBUGFS_DIR, strerror(errno));
+	while ((de = readdir(d))) {
+		char path[512];
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), DEBUGFS_DIR "/%s", de->d_name);
+		if (stat(path, &st)) {
+			closedir(d);
+			return fail("stat %s: %s", path, strerror(errno));
+		}
+		if (st.st_uid != 0 || st.st_gid != 0 || (st.st_mode & 0077)) {
+			closedir(d);
+			return fail("%s is %o %d:%d, want root-only", path,
+				    st.st_mode & 07777, st.st_uid, st.st_gid);
+		}
+		n++;
+	}
+	closedir(d);
+	CHECK(n > 0, "no files in %s", DEBUGFS_DIR);
+	return 0;
+}
+
+static int open_stats(void *arg)
+{
+	int fd = open(DEBUGFS_DIR "/stats", O_RDONLY);
+
+	(void)arg;
+	if (fd >= 0)
+		return 1;
+	/* debugfs itself is 0700: the walk or the open must be refused */
+	return errno == EACCES ? 0 : 1;
+}
+
+TEST(unprivileged_cannot_read)
+{
+	int err;
+
+	err = skbprof_load(NULL);
+	CHECK(err == 0, "loading skbprof: %s", strerror(-err));
+	/* make the directory chain traversable so the file mode is tested */
+	CHECK(chmod("/sys/kernel/debug", 0755) == 0, "chmod debugfs: %s",
+	      strerror(errno));
+	err = run_as(65534, open_stats, NULL);
+	chmod("/sys/kernel/debug", 0700);
+	CHECK(err == 0, "nobody could open %s/stats", DEBUGFS_DIR);
+	return 0;
+}
+
+TEST(unload_removes_everything)
+{
+	int err;
+
+	err = skbprof_load(NULL);
+	CHECK(err == 0, "loading skbprof: %s", strerror(-err));
+	err = skbprof_unload();
+	CHECK(err == 0, "unloading skbprof: %s", strerror(-err));
+	return check_absent();
+}
+
+TEST(init_failures_unwind)
+{
+	char params[64];
+	int step, err;
+
+	for (step = 1; step <= INIT_STEPS; step++) {
+		snprintf(params, sizeof(params), "fail_init_at=%d", step);
+		err = skbprof_load(params);
+		CHECK(err == -ENOMEM, "load with %s returned %d (%s), want -ENOMEM",
+		      params, err, strerror(-err));
+		if (check_absent())
+			return fail("after a failure at step %d: not clean", step);
+	}
+	/* and a load after all those failures works */
+	err = skbprof_load(NULL);
+	CHECK(err == 0, "loading skbprof: %s", strerror(-err));
+	CHECK(path_exists(DEBUGFS_DIR "/stats"), "no stats after reload");
+	return 0;
+}
+
+TEST(load_unload_cycles)
+{
+	int i, err;
+
+	for (i = 0; i < 20; i++) {
+		err = skbprof_load(NULL);
+		CHECK(err == 0, "cycle %d: load: %s", i, strerror(-err));
+		free(read_file(DEBUGFS_DIR "/stats"));
+		err = skbprof_unload();
+		CHECK(err == 0, "cycle %d: unload: %s", i, strerror(-err));
+	}
+	return check_absent();
+}
+
+TEST(stats_identifies_build)
+{
+	struct utsname u;
+	char want[512], *s;
+	int err;
+
+	err = skbprof_load(NULL);
+	CHECK(err == 0, "loading skbprof: %s", strerror(-err));
+	s = read_file(DEBUGFS_DIR "/stats");
+	CHECK(s, "reading stats: %s", strerror(errno));
+	uname(&u);
+	snprintf(want, sizeof(want), "version %s\n", SKBPROF_VERSION);
+	if (!strstr(s, want)) {
+		free(s);
+		return fail("stats lacks '%s'", "version " SKBPROF_VERSION);
+	}
+	snprintf(want, sizeof(want), "kernel %s\n", u.release);
+	if (!strstr(s, want)) {
+		free(s);
+		return fail("stats lacks 'kernel %s'", u.release);
+	}
+	free(s);
+	return 0;
+}
+
+TEST(tool_reads_and_explains)
+{
+	char *file, *tool;
+	int st, err;
+
+	err = skbprof_load(NULL);
+	CHECK(err == 0, "loading skbprof: %s", strerror(-err));
+	file = read_file(DEBUGFS_DIR "/stats");
+	tool = sh_out(&st, TOOL " stats");
+	CHECK(file && st == 0, "tool exited %d", st);
+	if (strcmp(file, tool)) {
+		free(file);
+		free(tool);
+		return fail("tool output differs from the file");
+	}
+	free(file);
+	free(tool);
+
+	err = skbprof_unload();
+	CHECK(err == 0, "unloading skbprof: %s", strerror(-err));
+	tool = sh_out(&st, TOOL " stats 2>&1");
+	CHECK(st == 1, "tool exited %d without the module, want 1", st);
+	if (!strstr(tool, "module not loaded")) {
+		fail("tool said '%s' without the module", tool);
+		free(tool);
+		return -1;
+	}
+	free(tool);
+	return 0;
+}
+
+/* The harness self-test: this one must be reported as failed. */
+SELFTEST(selftest_must_fail)
+{
+	CHECK(1 + 1 == 3, "deliberate failure");
+	return 0;
+}

@@ -1,0 +1,184 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared helpers of the host-side test scripts: fetch a kernel, build the
+# module for it, build a guest initramfs, boot it under QEMU and judge the
+# run.  Sourced by check.sh, demo.sh and selftest.sh.
+#
+# A run is judged failed when any of these holds:
+#   - QEMU did not finish before the timeout;
+#   - the completion marker is missing from the result port (ttyS1);
+#   - a test reported FAIL;
+#   - the guest kernel log (ttyS0) has a line matching BAD_LOG.
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+OUT=${SKBPROF_OUT:-$TOP/.cache/out}
+KERNELS=${SKBPROF_KERNELS:-5.10 6.1 6.12}
+MARKER=SKBPROF-TESTS-COMPLETE
+BAD_LOG='BUG:|WARNING:|Oops|general protection|soft lockup|hard LOCKUP|RCU stall|rcu_sched detected stalls|rcu: INFO: .* detected stalls|refcount_t:|list_add corruption|list_del corruption|Kernel panic|UBSAN:|KASAN:|kmemleak:.*new suspected'
+
+log() { echo "$*" >&2; }
+die() { echo "error: $*" >&2; exit 1; }
+
+# kernel_env VER: fetch VER and load its kernel.env into the environment.
+kernel_env() {
+	local env
+	env=$("$TOP/scripts/fetch-kernel.sh" "$1") || die "cannot fetch kernel $1"
+	# shellcheck disable=SC1090
+	. "$env"
+}
+
+# build_module VER: build skbprof.ko and the self-test module for VER with
+# W=1 into $OUT/VER/build; the build log is $OUT/VER/build.log.  Fails on
+# any compiler or modpost warning.
+build_module() {
+	local ver=$1 b=$OUT/$1/build
+	kernel_env "$ver"
+	mkdir -p "$b"
+	# copy preserving times, so an unchanged tree does not rebuild
+	rm -rf "$b/src.new"
+	mkdir -p "$b/src.new"
+	cp -p "$TOP/Kbuild" "$TOP/VERSION" "$b/src.new/"
+	cp -rp "$TOP/module" "$TOP/tests/selftest" "$b/src.new/"
+	if [ -d "$b/src" ] && diff -rq -x '*.o' -x '*.ko' -x '.*' -x '*.mod*' \
+		-x 'modules.order' -x 'Module.symvers' "$b/src.new" "$b/src" >/dev/null 2>&1; then
+		rm -rf "$b/src.new"
+	else
+		rm -rf "$b/src"
+		mv "$b/src.new" "$b/src"
+	fi
+	{
+		make -C "$KDIR" M="$b/src" CC="$KCC" W=1 SKBPROF_WERROR=y modules &&
+		make -C "$KDIR" M="$b/src/selftest" CC="$KCC" modules
+	} > "$OUT/$ver/build.log" 2>&1
+	local rc=$?
+	if [ $rc -ne 0 ]; then
+		tail -n 30 "$OUT/$ver/build.log" >&2
+		return 1
+	fi
+	if grep -E -i 'warning:|warn:' "$OUT/$ver/build.log" >&2; then
+		return 1
+	fi
+	return 0
+}
+
+# add_bin ROOT FILE...: copy executables and their shared libraries.
+add_bin() {
+	local root=$1 f lib
+	shift
+	for f in "$@"; do
+		mkdir -p "$root$(dirname "$f")"
+		cp -L "$f" "$root$f"
+		for lib in $(ldd "$f" 2>/dev/null | grep -o '/[^ ]*'); do
+			[ -e "$root$lib" ] && continue
+			mkdir -p "$root$(dirname "$lib")"
+			cp -L "$lib" "$root$lib"
+		done
+	done
+}
+
+# find_kmod NAME: the file of kernel module NAME in the kernel's package.
+find_kmod() {
+	local mdir=$MODROOT/lib/modules/$KREL n
+	n=$(find "$mdir/kernel" \( -name "$1.ko" -o -name "$1.ko.*" \
+		-o -name "${1//_/-}.ko" -o -name "${1//_/-}.ko.*" \) | head -n1)
+	[ -n "$n" ] && echo "$n"
+}
+
+# add_kmods ROOT: the modules of tests/qemu/modules.list and their
+# dependencies, decompressed, with a modules.dep made by depmod.
+add_kmods() {
+	local root=$1 mdir=$MODROOT/lib/modules/$KREL
+	local todo name f rel deps
+	declare -A seen=()
+	todo=$(grep -v '^#' "$TOP/tests/qemu/modules.list")
+	while [ -n "$todo" ]; do
+		set -- $todo
+		name=$1; shift; todo="$*"
+		[ -n "${seen[$name]:-}" ] && continue
+		seen[$name]=1
+		f=$(find_kmod "$name") || die "kernel $KREL has no module $name"
+		rel=${f#$mdir/}
+		mkdir -p "$root/lib/modules/$KREL/$(dirname "$rel")"
+		case $f in
+		*.xz)	xz -dc "$f" > "$root/lib/modules/$KREL/${rel%.xz}" ;;
+		*.zst)	zstd -qdc "$f" > "$root/lib/modules/$KREL/${rel%.zst}" ;;
+		*.gz)	gzip -dc "$f" > "$root/lib/modules/$KREL/${rel%.gz}" ;;
+		*)	cp "$f" "$root/lib/modules/$KREL/$rel" ;;
+		esac
+		deps=$(modinfo -F depends "$f" | tr ',' ' ')
+		todo="$todo $deps"
+	done
+	cp "$mdir"/modules.builtin* "$mdir/modules.order" "$root/lib/modules/$KREL/" 2>/dev/null || true
+	depmod -b "$root" "$KREL"
+}
+
+# make_initramfs VER: $OUT/VER/initramfs.cpio.gz for the guest.
+make_initramfs() {
+	local ver=$1 b=$OUT/$1/build root=$OUT/$1/initramfs
+	kernel_env "$ver"
+	rm -rf "$root"
+	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,lib/skbprof,proc,sys,dev,tmp,run,root,etc,usr/share/skbprof}
+	cp /bin/busybox "$root/bin/busybox"
+	cp "$TOP/tests/qemu/init" "$root/init"
+	chmod 755 "$root/init"
+	cp "$b/src/module/skbprof.ko" "$root/lib/skbprof/"
+	cp "$b/src/selftest/skbprof_selftest_warn.ko" "$root/lib/skbprof/"
+	cp "$TOP/tests/qemu/demo.sh" "$root/usr/share/skbprof/"
+	add_bin "$root" "$TOP/tests/guest/skbprof-test"
+	mv "$root$TOP/tests/guest/skbprof-test" "$root/bin/skbprof-test"
+	add_bin "$root" "$TOP/tools/skbprof"
+	mv "$root$TOP/tools/skbprof" "$root/bin/skbprof"
+	rm -rf "${root:?}$TOP"
+	add_bin "$root" "$(command -v ip)" "$(command -v tc)" "$(command -v nft)"
+	echo 'root:x:0:0:root:/root:/bin/sh' > "$root/etc/passwd"
+	echo 'nobody:x:65534:65534:nobody:/nonexistent:/bin/false' >> "$root/etc/passwd"
+	printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
+	add_kmods "$root"
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$OUT/$ver/initramfs.cpio.gz"
+}
+
+# boot VER MODE TIMEOUT: boot the guest; its logs land in $OUT/VER/MODE/.
+# Prints the test lines prefixed by VER/, then "ok"/"FAIL" lines about the
+# run itself; returns non-zero when the run failed.
+boot() {
+	local ver=$1 mode=$2 timeout=$3 d=$OUT/$1/$2 rc bad=0 line
+	kernel_env "$ver"
+	rm -rf "$d"
+	mkdir -p "$d"
+	timeout --kill-after=10 "$timeout" qemu-system-x86_64 \
+		-accel tcg -smp 2 -m 1G -cpu max \
+		-nodefaults -nographic -no-reboot -monitor none \
+		-kernel "$VMLINUZ" -initrd "$OUT/$ver/initramfs.cpio.gz" \
+		-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 skbprof.mode=$mode" \
+		-serial "file:$d/console.log" -serial "file:$d/result.log" \
+		> "$d/qemu.log" 2>&1 < /dev/null
+	rc=$?
+	tr -d '\r' < "$d/result.log" > "$d/result.txt"
+	grep -E '^(ok|FAIL) ' "$d/result.txt" | sed -E "s#^(ok|FAIL) #\1 $ver/#"
+	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+		echo "FAIL $ver/$mode: timeout after ${timeout}s"
+		bad=1
+	elif [ $rc -ne 0 ]; then
+		echo "FAIL $ver/$mode: qemu exited with $rc: $(head -c 300 "$d/qemu.log")"
+		bad=1
+	fi
+	if ! grep -q "^$MARKER\$" "$d/result.txt"; then
+		echo "FAIL $ver/$mode: no completion marker"
+		bad=1
+	fi
+	if grep -q '^FAIL ' "$d/result.txt"; then
+		bad=1
+	fi
+	line=$(tr -d '\r' < "$d/console.log" | grep -E -m1 "$BAD_LOG")
+	if [ -n "$line" ]; then
+		echo "FAIL $ver/$mode: kernel log: $line"
+		bad=1
+	fi
+	[ $bad -eq 0 ] && echo "ok $ver/$mode: clean run"
+	return $bad
+}
+
+# guest_deps: host programs needed to make a guest.
+guest_tools() {
+	make -s -C "$TOP/tools" >&2 && make -s -C "$TOP/tests/guest" >&2
+}
