@@ -2,39 +2,158 @@
 /*
  * skbprof: where time goes and where packets die in the network stack.
  *
- * Module entry and exit, and the debugfs directory every view lives in.
- * Each view creates its files under skbprof_debugfs; everything is torn
- * down in the reverse order it was set up, on unload and on any failure
- * during load.
+ * Module entry and exit, the debugfs directory every view lives in, the
+ * stats file and the control file.  The parts of skbprof are brought up in
+ * the order of the parts[] table and taken down in reverse, on unload and
+ * on any failure during load, so a failed load leaves nothing behind.
+ *
+ * control accepts, one per line:
+ *   reset          zero every counter, histogram and table row
+ * Anything else is rejected with -EINVAL and changes nothing.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/err.h>
+#include <linux/fs.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <linux/utsname.h>
 
 #include "skbprof.h"
 
 struct dentry *skbprof_debugfs;
 
-int skbprof_fail_init_at;
-module_param_named(fail_init_at, skbprof_fail_init_at, int, 0400);
+static int fail_init_at;
+module_param(fail_init_at, int, 0400);
 MODULE_PARM_DESC(fail_init_at,
 		 "Testing only: fail module initialisation at step N (0: never)");
 
+static int init_step;
+
+int skbprof_init_fault(int step)
+{
+	return fail_init_at == step ? -ENOMEM : 0;
+}
+
+/* The parts, in initialisation order. */
+static const struct skbprof_part *const parts[] = {
+};
+
+/* Serialises control writes: resets and, later, configuration changes. */
+static DEFINE_MUTEX(control_lock);
+
+int skbprof_create_file(const char *name, umode_t mode, void *data,
+			const struct file_operations *fops)
+{
+	struct dentry *d;
+
+	if (WARN_ON(mode & 0077))
+		return -EINVAL;
+	d = debugfs_create_file(name, mode, skbprof_debugfs, data, fops);
+	if (IS_ERR_OR_NULL(d))
+		return d ? PTR_ERR(d) : -ENOMEM;
+	return 0;
+}
+
 static int stats_show(struct seq_file *m, void *v)
 {
+	size_t i;
+
 	seq_printf(m, "version %s\n", SKBPROF_VERSION);
 	seq_printf(m, "kernel %s\n", init_utsname()->release);
+	for (i = 0; i < ARRAY_SIZE(parts); i++)
+		if (parts[i]->stats)
+			parts[i]->stats(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
 
+static void skbprof_reset(void)
+{
+	size_t i;
+
+	lockdep_assert_held(&control_lock);
+	for (i = 0; i < ARRAY_SIZE(parts); i++)
+		if (parts[i]->reset)
+			parts[i]->reset();
+}
+
+/* Largest write control accepts. */
+#define CONTROL_MAX 4096
+
+static ssize_t control_write(struct file *file, const char __user *ubuf,
+			     size_t len, loff_t *ppos)
+{
+	char *buf, *p, *line;
+	ssize_t ret = len;
+
+	if (len > CONTROL_MAX)
+		return -E2BIG;
+	buf = memdup_user_nul(ubuf, len);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+
+	/* Validate every line before applying any: all or nothing. */
+	p = buf;
+	while ((line = strsep(&p, "\n"))) {
+		line = strim(line);
+		if (!*line)
+			continue;
+		if (strcmp(line, "reset")) {
+			pr_warn_ratelimited("control: unknown command '%s'\n",
+					    line);
+			ret = -EINVAL;
+			goto out;
+		}
+	}
+
+	mutex_lock(&control_lock);
+	skbprof_reset();
+	mutex_unlock(&control_lock);
+out:
+	kfree(buf);
+	return ret;
+}
+
+static int control_show(struct seq_file *m, void *v)
+{
+	return 0;
+}
+
+static int control_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, control_show, inode->i_private);
+}
+
+static const struct file_operations control_fops = {
+	.owner		= THIS_MODULE,
+	.open		= control_open,
+	.read		= seq_read,
+	.write		= control_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+static void skbprof_cleanup(void)
+{
+	/* Files first, so no reader enters a part being torn down. */
+	debugfs_remove_recursive(skbprof_debugfs);
+	skbprof_debugfs = NULL;
+	while (init_step > 0) {
+		init_step--;
+		parts[init_step]->exit();
+	}
+}
+
 static int __init skbprof_init(void)
 {
 	struct dentry *d;
+	size_t i;
 	int err;
 
 	err = skbprof_init_fault(1);
@@ -51,32 +170,41 @@ static int __init skbprof_init(void)
 
 	err = skbprof_init_fault(2);
 	if (err)
-		goto err_debugfs;
+		goto err;
 
-	d = debugfs_create_file("stats", 0400, skbprof_debugfs, NULL,
-				&stats_fops);
-	if (IS_ERR_OR_NULL(d)) {
-		err = d ? PTR_ERR(d) : -ENOMEM;
-		goto err_debugfs;
+	err = skbprof_create_file("stats", 0400, NULL, &stats_fops);
+	if (err)
+		goto err;
+	err = skbprof_create_file("control", 0600, NULL, &control_fops);
+	if (err)
+		goto err;
+
+	for (i = 0; i < ARRAY_SIZE(parts); i++) {
+		err = skbprof_init_fault(3 + i);
+		if (!err)
+			err = parts[i]->init();
+		if (err) {
+			pr_err("cannot initialise %s: %d\n", parts[i]->name, err);
+			goto err;
+		}
+		init_step++;
 	}
 
-	err = skbprof_init_fault(3);
+	err = skbprof_init_fault(3 + ARRAY_SIZE(parts));
 	if (err)
-		goto err_debugfs;
+		goto err;
 
 	pr_info("version %s loaded\n", SKBPROF_VERSION);
 	return 0;
 
-err_debugfs:
-	debugfs_remove_recursive(skbprof_debugfs);
-	skbprof_debugfs = NULL;
+err:
+	skbprof_cleanup();
 	return err;
 }
 
 static void __exit skbprof_exit(void)
 {
-	debugfs_remove_recursive(skbprof_debugfs);
-	skbprof_debugfs = NULL;
+	skbprof_cleanup();
 	pr_info("unloaded\n");
 }
 

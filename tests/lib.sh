@@ -88,16 +88,17 @@ find_kmod() {
 # dependencies, decompressed, with a modules.dep made by depmod.
 add_kmods() {
 	local root=$1 mdir=$MODROOT/lib/modules/$KREL
-	local todo name f rel deps
+	local name f rel
+	local -a todo
 	declare -A seen=()
-	todo=$(grep -v '^#' "$TOP/tests/qemu/modules.list")
-	while [ -n "$todo" ]; do
-		set -- $todo
-		name=$1; shift; todo="$*"
+	read -r -a todo <<< "$(grep -v '^#' "$TOP/tests/qemu/modules.list" | tr '\n' ' ')"
+	while [ ${#todo[@]} -gt 0 ]; do
+		name=${todo[0]}
+		todo=("${todo[@]:1}")
 		[ -n "${seen[$name]:-}" ] && continue
 		seen[$name]=1
 		f=$(find_kmod "$name") || die "kernel $KREL has no module $name"
-		rel=${f#$mdir/}
+		rel=${f#"$mdir"/}
 		mkdir -p "$root/lib/modules/$KREL/$(dirname "$rel")"
 		case $f in
 		*.xz)	xz -dc "$f" > "$root/lib/modules/$KREL/${rel%.xz}" ;;
@@ -105,8 +106,7 @@ add_kmods() {
 		*.gz)	gzip -dc "$f" > "$root/lib/modules/$KREL/${rel%.gz}" ;;
 		*)	cp "$f" "$root/lib/modules/$KREL/$rel" ;;
 		esac
-		deps=$(modinfo -F depends "$f" | tr ',' ' ')
-		todo="$todo $deps"
+		todo+=($(modinfo -F depends "$f" | tr ',' ' '))
 	done
 	cp "$mdir"/modules.builtin* "$mdir/modules.order" "$root/lib/modules/$KREL/" 2>/dev/null || true
 	depmod -b "$root" "$KREL"
@@ -141,15 +141,16 @@ make_initramfs() {
 # Prints the test lines prefixed by VER/, then "ok"/"FAIL" lines about the
 # run itself; returns non-zero when the run failed.
 boot() {
-	local ver=$1 mode=$2 timeout=$3 d=$OUT/$1/$2 rc bad=0 line
+	local ver=$1 mode=$2 timeout=$3 d=$OUT/$1/$2 rc bad=0 line extra=
 	kernel_env "$ver"
+	[ -n "${SKBPROF_TESTS:-}" ] && extra="skbprof.tests=$(echo $SKBPROF_TESTS | tr ' ' ,)"
 	rm -rf "$d"
 	mkdir -p "$d"
 	timeout --kill-after=10 "$timeout" qemu-system-x86_64 \
 		-accel tcg -smp 2 -m 1G -cpu max \
 		-nodefaults -nographic -no-reboot -monitor none \
 		-kernel "$VMLINUZ" -initrd "$OUT/$ver/initramfs.cpio.gz" \
-		-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 skbprof.mode=$mode" \
+		-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 skbprof.mode=$mode $extra" \
 		-serial "file:$d/console.log" -serial "file:$d/result.log" \
 		> "$d/qemu.log" 2>&1 < /dev/null
 	rc=$?

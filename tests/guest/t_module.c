@@ -16,11 +16,11 @@
 
 #include "harness.h"
 
-/* Number of fault-injection steps in skbprof_init() (fail_init_at=N). */
-#define INIT_STEPS 3
+/* skbprof_init() has at least these steps (fail_init_at=N). */
+#define MIN_INIT_STEPS 3
 
 /* Files every build of the module creates. */
-static const char *const expected_files[] = { "stats" };
+static const char *const expected_files[] = { "stats", "control" };
 
 static int check_absent(void)
 {
@@ -131,18 +131,38 @@ TEST(init_failures_unwind)
 	char params[64];
 	int step, err;
 
-	for (step = 1; step <= INIT_STEPS; step++) {
+	/*
+	 * fail_init_at=N fails the Nth step of skbprof_init(); past the last
+	 * step the load succeeds.  Every failing step must leave nothing.
+	 */
+	for (step = 1; step < 100; step++) {
 		snprintf(params, sizeof(params), "fail_init_at=%d", step);
 		err = skbprof_load(params);
+		if (err == 0)
+			break;
 		CHECK(err == -ENOMEM, "load with %s returned %d (%s), want -ENOMEM",
 		      params, err, strerror(-err));
 		if (check_absent())
 			return fail("after a failure at step %d: not clean", step);
 	}
-	/* and a load after all those failures works */
+	note("%d init steps fail cleanly", step - 1);
+	CHECK(step >= MIN_INIT_STEPS, "only %d failing init steps", step - 1);
+	CHECK(path_exists(DEBUGFS_DIR "/stats"), "no stats after the last step");
+	return 0;
+}
+
+TEST(control_accepts_reset_only)
+{
+	int err;
+
 	err = skbprof_load(NULL);
 	CHECK(err == 0, "loading skbprof: %s", strerror(-err));
-	CHECK(path_exists(DEBUGFS_DIR "/stats"), "no stats after reload");
+	err = write_file(DEBUGFS_DIR "/control", "reset\n");
+	CHECK(err == 0, "writing reset: %s", strerror(-err));
+	err = write_file(DEBUGFS_DIR "/control", "bogus\n");
+	CHECK(err == -EINVAL, "writing bogus gave %d, want -EINVAL", err);
+	err = write_file(DEBUGFS_DIR "/control", "reset\nbogus\n");
+	CHECK(err == -EINVAL, "a write with a bad line gave %d, want -EINVAL", err);
 	return 0;
 }
 
