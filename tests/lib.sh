@@ -126,6 +126,8 @@ make_initramfs() {
 	cp "$TOP/tests/qemu/demo.sh" "$root/usr/share/skbprof/"
 	add_bin "$root" "$TOP/tests/guest/skbprof-test"
 	mv "$root$TOP/tests/guest/skbprof-test" "$root/bin/skbprof-test"
+	add_bin "$root" "$TOP/tests/guest/skbprof-traffic"
+	mv "$root$TOP/tests/guest/skbprof-traffic" "$root/bin/skbprof-traffic"
 	add_bin "$root" "$TOP/tools/skbprof"
 	mv "$root$TOP/tools/skbprof" "$root/bin/skbprof"
 	rm -rf "${root:?}$TOP"
