@@ -9,15 +9,15 @@
 set -euo pipefail
 
 base=(gcc make libc6-dev libelf1 pahole kmod libkmod-dev pkg-config
-      xz-utils zstd gzip cpio apt dpkg)
+      xz-utils zstd gzip cpio apt dpkg sparse)
 guest=(qemu-system-x86 busybox-static iproute2 nftables)
-analysis=(sparse)
+analysis=()
 
 want=("${base[@]}")
 for what in "${@:-check}"; do
 	case $what in
 	build)	;;
-	check)	want+=("${guest[@]}" "${analysis[@]}") ;;
+	check)	want+=("${guest[@]}" ${analysis[@]+"${analysis[@]}"}) ;;
 	demo)	want+=("${guest[@]}") ;;
 	*)	echo "deps: unknown set '$what'" >&2; exit 1 ;;
 	esac

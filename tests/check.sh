@@ -40,7 +40,7 @@ fi
 for ver in $KERNELS; do
 	log "== kernel $ver"
 	if build_module "$ver"; then
-		echo "ok $ver/build: W=1 clean" | record
+		echo "ok $ver/build: W=1 and sparse clean" | record
 	else
 		echo "FAIL $ver/build: see $OUT/$ver/build.log" | record
 		continue

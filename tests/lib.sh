@@ -28,8 +28,8 @@ kernel_env() {
 }
 
 # build_module VER: build skbprof.ko and the self-test module for VER with
-# W=1 into $OUT/VER/build; the build log is $OUT/VER/build.log.  Fails on
-# any compiler or modpost warning.
+# W=1 and sparse (C=2) into $OUT/VER/build; the build log is
+# $OUT/VER/build.log.  Fails on any compiler, sparse or modpost warning.
 build_module() {
 	local ver=$1 b=$OUT/$1/build
 	kernel_env "$ver"
@@ -47,7 +47,7 @@ build_module() {
 		mv "$b/src.new" "$b/src"
 	fi
 	{
-		make -C "$KDIR" M="$b/src" CC="$KCC" W=1 SKBPROF_WERROR=y modules &&
+		make -C "$KDIR" M="$b/src" CC="$KCC" W=1 C=2 SKBPROF_WERROR=y modules &&
 		make -C "$KDIR" M="$b/src/selftest" CC="$KCC" modules
 	} > "$OUT/$ver/build.log" 2>&1
 	local rc=$?
