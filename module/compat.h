@@ -14,6 +14,6 @@
 #include <linux/version.h>
 
 #define SKBPROF_KERNEL_AT_LEAST(maj, min) \
-	(LINUX_VERSION_CODE >= KERNEL_VERSION(maj, min, 0))
+	(KERNEL_VERSION(maj, min, 0) <= LINUX_VERSION_CODE)
 
 #endif /* _SKBPROF_COMPAT_H */

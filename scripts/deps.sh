@@ -9,7 +9,7 @@
 set -euo pipefail
 
 base=(gcc make libc6-dev libelf1 pahole kmod libkmod-dev pkg-config
-      xz-utils zstd gzip cpio apt dpkg sparse)
+      xz-utils zstd gzip cpio apt dpkg sparse perl)
 guest=(qemu-system-x86 busybox-static iproute2 nftables)
 analysis=()
 
