@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Userspace stand-in for <linux/string.h>. */
+#include <string.h>
