@@ -7,6 +7,7 @@
 #   make KDIR=/path/to/headers       build against a headers tree
 #   make check            host unit tests + the in-guest suite on every kernel
 #   make demo             boot a 6.1 guest, make traffic, show the files
+#   make fuzz             fuzz the control grammar for FUZZ_TIME seconds
 #   make install          install the module and the tool
 
 KVER ?= $(shell uname -r)
@@ -20,7 +21,7 @@ KBUILD_ARGS ?=
 export SKBPROF_WERROR
 
 .PHONY: all module tools clean install modules_install tools_install \
-	check unit demo
+	check unit demo fuzz
 
 all: module tools
 
@@ -49,6 +50,11 @@ unit:
 check:
 	tests/check.sh
 
+FUZZ_TIME ?= 300
+fuzz:
+	scripts/deps.sh fuzz
+	$(MAKE) -C tests/fuzz run FUZZ_TIME=$(FUZZ_TIME)
+
 demo:
 	tests/demo.sh
 
@@ -60,3 +66,4 @@ clean:
 		module/.*.cmd module/modules.order Module.symvers modules.order .*.cmd
 	$(MAKE) -C tools clean
 	$(MAKE) -C tests/unit clean
+	$(MAKE) -C tests/fuzz clean

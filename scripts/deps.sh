@@ -11,13 +11,14 @@ set -euo pipefail
 base=(gcc make libc6-dev libelf1 pahole kmod libkmod-dev pkg-config
       xz-utils zstd gzip cpio apt dpkg sparse perl)
 guest=(qemu-system-x86 busybox-static iproute2 nftables)
-analysis=()
+fuzz=(clang-14 libclang-rt-14-dev)
 
 want=("${base[@]}")
 for what in "${@:-check}"; do
 	case $what in
 	build)	;;
-	check)	want+=("${guest[@]}" ${analysis[@]+"${analysis[@]}"}) ;;
+	check)	want+=("${guest[@]}" "${fuzz[@]}") ;;
+	fuzz)	want+=("${fuzz[@]}") ;;
 	demo)	want+=("${guest[@]}") ;;
 	*)	echo "deps: unknown set '$what'" >&2; exit 1 ;;
 	esac

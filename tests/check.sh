@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: everything.
-#   1. host unit tests and host tests of the tool
+#   1. host unit tests, host tests of the tool, style checks, a short
+#      fuzzing run of the control grammar
 #   2. the harness self-test (proves each failure path of a guest run is
 #      caught; its deliberately failing runs are not counted, the proof is)
 #   3. per kernel (5.10, 6.1, 6.12): W=1 build, then the in-guest suite
@@ -29,6 +30,9 @@ for t in "$TOP"/tests/host/*.sh; do
 	[ -e "$t" ] || continue
 	bash "$t" 2>&1 | record
 done
+
+log "== fuzzing smoke (control grammar)"
+make -s -C "$TOP/tests/fuzz" smoke 2>&1 | record
 
 guest_tools || echo "FAIL guest: cannot build the test program" | record
 

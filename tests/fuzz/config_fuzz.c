@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target for the control-file grammar (module/config.c, the code
+ * the module runs).  Besides memory safety (ASan, UBSan), it checks the
+ * parser's contract on every input:
+ *   - a rejected write returns -EINVAL or -E2BIG, says why, and leaves the
+ *     configuration as it was;
+ *   - an accepted write's configuration, printed, parses back to the same
+ *     configuration (what `cat control > saved; cat saved > control` does);
+ *   - matching any packet against the parsed filter is safe.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+
+static const char *const names[] = {
+	"drv-ip", "ip-tcp", "ip-udp", "tcp-app", "udp-app", "rx-total",
+	"app-tcp", "app-udp", "tcp-ip", "udp-ip", "ip-dev", "dev-drv",
+	"tx-total", "drops",
+};
+static const struct skbprof_stage_names stages = { names, 14 };
+
+static void bug(const char *what, const uint8_t *data, size_t size)
+{
+	fprintf(stderr, "config_fuzz: %s for input of %zu bytes: '%.*s'\n",
+		what, size, (int)size, (const char *)data);
+	abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static char a[2048], b[2048];
+	struct skbprof_config cfg, again;
+	struct skbprof_pktinfo pkt;
+	char err[SKBPROF_ERR_LEN];
+	unsigned int act = 0;
+	int ret;
+
+	skbprof_config_default(&cfg, &stages);
+	skbprof_config_print(&cfg, &stages, a, sizeof(a));
+	ret = skbprof_config_parse(&cfg, &stages, (const char *)data, size,
+				   &act, err, sizeof(err));
+	if (ret) {
+		if (ret != -EINVAL && ret != -E2BIG)
+			bug("undocumented errno", data, size);
+		if (!err[0] || !memchr(err, 0, sizeof(err)))
+			bug("no error message", data, size);
+		skbprof_config_print(&cfg, &stages, b, sizeof(b));
+		if (strcmp(a, b))
+			bug("rejected write changed the configuration", data, size);
+		return 0;
+	}
+	if (skbprof_config_print(&cfg, &stages, a, sizeof(a)) >= (int)sizeof(a))
+		bug("printed configuration too long", data, size);
+	skbprof_config_default(&again, &stages);
+	if (skbprof_config_parse(&again, &stages, a, strlen(a), &act, err,
+				 sizeof(err)))
+		bug("printed configuration does not parse", data, size);
+	skbprof_config_print(&again, &stages, b, sizeof(b));
+	if (strcmp(a, b))
+		bug("configuration does not round-trip", data, size);
+
+	/* a packet made of the input's bytes */
+	memset(&pkt, 0, sizeof(pkt));
+	memcpy(&pkt, data, size < sizeof(pkt) ? size : sizeof(pkt));
+	pkt.dev = size > 3 ? "eth0" : NULL;
+	pkt.comm = size > 5 ? "comm" : NULL;
+	(void)skbprof_filter_match(&cfg.filter, &pkt);
+	return 0;
+}
