@@ -58,12 +58,12 @@ fuzz:
 demo:
 	tests/demo.sh
 
+# Not Kbuild's clean: it deletes every *.ko below M=, which would include
+# the kernels downloaded into .cache/.
 clean:
-	@if [ -e "$(KDIR)/Makefile" ]; then \
-		$(MAKE) -C $(KDIR) M=$(CURDIR) clean; \
-	fi
 	rm -f module/*.o module/*.ko module/*.mod module/*.mod.c \
-		module/.*.cmd module/modules.order Module.symvers modules.order .*.cmd
+		module/.*.cmd module/modules.order module/*.dwo module/.*.d \
+		Module.symvers modules.order .*.cmd .module-common.o
 	$(MAKE) -C tools clean
 	$(MAKE) -C tests/unit clean
 	$(MAKE) -C tests/fuzz clean

@@ -2,26 +2,17 @@
 /*
  * skbprof: where time goes and where packets die in the network stack.
  *
- * Module entry and exit, the debugfs directory every view lives in, the
- * stats file and the control file.  The parts of skbprof are brought up in
- * the order of the parts[] table and taken down in reverse, on unload and
- * on any failure during load, so a failed load leaves nothing behind.
- *
- * control accepts, one per line:
- *   reset          zero every counter, histogram and table row
- * Anything else is rejected with -EINVAL and changes nothing.
+ * Module entry and exit, the debugfs directory every view lives in and the
+ * stats file.  The parts of skbprof are brought up in the order of the
+ * parts[] table and taken down in reverse, on unload and on any failure
+ * during load, so a failed load leaves nothing behind.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/ctype.h>
 #include <linux/debugfs.h>
 #include <linux/err.h>
-#include <linux/fs.h>
 #include <linux/module.h>
-#include <linux/mutex.h>
 #include <linux/seq_file.h>
-#include <linux/slab.h>
-#include <linux/uaccess.h>
 #include <linux/utsname.h>
 
 #include "skbprof.h"
@@ -40,12 +31,10 @@ int skbprof_init_fault(int step)
 	return fail_init_at == step ? -ENOMEM : 0;
 }
 
-/* The parts, in initialisation order. */
+/* The parts, in initialisation order: control first, others read it. */
 static const struct skbprof_part *const parts[] = {
+	&skbprof_control_part,
 };
-
-/* Serialises control writes: resets and, later, configuration changes. */
-static DEFINE_MUTEX(control_lock);
 
 int skbprof_create_file(const char *name, umode_t mode, void *data,
 			const struct file_operations *fops)
@@ -73,71 +62,14 @@ static int stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
 
-static void skbprof_reset(void)
+void skbprof_reset_all(void)
 {
 	size_t i;
 
-	lockdep_assert_held(&control_lock);
 	for (i = 0; i < ARRAY_SIZE(parts); i++)
 		if (parts[i]->reset)
 			parts[i]->reset();
 }
-
-/* Largest write control accepts. */
-#define CONTROL_MAX 4096
-
-static ssize_t control_write(struct file *file, const char __user *ubuf,
-			     size_t len, loff_t *ppos)
-{
-	char *buf, *p, *line;
-	ssize_t ret = len;
-
-	if (len > CONTROL_MAX)
-		return -E2BIG;
-	buf = memdup_user_nul(ubuf, len);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-
-	/* Validate every line before applying any: all or nothing. */
-	p = buf;
-	while ((line = strsep(&p, "\n"))) {
-		line = strim(line);
-		if (!*line)
-			continue;
-		if (strcmp(line, "reset")) {
-			pr_warn_ratelimited("control: unknown command '%s'\n",
-					    line);
-			ret = -EINVAL;
-			goto out;
-		}
-	}
-
-	mutex_lock(&control_lock);
-	skbprof_reset();
-	mutex_unlock(&control_lock);
-out:
-	kfree(buf);
-	return ret;
-}
-
-static int control_show(struct seq_file *m, void *v)
-{
-	return 0;
-}
-
-static int control_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, control_show, inode->i_private);
-}
-
-static const struct file_operations control_fops = {
-	.owner		= THIS_MODULE,
-	.open		= control_open,
-	.read		= seq_read,
-	.write		= control_write,
-	.llseek		= seq_lseek,
-	.release	= single_release,
-};
 
 static void skbprof_cleanup(void)
 {
@@ -173,9 +105,6 @@ static int __init skbprof_init(void)
 		goto err;
 
 	err = skbprof_create_file("stats", 0400, NULL, &stats_fops);
-	if (err)
-		goto err;
-	err = skbprof_create_file("control", 0600, NULL, &control_fops);
 	if (err)
 		goto err;
 

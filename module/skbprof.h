@@ -31,6 +31,41 @@ struct skbprof_part {
 	void (*stats)(struct seq_file *m);
 };
 
+/* The stages, in the order the control file's `stages` names them. */
+enum skbprof_stage {
+	SKBPROF_STAGE_DRV_IP,
+	SKBPROF_STAGE_IP_TCP,
+	SKBPROF_STAGE_IP_UDP,
+	SKBPROF_STAGE_TCP_APP,
+	SKBPROF_STAGE_UDP_APP,
+	SKBPROF_STAGE_RX_TOTAL,
+	SKBPROF_STAGE_APP_TCP,
+	SKBPROF_STAGE_APP_UDP,
+	SKBPROF_STAGE_TCP_IP,
+	SKBPROF_STAGE_UDP_IP,
+	SKBPROF_STAGE_IP_DEV,
+	SKBPROF_STAGE_DEV_DRV,
+	SKBPROF_STAGE_TX_TOTAL,
+	SKBPROF_STAGE_DROPS,
+	SKBPROF_NR_STAGES
+};
+
+const char *skbprof_stage_name(enum skbprof_stage stage);
+
+struct skbprof_config;
+
+/*
+ * The configuration in force (control.c).  Call under rcu_read_lock() (or
+ * with preemption or bottom halves disabled) and do not keep the pointer
+ * past it.
+ */
+const struct skbprof_config *skbprof_config(void);
+
+/* Zero every part's counters; serialised by the control file. */
+void skbprof_reset_all(void);
+
+extern const struct skbprof_part skbprof_control_part;
+
 /*
  * Test hook: make module initialisation fail at step N (0: never), so the
  * in-guest suite can prove that every failure path unwinds completely.

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The control file: /sys/kernel/debug/skbprof/control.
+ *
+ * Writing applies commands of the grammar in config.h, all or nothing:
+ * the new configuration is built in a private copy and published with
+ * RCU only when every line parsed, so the packet paths, which read the
+ * configuration under rcu_read_lock() without any lock, never see half of
+ * a write.  Writers are serialised by control_lock.  A rejected write
+ * returns -EINVAL (or -E2BIG, -EPERM), records why in last_error and logs
+ * it (ratelimited); the configuration in force does not change.
+ *
+ * Reading prints the configuration in the syntax writes accept, then
+ * "last_error: <message>" ("none" when no write has been rejected); the
+ * parser ignores that line, so the output can be written back as is.
+ *
+ * The module parameters filter=, sample=, stages= and trace= give the
+ * same settings at load time.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "config.h"
+#include "skbprof.h"
+
+/* The stage names `stages` accepts; their order is enum skbprof_stage's. */
+static const char *const stage_name_list[SKBPROF_NR_STAGES] = {
+	[SKBPROF_STAGE_DRV_IP]	= "drv-ip",
+	[SKBPROF_STAGE_IP_TCP]	= "ip-tcp",
+	[SKBPROF_STAGE_IP_UDP]	= "ip-udp",
+	[SKBPROF_STAGE_TCP_APP]	= "tcp-app",
+	[SKBPROF_STAGE_UDP_APP]	= "udp-app",
+	[SKBPROF_STAGE_RX_TOTAL] = "rx-total",
+	[SKBPROF_STAGE_APP_TCP]	= "app-tcp",
+	[SKBPROF_STAGE_APP_UDP]	= "app-udp",
+	[SKBPROF_STAGE_TCP_IP]	= "tcp-ip",
+	[SKBPROF_STAGE_UDP_IP]	= "udp-ip",
+	[SKBPROF_STAGE_IP_DEV]	= "ip-dev",
+	[SKBPROF_STAGE_DEV_DRV]	= "dev-drv",
+	[SKBPROF_STAGE_TX_TOTAL] = "tx-total",
+	[SKBPROF_STAGE_DROPS]	= "drops",
+};
+
+static const struct skbprof_stage_names stage_names = {
+	.names = stage_name_list,
+	.count = SKBPROF_NR_STAGES,
+};
+
+const char *skbprof_stage_name(enum skbprof_stage stage)
+{
+	return stage < SKBPROF_NR_STAGES ? stage_name_list[stage] : "?";
+}
+
+struct config_box {
+	struct rcu_head rcu;
+	struct skbprof_config cfg;
+};
+
+/* The configuration in force; replaced under control_lock. */
+static struct config_box __rcu *config_cur;
+
+/* Serialises writers of the configuration and of last_error. */
+static DEFINE_MUTEX(control_lock);
+static char last_error[SKBPROF_ERR_LEN];
+
+static char *filter_param;
+module_param_named(filter, filter_param, charp, 0400);
+MODULE_PARM_DESC(filter, "Filter at load time, as after 'filter' in control");
+static char *stages_param;
+module_param_named(stages, stages_param, charp, 0400);
+MODULE_PARM_DESC(stages, "Stages measured at load time: all or a list");
+static unsigned int sample_param = 1;
+module_param_named(sample, sample_param, uint, 0400);
+MODULE_PARM_DESC(sample, "Keep 1 in N matching packets (default 1)");
+static char *trace_param;
+module_param_named(trace, trace_param, charp, 0400);
+MODULE_PARM_DESC(trace, "Packet trace at load time: on, off or verbose");
+
+const struct skbprof_config *skbprof_config(void)
+{
+	return &rcu_dereference(config_cur)->cfg;
+}
+
+/*
+ * Parse @len bytes of commands and, when all of them are valid, publish
+ * the result.  @reset tells whether a reset was asked for.  Called with
+ * control_lock held.
+ */
+static int control_apply(const char *buf, size_t len, bool *reset)
+{
+	struct config_box *next, *old;
+	unsigned int actions = 0;
+	char msg[SKBPROF_ERR_LEN];
+	int err;
+
+	lockdep_assert_held(&control_lock);
+	next = kmalloc(sizeof(*next), GFP_KERNEL);
+	if (!next)
+		return -ENOMEM;
+	old = rcu_dereference_protected(config_cur,
+					lockdep_is_held(&control_lock));
+	next->cfg = old->cfg;
+	err = skbprof_config_parse(&next->cfg, &stage_names, buf, len,
+				   &actions, msg, sizeof(msg));
+	if (err) {
+		kfree(next);
+		strscpy(last_error, msg, sizeof(last_error));
+		pr_warn_ratelimited("control: %s\n", msg);
+		return err;
+	}
+	rcu_assign_pointer(config_cur, next);
+	kfree_rcu(old, rcu);
+	*reset = actions & SKBPROF_ACT_RESET;
+	return 0;
+}
+
+static ssize_t control_write(struct file *file, const char __user *ubuf,
+			     size_t len, loff_t *ppos)
+{
+	bool reset = false;
+	char *buf;
+	int err;
+
+	if (!capable(CAP_NET_ADMIN))
+		return -EPERM;
+	if (len > SKBPROF_CONFIG_MAX) {
+		mutex_lock(&control_lock);
+		snprintf(last_error, sizeof(last_error),
+			 "write of %zu bytes is larger than %d", len,
+			 SKBPROF_CONFIG_MAX);
+		mutex_unlock(&control_lock);
+		pr_warn_ratelimited("control: write of %zu bytes is larger than %d\n",
+				    len, SKBPROF_CONFIG_MAX);
+		return -E2BIG;
+	}
+	buf = memdup_user(ubuf, len);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+
+	mutex_lock(&control_lock);
+	err = control_apply(buf, len, &reset);
+	if (!err && reset)
+		skbprof_reset_all();
+	mutex_unlock(&control_lock);
+	kfree(buf);
+	return err ? err : len;
+}
+
+static int control_show(struct seq_file *m, void *v)
+{
+	const struct config_box *box;
+	char *buf;
+	int len;
+
+	buf = kmalloc(SKBPROF_CONFIG_MAX, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	mutex_lock(&control_lock);
+	box = rcu_dereference_protected(config_cur,
+					lockdep_is_held(&control_lock));
+	len = skbprof_config_print(&box->cfg, &stage_names, buf,
+				   SKBPROF_CONFIG_MAX);
+	seq_write(m, buf, min(len, SKBPROF_CONFIG_MAX - 1));
+	seq_printf(m, "last_error: %s\n", last_error[0] ? last_error : "none");
+	mutex_unlock(&control_lock);
+	kfree(buf);
+	return 0;
+}
+
+static int control_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, control_show, inode->i_private);
+}
+
+static const struct file_operations control_fops = {
+	.owner		= THIS_MODULE,
+	.open		= control_open,
+	.read		= seq_read,
+	.write		= control_write,
+	.llseek		= seq_lseek,
+	.release	= single_release,
+};
+
+/* Apply one module parameter as the control line "<cmd> <value>". */
+static int control_param(const char *cmd, const char *value)
+{
+	bool reset;
+	char *line;
+	int err;
+
+	line = kasprintf(GFP_KERNEL, "%s %s\n", cmd, value);
+	if (!line)
+		return -ENOMEM;
+	mutex_lock(&control_lock);
+	err = control_apply(line, strlen(line), &reset);
+	if (err)
+		pr_err("module parameter %s=\"%s\": %s\n", cmd, value,
+		       last_error);
+	mutex_unlock(&control_lock);
+	kfree(line);
+	return err;
+}
+
+static void control_exit(void)
+{
+	/* The files are gone and every part has stopped: nobody reads it. */
+	kfree(rcu_dereference_protected(config_cur, 1));
+	RCU_INIT_POINTER(config_cur, NULL);
+	last_error[0] = 0;
+}
+
+static int control_init(void)
+{
+	struct config_box *box;
+	char num[16];
+	int err;
+
+	box = kzalloc(sizeof(*box), GFP_KERNEL);
+	if (!box)
+		return -ENOMEM;
+	skbprof_config_default(&box->cfg, &stage_names);
+	RCU_INIT_POINTER(config_cur, box);
+
+	err = 0;
+	if (filter_param && *filter_param)
+		err = control_param("filter", filter_param);
+	if (!err && stages_param && *stages_param)
+		err = control_param("stages", stages_param);
+	if (!err && trace_param && *trace_param)
+		err = control_param("trace", trace_param);
+	if (!err) {
+		snprintf(num, sizeof(num), "%u", sample_param);
+		err = control_param("sample", num);
+	}
+	if (!err)
+		err = skbprof_create_file("control", 0600, NULL, &control_fops);
+	if (err)
+		control_exit();
+	return err;
+}
+
+const struct skbprof_part skbprof_control_part = {
+	.name	= "control",
+	.init	= control_init,
+	.exit	= control_exit,
+};
