@@ -31,6 +31,7 @@
 #include <linux/uaccess.h>
 
 #include "config.h"
+#include "pkttrace.h"
 #include "skbprof.h"
 
 /* The stage names `stages` accepts; their order is enum skbprof_stage's. */
@@ -112,6 +113,12 @@ static int control_apply(const char *buf, size_t len, bool *reset)
 	next->cfg = old->cfg;
 	err = skbprof_config_parse(&next->cfg, &stage_names, buf, len,
 				   &actions, msg, sizeof(msg));
+	if (!err && next->cfg.trace != SKBPROF_TRACE_OFF) {
+		err = skbprof_trace_prepare();
+		if (err)
+			snprintf(msg, sizeof(msg),
+				 "trace: cannot allocate the trace buffer");
+	}
 	if (err) {
 		kfree(next);
 		strscpy(last_error, msg, sizeof(last_error));

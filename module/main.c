@@ -15,6 +15,7 @@
 #include <linux/seq_file.h>
 #include <linux/utsname.h>
 
+#include "pkttrace.h"
 #include "skbprof.h"
 
 struct dentry *skbprof_debugfs;
@@ -34,6 +35,7 @@ int skbprof_init_fault(int step)
 /* The parts, in initialisation order: control first, others read it. */
 static const struct skbprof_part *const parts[] = {
 	&skbprof_control_part,
+	&skbprof_trace_part,
 };
 
 int skbprof_create_file(const char *name, umode_t mode, void *data,

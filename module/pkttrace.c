@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The packet trace stream: /sys/kernel/debug/skbprof/trace.  See pkttrace.h.
+ *
+ * Each record carries two timestamps taken when it was added: a monotonic
+ * one, comparable across CPUs, by which readers merge the per-CPU buffers
+ * into one stream in time order, and a wall-clock one for the line's
+ * "HH:MM:SS.uuuuuu" prefix.
+ *
+ * Reading consumes: every line goes to exactly one reader.  A read blocks
+ * until there is a line (or returns -EAGAIN with O_NONBLOCK) and returns
+ * early on a signal; poll() reports readability.  When lines were
+ * overwritten before being read, the reader gets "# lost N events" in
+ * their place.  An open trace file pins the module, as every file here
+ * does.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/irq_work.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/ring_buffer.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/time64.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+
+#include "pkttrace.h"
+#include "skbprof.h"
+
+static unsigned int trace_buffer_kb = 256;
+module_param(trace_buffer_kb, uint, 0400);
+MODULE_PARM_DESC(trace_buffer_kb,
+		 "Size of the packet trace buffer per CPU, in KiB (default 256)");
+
+struct trace_rec {
+	u64 mono_ns;
+	u64 real_ns;
+	u16 cpu;
+	u16 len;
+	char text[SKBPROF_TRACE_LINE_MAX];
+};
+
+/* Published once by skbprof_trace_prepare(), freed at unload. */
+static struct trace_buffer *trace_rb;
+static DEFINE_MUTEX(trace_alloc_lock);
+
+/* Readers consume one at a time, so the per-CPU merge sees a still buffer. */
+static DEFINE_MUTEX(trace_read_lock);
+static DECLARE_WAIT_QUEUE_HEAD(trace_wait);
+static atomic64_t trace_lost = ATOMIC64_INIT(0);
+static atomic64_t trace_lines = ATOMIC64_INIT(0);
+
+/*
+ * Producers may run where taking the wait queue's lock is not safe (deep
+ * in the network stack, with unknown locks held): wake readers from an
+ * irq_work instead.
+ */
+static void trace_wake(struct irq_work *work)
+{
+	wake_up_all(&trace_wait);
+}
+
+static struct irq_work trace_iw;
+
+static struct trace_buffer *trace_ring(void)
+{
+	/* Pairs with the release in skbprof_trace_prepare(): a buffer seen
+	 * here is fully initialised.
+	 */
+	return smp_load_acquire(&trace_rb);
+}
+
+int skbprof_trace_prepare(void)
+{
+	struct trace_buffer *rb;
+	int err = 0;
+
+	if (trace_ring())
+		return 0;
+	mutex_lock(&trace_alloc_lock);
+	if (!trace_rb) {
+		rb = ring_buffer_alloc((unsigned long)trace_buffer_kb << 10,
+				       RB_FL_OVERWRITE);
+		if (rb)
+			/* publish it initialised; see trace_ring() */
+			smp_store_release(&trace_rb, rb);
+		else
+			err = -ENOMEM;
+	}
+	mutex_unlock(&trace_alloc_lock);
+	return err;
+}
+
+void skbprof_trace_printf(const char *fmt, ...)
+{
+	struct trace_buffer *rb = trace_ring();
+	struct trace_rec rec;
+	va_list ap;
+	int n;
+
+	if (!rb)
+		return;
+	va_start(ap, fmt);
+	n = vscnprintf(rec.text, sizeof(rec.text), fmt, ap);
+	va_end(ap);
+	rec.mono_ns = ktime_get_mono_fast_ns();
+	rec.real_ns = ktime_get_real_fast_ns();
+	rec.cpu = raw_smp_processor_id();
+	rec.len = n;
+	if (ring_buffer_write(rb, offsetof(struct trace_rec, text) + n, &rec))
+		return;
+	if (wq_has_sleeper(&trace_wait))
+		irq_work_queue(&trace_iw);
+}
+
+static bool trace_has_data(void)
+{
+	struct trace_buffer *rb = trace_ring();
+
+	return rb && !ring_buffer_empty(rb);
+}
+
+struct trace_reader {
+	size_t len, off;
+	char buf[PAGE_SIZE];
+};
+
+/* Room one formatted line needs: prefix, text, newline. */
+#define LINE_ROOM (SKBPROF_TRACE_LINE_MAX + 48)
+
+/* Move lines, oldest first across CPUs, into r->buf. */
+static void trace_fill(struct trace_reader *r)
+{
+	struct trace_buffer *rb = trace_ring();
+	const struct trace_rec *rec;
+	struct ring_buffer_event *ev;
+	unsigned long lost;
+	u64 ts, best_ts;
+	int cpu, best;
+	struct tm tm;
+	u32 nsec;
+
+	r->len = 0;
+	r->off = 0;
+	if (!rb)
+		return;
+	mutex_lock(&trace_read_lock);
+	while (r->len + 2 * LINE_ROOM <= sizeof(r->buf)) {
+		best = -1;
+		best_ts = 0;
+		for_each_online_cpu(cpu) {
+			ev = ring_buffer_peek(rb, cpu, &ts, NULL);
+			if (!ev)
+				continue;
+			rec = ring_buffer_event_data(ev);
+			if (best < 0 || rec->mono_ns < best_ts) {
+				best = cpu;
+				best_ts = rec->mono_ns;
+			}
+		}
+		if (best < 0)
+			break;
+		lost = 0;
+		ev = ring_buffer_consume(rb, best, &ts, &lost);
+		if (!ev)
+			continue;
+		if (lost) {
+			atomic64_add(lost, &trace_lost);
+			r->len += scnprintf(r->buf + r->len, sizeof(r->buf) - r->len,
+					    "# lost %lu events\n", lost);
+		}
+		rec = ring_buffer_event_data(ev);
+		time64_to_tm(div_u64_rem(rec->real_ns, NSEC_PER_SEC, &nsec), 0,
+			     &tm);
+		r->len += scnprintf(r->buf + r->len, sizeof(r->buf) - r->len,
+				    "%02d:%02d:%02d.%06u cpu%u %.*s\n",
+				    tm.tm_hour, tm.tm_min, tm.tm_sec,
+				    nsec / 1000, rec->cpu,
+				    min_t(int, rec->len, SKBPROF_TRACE_LINE_MAX),
+				    rec->text);
+		atomic64_inc(&trace_lines);
+	}
+	mutex_unlock(&trace_read_lock);
+}
+
+static ssize_t trace_read(struct file *file, char __user *ubuf, size_t count,
+			  loff_t *ppos)
+{
+	struct trace_reader *r = file->private_data;
+	size_t n;
+	int err;
+
+	if (!count)
+		return 0;
+	while (r->off == r->len) {
+		trace_fill(r);
+		if (r->len)
+			break;
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		err = wait_event_interruptible(trace_wait, trace_has_data());
+		if (err)
+			return err;
+	}
+	n = min(count, r->len - r->off);
+	if (copy_to_user(ubuf, r->buf + r->off, n))
+		return -EFAULT;
+	r->off += n;
+	return n;
+}
+
+static __poll_t trace_poll(struct file *file, poll_table *wait)
+{
+	struct trace_reader *r = file->private_data;
+
+	poll_wait(file, &trace_wait, wait);
+	if (r->off < r->len || trace_has_data())
+		return EPOLLIN | EPOLLRDNORM;
+	return 0;
+}
+
+static int trace_open(struct inode *inode, struct file *file)
+{
+	struct trace_reader *r;
+
+	if (file->f_mode & FMODE_WRITE)
+		return -EINVAL;
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	file->private_data = r;
+	return nonseekable_open(inode, file);
+}
+
+static int trace_release(struct inode *inode, struct file *file)
+{
+	kfree(file->private_data);
+	return 0;
+}
+
+static const struct file_operations trace_fops = {
+	.owner		= THIS_MODULE,
+	.open		= trace_open,
+	.read		= trace_read,
+	.poll		= trace_poll,
+	.release	= trace_release,
+};
+
+static void trace_stats(struct seq_file *m)
+{
+	struct trace_buffer *rb = trace_ring();
+
+	seq_printf(m, "trace_buffer_bytes %lu\n",
+		   rb ? (unsigned long)trace_buffer_kb << 10 : 0);
+	seq_printf(m, "trace_lines %lld\n", atomic64_read(&trace_lines));
+	seq_printf(m, "trace_lost %lld\n", atomic64_read(&trace_lost));
+}
+
+static void trace_reset(void)
+{
+	atomic64_set(&trace_lines, 0);
+	atomic64_set(&trace_lost, 0);
+}
+
+static int trace_init(void)
+{
+	init_irq_work(&trace_iw, trace_wake);
+	if (!trace_buffer_kb || trace_buffer_kb > (1U << 20)) {
+		pr_err("trace_buffer_kb=%u: must be 1-1048576\n",
+		       trace_buffer_kb);
+		return -EINVAL;
+	}
+	return skbprof_create_file("trace", 0400, NULL, &trace_fops);
+}
+
+static void trace_exit(void)
+{
+	/* Every producer is gone (parts after this one stopped first). */
+	irq_work_sync(&trace_iw);
+	if (trace_rb)
+		ring_buffer_free(trace_rb);
+	trace_rb = NULL;
+	trace_reset();
+}
+
+const struct skbprof_part skbprof_trace_part = {
+	.name	= "trace",
+	.init	= trace_init,
+	.exit	= trace_exit,
+	.reset	= trace_reset,
+	.stats	= trace_stats,
+};
