@@ -294,3 +294,88 @@ TEST(control_concurrent_writers_all_or_nothing)
 	}
 	return bad ? -1 : 0;
 }
+
+/* xorshift64*: a deterministic generator, so a failure can be replayed */
+static unsigned long long rnd_state = 0x9e3779b97f4a7c15ull;
+
+static unsigned int rnd(unsigned int n)
+{
+	rnd_state ^= rnd_state >> 12;
+	rnd_state ^= rnd_state << 25;
+	rnd_state ^= rnd_state >> 27;
+	return (unsigned int)((rnd_state * 2685821657736338717ull) >> 33) % n;
+}
+
+/*
+ * Thousands of random and mutated writes: each returns success or one of
+ * the documented errors, and the module keeps answering.
+ */
+TEST(control_random_writes)
+{
+	static const char *const words[] = {
+		"filter", "clear", "proto", "tcp", "udp", "icmp", "family",
+		"ipv4", "ipv6", "host", "src", "dst", "port", "sport", "dport",
+		"dev", "mark", "pid", "comm", "netns", "sample", "stages", "all",
+		"drv-ip,drops", "trace", "on", "off", "verbose", "reset", "#",
+		"last_error:", "10.0.0.1", "10.0.0.0/8", "::1", "fe80::/10",
+		"::ffff:1.2.3.4", "1.2.3", "65535", "65536", "0", "0x9999/0xff",
+		"4294967296", "veth0", "..", "a/b", "", " ", "\t", "\n", "\r",
+		"999.1.1.1", "1::2::3", "x",
+	};
+	static char buf[8192];
+	int i, j, n, len, err, ok = 0, einval = 0, e2big = 0;
+	char *s;
+
+	err = skbprof_load(NULL);
+	CHECK(err == 0, "loading skbprof: %s", strerror(-err));
+	for (i = 0; i < 5000; i++) {
+		len = 0;
+		switch (rnd(4)) {
+		case 0:	/* random bytes */
+			n = rnd(64);
+			for (j = 0; j < n; j++)
+				buf[len++] = (char)rnd(256);
+			break;
+		case 1:	/* oversized */
+			len = 4097 + rnd(4000);
+			memset(buf, 'a' + rnd(26), len);
+			buf[len - 1] = '\n';
+			break;
+		default: /* words, mostly well formed */
+			n = 1 + rnd(12);
+			for (j = 0; j < n && len < 4000; j++) {
+				const char *w = words[rnd(sizeof(words) / sizeof(*words))];
+
+				len += snprintf(buf + len, sizeof(buf) - len, "%s%s", w,
+						rnd(8) ? " " : "\n");
+			}
+			if (rnd(4))
+				buf[len++] = '\n';
+			/* and sometimes a flipped byte */
+			if (len && !rnd(5))
+				buf[rnd(len)] ^= 1u << rnd(8);
+			break;
+		}
+		err = write_raw(buf, len);
+		if (err == 0)
+			ok++;
+		else if (err == -EINVAL)
+			einval++;
+		else if (err == -E2BIG && len > 4096)
+			e2big++;
+		else
+			return fail("write %d (%d bytes) gave %d (%s)", i, len,
+				    err, strerror(-err));
+	}
+	note("5000 random writes: %d accepted, %d EINVAL, %d E2BIG", ok,
+	     einval, e2big);
+	CHECK(ok > 0 && einval > 0 && e2big > 0, "the writes did not cover every outcome");
+	/* still answering, and a normal configuration still applies */
+	CHECK(write_file(CONTROL, DEFAULT_CONFIG) == 0, "writing defaults");
+	s = control();
+	CHECK(s, "no control");
+	err = strncmp(s, DEFAULT_CONFIG, strlen(DEFAULT_CONFIG));
+	free(s);
+	CHECK(err == 0, "defaults did not apply after the random writes");
+	return 0;
+}
