@@ -9,7 +9,10 @@
 #   make demo             boot a 6.1 guest, make traffic, show the files
 #   make fuzz             fuzz the control grammar for FUZZ_TIME seconds
 #   make install          install the module and the tool
+#   make dkms-install     install the module's source under DKMS and build it
+#                         for $(KVER); make dkms-remove undoes it
 
+VERSION := $(shell cat VERSION)
 KVER ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KVER)/build
 PREFIX ?= /usr/local
@@ -21,7 +24,7 @@ KBUILD_ARGS ?=
 export SKBPROF_WERROR
 
 .PHONY: all module tools clean install modules_install tools_install \
-	check unit demo fuzz
+	check unit demo fuzz dkms-src dkms-install dkms-remove
 
 all: module tools
 
@@ -43,6 +46,24 @@ tools_install: tools
 	$(MAKE) -C tools install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
 
 install: modules_install tools_install
+
+# What DKMS needs to build the module, and nothing else.
+DKMS_FILES := Kbuild VERSION dkms.conf module/Kbuild \
+	$(wildcard module/*.c) $(wildcard module/*.h)
+DKMS_DIR := $(DESTDIR)/usr/src/skbprof-$(VERSION)
+
+dkms-src:
+	rm -rf $(DKMS_DIR)
+	for f in $(DKMS_FILES); do install -D -m 0644 $$f $(DKMS_DIR)/$$f; done
+
+dkms-install: dkms-src
+	dkms add skbprof/$(VERSION)
+	dkms build skbprof/$(VERSION) -k $(KVER)
+	dkms install skbprof/$(VERSION) -k $(KVER)
+
+dkms-remove:
+	-dkms remove skbprof/$(VERSION) --all
+	rm -rf $(DKMS_DIR)
 
 unit:
 	$(MAKE) -C tests/unit run

@@ -39,10 +39,3 @@ t bad_option 2 '^usage:' "$tool" --bogus
 rm "$tmp/root/stats"
 t missing_file 1 "stats: No such file" "$tool" --root "$tmp/root" stats
 
-# One version for the whole tree: dkms.conf follows VERSION.
-v=$(cat "$top/VERSION")
-if grep -q "^PACKAGE_VERSION=\"$v\"\$" "$top/dkms.conf"; then
-	echo "ok host/dkms_version_matches"
-else
-	echo "FAIL host/dkms_version_matches: dkms.conf does not say $v"
-fi
