@@ -26,6 +26,7 @@ if [ -e "$out/kernel.env" ]; then
 	exit 0
 fi
 
+"$top/scripts/deps.sh" debug
 base_env=$("$top/scripts/fetch-kernel.sh" 6.1)
 # shellcheck disable=SC1090
 . "$base_env"
@@ -35,22 +36,11 @@ base_krel=$KREL
 mkdir -p "$out"
 src=$out/src
 if [ ! -e "$src/Makefile" ]; then
-	aptdir=$cache/apt/bookworm
-	apt_opts=(
-		-o "Dir::Etc::sourcelist=$aptdir/etc/sources.list"
-		-o "Dir::Etc::sourceparts=-"
-		-o "Dir::Etc::preferencesparts=$aptdir/etc/preferences.d"
-		-o "Dir::Etc::parts=$aptdir/etc/apt.conf.d"
-		-o "Dir::State::Lists=$aptdir/lists"
-		-o "Dir::State::status=/dev/null"
-		-o "Dir::Cache=$aptdir/cache"
-		-o "APT::Sandbox::User=root"
-		-o "Debug::NoLocking=1"
-	)
+	# shellcheck source=private-apt.sh
+	. "$top/scripts/private-apt.sh"
 	tmp=$(mktemp -d)
-	(cd "$tmp" && apt-get "${apt_opts[@]}" -q download linux-source-6.1 >&2)
-	dpkg-deb --fsys-tarfile "$tmp"/linux-source-6.1_*.deb |
-		tar -x -C "$tmp" ./usr/src/linux-source-6.1.tar.xz
+	private_apt_extract bookworm linux-source-6.1 \
+		usr/src/linux-source-6.1.tar.xz "$tmp"
 	rm -rf "$src.new"
 	mkdir -p "$src.new"
 	tar -xJf "$tmp/usr/src/linux-source-6.1.tar.xz" -C "$src.new" --strip-components=1

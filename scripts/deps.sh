@@ -12,6 +12,7 @@ base=(gcc make libc6-dev libelf1 pahole kmod libkmod-dev pkg-config
       xz-utils zstd gzip cpio apt dpkg sparse perl)
 guest=(qemu-system-x86 busybox-static iproute2 nftables)
 fuzz=(clang-14 libclang-rt-14-dev)
+kernel_build=(flex bison bc libssl-dev libelf-dev)
 
 want=("${base[@]}")
 for what in "${@:-check}"; do
@@ -19,6 +20,7 @@ for what in "${@:-check}"; do
 	build)	;;
 	check)	want+=("${guest[@]}" "${fuzz[@]}") ;;
 	fuzz)	want+=("${fuzz[@]}") ;;
+	debug)	want+=("${guest[@]}" "${kernel_build[@]}") ;;
 	demo)	want+=("${guest[@]}") ;;
 	*)	echo "deps: unknown set '$what'" >&2; exit 1 ;;
 	esac

@@ -6,10 +6,9 @@
 #
 #   scripts/fetch-kernel.sh 5.10|6.1|6.12
 #
-# Packages come from a private apt configuration (own sources list, own
-# lists and archives under the cache) derived from the Debian URIs that are
-# already configured on this machine, so nothing here depends on what a
-# developer installed by hand and no mirror host is named in the tree.
+# Packages come from a private apt configuration (scripts/private-apt.sh),
+# so nothing here depends on what a developer installed by hand and no
+# mirror host is named in the tree.
 # Downloads are reused on later runs; a newer Debian upload is picked up
 # the next time the package lists are older than a day.
 #
@@ -35,53 +34,10 @@ case $ver in
 esac
 
 out=$cache/kernels/$ver
-aptdir=$cache/apt/$dist
-mkdir -p "$out" "$aptdir/lists/partial" "$aptdir/archives/partial" \
-	"$aptdir/etc/preferences.d" "$aptdir/etc/apt.conf.d"
-
-# Build the private sources list from the machine's configured Debian URIs.
-# A repository counts as Debian when it serves a "bookworm" suite (the
-# machine's own release); its URI is then reused with the wanted suites.
-sources=$aptdir/etc/sources.list
-if [ ! -s "$sources" ]; then
-	tmp=$sources.tmp
-	: > "$tmp"
-	apt-get indextargets --format '$(REPO_URI) $(RELEASE)' |
-	sort -u | while read -r uri rel; do
-		case $rel in
-		bookworm)		echo "deb $uri $dist main" ;;
-		bookworm-updates)	echo "deb $uri $dist-updates main" ;;
-		bookworm-security)	echo "deb $uri $dist-security main" ;;
-		esac
-	done | sort -u > "$tmp"
-	if [ ! -s "$tmp" ]; then
-		echo "fetch-kernel: no Debian bookworm repository configured in /etc/apt" >&2
-		exit 1
-	fi
-	mv "$tmp" "$sources"
-fi
-
-apt_opts=(
-	-o "Dir::Etc::sourcelist=$sources"
-	-o "Dir::Etc::sourceparts=-"
-	-o "Dir::Etc::preferencesparts=$aptdir/etc/preferences.d"
-	-o "Dir::Etc::parts=$aptdir/etc/apt.conf.d"
-	-o "Dir::State::Lists=$aptdir/lists"
-	-o "Dir::State::status=/dev/null"
-	-o "Dir::Cache=$aptdir/cache"
-	-o "Dir::Cache::archives=$aptdir/archives"
-	-o "APT::Sandbox::User=root"
-	-o "Debug::NoLocking=1"
-	-o "Acquire::Languages=none"
-)
-mkdir -p "$aptdir/cache"
-
-stamp=$aptdir/lists/.updated
-if [ ! -e "$stamp" ] || [ -n "$(find "$stamp" -mmin +1440)" ]; then
-	echo "fetch-kernel: updating package lists for $dist" >&2
-	apt-get "${apt_opts[@]}" -q update >&2
-	touch "$stamp"
-fi
+mkdir -p "$out"
+# shellcheck source=private-apt.sh
+. "$top/scripts/private-apt.sh"
+private_apt "$dist"
 
 depends() {
 	apt-cache "${apt_opts[@]}" show --no-all-versions "$1" |
