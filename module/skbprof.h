@@ -31,6 +31,9 @@ struct skbprof_part {
 	void (*stats)(struct seq_file *m);
 };
 
+/* The parts. */
+extern const struct skbprof_part skbprof_drops_part;
+
 /*
  * Test hook: make module initialisation fail at step N (0: never), so the
  * in-guest suite can prove that every failure path unwinds completely.
