@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <linux/perf_event.h>
 #include <linux/sock_diag.h>
 #include <pthread.h>
 #include <regex.h>
@@ -27,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -504,12 +506,12 @@ static int udp_closed_port(int family)
 
 	/*
 	 * The port unreachable errors come back over loopback.  IPv4 consumes
-	 * them: no other row.  icmpv6_rcv() frees every error it passed to
-	 * the socket with kfree_skb (NOT_SPECIFIED), on all three kernels: one
-	 * more drop per error received.
+	 * them: no other row.  icmpv6_rcv() of 5.10 and 6.1 frees every error
+	 * it passed to the socket with kfree_skb (NOT_SPECIFIED on 6.1): one
+	 * more drop per error received.  6.12 consumes them.
 	 */
 	CHECK_EQ(iafter - ibefore, n);
-	if (family == AF_INET) {
+	if (family == AF_INET || kver() >= 612) {
 		CHECK_EQ(tab.n, 1);
 	} else {
 		CHECK_EQ(rows_sum(reason("NOT_SPECIFIED"), icmp6syms, &rows),
@@ -591,6 +593,56 @@ err:
 }
 
 /*
+ * A location in a module unloaded since has no symbol any more: it reads
+ * "?", never an address.  Of the drops here only 6.1's and 6.12's nft drop
+ * is inside a module (nft_do_chain, in nf_tables); on 5.10 it is in
+ * nf_hook_slow(), in vmlinux, and the row must simply stay as it was.
+ */
+TEST(drops_unloaded_module_location)
+{
+	static const char *const syms510[] = { "nf_hook_slow", NULL };
+	static const char *const syms6[] = { "nft_do_chain", NULL };
+	static const char *const unknown[] = { "?", NULL };
+	const char *const *syms = kver() < 600 ? syms510 : syms6;
+	int st, rows, err;
+
+	err = kmod_probe("nf_tables");
+	CHECK(err == 0, "loading nf_tables: %s", strerror(-err));
+	err = kmod_probe("nft_counter");
+	CHECK(err == 0 || (kver() >= 600 && err == -ENOENT),
+	      "loading nft_counter: %s", strerror(-err));
+	if (load(NULL))
+		return -1;
+	sh("nft delete table inet skbprof_t 2>/dev/null");
+	st = sh("nft add table inet skbprof_t && "
+		"nft add chain inet skbprof_t in '{ type filter hook input priority 0; }' && "
+		"nft add rule inet skbprof_t in udp dport %d drop", PORT_NFT);
+	CHECK(st == 0, "nft setup exited %d", st);
+	if (drops_reset() || udp_send(AF_INET, PORT_NFT, 5, 20)) {
+		sh("nft delete table inet skbprof_t");
+		return -1;
+	}
+	msleep(100);
+	st = sh("nft delete table inet skbprof_t");
+	CHECK(st == 0, "nft delete exited %d", st);
+	if (drops_read())
+		return -1;
+	CHECK_EQ(rows_sum(reason("NETFILTER_DROP"), syms, &rows), 5);
+
+	if (kver() >= 600) {
+		err = module_unload("nf_tables");
+		CHECK(err == 0, "unloading nf_tables: %s", strerror(-err));
+		syms = unknown;
+	}
+	if (drops_read())
+		return -1;
+	drops_note();
+	CHECK_EQ(rows_sum(reason("NETFILTER_DROP"), syms, &rows), 5);
+	CHECK_EQ(rows, 1);
+	return 0;
+}
+
+/*
  * A UDP socket with the smallest receive buffer, never read: datagrams
  * that do not fit are counted in RcvbufErrors and dropped in
  * __udp_queue_rcv_skb() (inlined into udp_queue_rcv_one_skb() on these
@@ -642,6 +694,48 @@ TEST(drops_udp_rcvbuf)
 err:
 	close(fd);
 	return -1;
+}
+
+/*
+ * Closing a UDP socket with unread datagrams frees them with kfree_skb:
+ * the kernel counts nothing for them (they were delivered: InDatagrams),
+ * but the drop monitor sees each one.
+ */
+TEST(drops_udp_close_unread)
+{
+	struct ctr c = { "Udp", "InDatagrams" };
+	struct sockaddr_storage ss;
+	socklen_t sl = mkaddr(AF_INET, PORT_RCVBUF, &ss);
+	long long before, after;
+	int fd;
+
+	if (load(NULL))
+		return -1;
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	CHECK(fd >= 0, "socket: %s", strerror(errno));
+	if (bind(fd, (struct sockaddr *)&ss, sl)) {
+		close(fd);
+		return fail("bind: %s", strerror(errno));
+	}
+	before = ctr_get(&c);
+	if (udp_send(AF_INET, PORT_RCVBUF, 6, 100)) {
+		close(fd);
+		return -1;
+	}
+	after = settle(ctr_get, &c, before + 6);
+	if (drops_reset()) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	msleep(100);
+	if (drops_read())
+		return -1;
+	drops_note();
+	CHECK_EQ(after - before, 6);
+	CHECK_EQ(tab.n, 1);
+	CHECK_EQ(tab.r[0].count, after - before);
+	return 0;
 }
 
 /*
@@ -736,19 +830,28 @@ static unsigned int sock_drops(int fd)
  * Closing: the client closes first and is orphaned, so the server's FIN
  * reaches a socket nobody reads, and every kernel here frees it with
  * kfree_skb: purged from the receive queue by sk_stream_kill_queues() when
- * the socket is destroyed, or discarded by tcp_v4_rcv() when a TIME_WAIT
- * socket already stands for it (which one depends on timing).  Exactly
- * that one drop.
+ * the socket is destroyed (reason QUEUE_PURGE on 6.12, NOT_SPECIFIED on
+ * 6.1), or discarded by tcp_v4_rcv() when a TIME_WAIT socket already
+ * stands for it (NOT_SPECIFIED); which of the two depends on timing.
+ * Exactly that one drop.
  */
+static bool fin_drop(const struct drow *r)
+{
+	if (!strcmp(r->sym, "sk_stream_kill_queues"))
+		return !strcmp(r->reason, kver() >= 612 ? "QUEUE_PURGE" :
+						     reason("NOT_SPECIFIED"));
+	if (!strcmp(r->sym, "tcp_v4_rcv"))
+		return !strcmp(r->reason, reason("NOT_SPECIFIED"));
+	return false;
+}
+
 TEST(drops_clean_tcp_transfer)
 {
-	static const char *const fin_syms[] = {
-		"sk_stream_kill_queues", "tcp_v4_rcv", NULL };
 	const long long total = 32LL << 20;
 	struct sockaddr_storage ss;
 	socklen_t sl = mkaddr(AF_INET, PORT_TCP_CLEAN, &ss);
 	static char buf[65536];
-	int attempt, clean = 0, rows, one = 1;
+	int attempt, clean = 0, one = 1;
 
 	if (load(NULL))
 		return -1;
@@ -820,8 +923,10 @@ TEST(drops_clean_tcp_transfer)
 			return -1;
 		drops_note();
 		if (clean) {
-			CHECK_EQ(rows_sum(reason("NOT_SPECIFIED"), fin_syms, &rows), 1);
 			CHECK_EQ(tab.n, 1);
+			CHECK_EQ(tab.r[0].count, 1);
+			CHECK(fin_drop(&tab.r[0]), "the drop at close is %s at %s",
+			      tab.r[0].reason, tab.r[0].loc);
 			CHECK(!strcmp(tab.r[0].proto, "ipv4/tcp"), "proto '%s'",
 			      tab.r[0].proto);
 		}
@@ -918,6 +1023,12 @@ TEST(drops_key_overflow)
 	CHECK_EQ(tab.n, 1);
 	CHECK_EQ(stat_get("drops_overflow"), at - bt);
 	CHECK_EQ(stat_get("drops_total"), (au - bu) + (at - bt));
+	{
+		char *st = read_file(STATS);
+
+		note("stats:\n%s", st ? st : "?");
+		free(st);
+	}
 	return 0;
 err:
 	unpin();
@@ -1042,12 +1153,67 @@ TEST(drops_init_failures_unwind)
 	return 0;
 }
 
-/* Load and unload while drops happen on both CPUs. */
+/*
+ * Hold the kfree_skb tracepoint's patched code still: its static branch
+ * on (the kernel's own trace event) and its static call on the iterator
+ * (a second, perf, probe), so that skbprof's probe coming and going
+ * patches no code.  Returns the perf fd, or -1.
+ */
+#define TP_DIR	"/sys/kernel/debug/tracing/events/skb/kfree_skb"
+
+static int tp_hold(void)
+{
+	struct perf_event_attr a;
+	char *id;
+	int err, fd;
+
+	err = write_file(TP_DIR "/enable", "1");
+	if (err)
+		return fail("enabling %s/enable: %s", TP_DIR, strerror(-err));
+	id = read_file(TP_DIR "/id");
+	if (!id)
+		return fail("reading %s/id: %s", TP_DIR, strerror(errno));
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.size = sizeof(a);
+	a.config = strtoull(id, NULL, 10);
+	free(id);
+	fd = syscall(__NR_perf_event_open, &a, -1, 0, -1, 0);
+	if (fd < 0) {
+		write_file(TP_DIR "/enable", "0");
+		return fail("perf_event_open(kfree_skb): %s", strerror(errno));
+	}
+	return fd;
+}
+
+static void tp_release(int fd)
+{
+	close(fd);
+	write_file(TP_DIR "/enable", "0");
+}
+
+/*
+ * Load and unload while drops happen on both CPUs: unregistering must wait
+ * for probes running elsewhere before the tables go.
+ *
+ * On 6.12 the tracepoint's code is held still (tp_hold()) for the
+ * duration: patching it while the other CPU runs sk_skb_reason_drop()
+ * ends in "Oops: int3" at the patched site in the QEMU 7.2 TCG guest, also
+ * with only the kernel's trace event toggled and no skbprof loaded
+ * (checked; not seen on 5.10 and 6.1).  Registering and unregistering
+ * still change the probe list under load, which is what matters here.
+ */
 TEST(drops_unload_under_load)
 {
+	int hold = -1;
 	pid_t p0, p1;
 	int i, st, err = 0;
 
+	if (kver() >= 612) {
+		hold = tp_hold();
+		if (hold < 0)
+			return -1;
+	}
 	p0 = send_on_cpu(0, 20000);
 	p1 = send_on_cpu(1, 20000);
 	CHECK(p0 > 0 && p1 > 0, "fork: %s", strerror(errno));
@@ -1060,6 +1226,8 @@ TEST(drops_unload_under_load)
 	}
 	waitpid(p0, &st, 0);
 	waitpid(p1, &st, 0);
+	if (hold >= 0)
+		tp_release(hold);
 	CHECK(err == 0, "cycle %d: %s", i, strerror(-err));
 	return 0;
 }
