@@ -75,7 +75,8 @@ static void name(void *data, struct sk_buff *skb, void *location)	\
 #define SKBPROF_HAVE_DROP_REASONS	0
 #endif
 
-#if __has_include(<net/dropreason.h>)
+/* The drop reasons' own header, with drop_reasons[], appeared in 6.0. */
+#if SKBPROF_KERNEL_AT_LEAST(6, 0)
 #include <net/dropreason.h>
 #endif
 
@@ -94,7 +95,7 @@ static inline const char *skbprof_drop_reason_name(u32 reason)
 		return NULL;
 	return list->reasons[idx];
 }
-#elif __has_include(<net/dropreason.h>)
+#elif SKBPROF_KERNEL_AT_LEAST(6, 0)
 #define SKBPROF_DROP_REASON_TABLE	"drop_reasons"
 static inline const char *skbprof_drop_reason_name(u32 reason)
 {

@@ -117,16 +117,17 @@ static void drops_skb_dev(const struct sk_buff *skb, char *name)
 	const struct net_device *dev = READ_ONCE(skb->dev);
 	int ifindex;
 
-	name[0] = 0;
-	if (!dev)
-		return;
-	if (copy_from_kernel_nofault(&ifindex, &dev->ifindex, sizeof(ifindex)) ||
-	    ifindex <= 0)
-		return;
 	BUILD_BUG_ON(sizeof(dev->name) != DT_DEVLEN);
-	if (copy_from_kernel_nofault(name, dev->name, DT_DEVLEN) ||
-	    !dt_dev_name_ok(name))
-		name[0] = 0;
+	if (!dev ||
+	    copy_from_kernel_nofault(&ifindex, &dev->ifindex, sizeof(ifindex)) ||
+	    ifindex <= 0 ||
+	    copy_from_kernel_nofault(name, dev->name, DT_DEVLEN) ||
+	    !dt_dev_name_ok(name)) {
+		memset(name, 0, DT_DEVLEN);
+		return;
+	}
+	/* a rename leaves the old name's bytes after the NUL: clear them */
+	dt_dev_name_pad(name);
 }
 
 static void drops_record(struct sk_buff *skb, void *location, u32 reason)

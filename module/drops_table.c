@@ -85,15 +85,17 @@ bool dt_record(struct dt_table *t, unsigned long gen,
 	}
 	WRITE_ONCE(t->total, t->total + 1);
 
-	/* Linear probing; the table is never more than half full. */
-	for (i = dt_hash(s->location, s->reason) & t->mask;;
-	     i = (i + 1) & t->mask) {
+	/*
+	 * Linear probing, up to the key or an empty slot; the table is never
+	 * more than half full, so there is one.
+	 */
+	i = dt_hash(s->location, s->reason) & t->mask;
+	slot = &t->slots[i];
+	while (slot->row.location &&
+	       (slot->row.location != s->location ||
+		slot->row.reason != s->reason)) {
+		i = (i + 1) & t->mask;
 		slot = &t->slots[i];
-		if (!slot->row.location)
-			break;
-		if (slot->row.location == s->location &&
-		    slot->row.reason == s->reason)
-			break;
 	}
 	r = &slot->row;
 
@@ -120,7 +122,7 @@ bool dt_record(struct dt_table *t, unsigned long gen,
 	write_seqcount_begin(&slot->seq);
 	if (!dt_same_proto(r, s))
 		r->flags |= DT_PROTO_MIXED;
-	if (memcmp(r->dev, s->dev, DT_DEVLEN))
+	if (strncmp(r->dev, s->dev, DT_DEVLEN))
 		r->flags |= DT_DEV_MIXED;
 	r->ethertype = s->ethertype;
 	r->l4 = s->l4;
@@ -188,7 +190,7 @@ static void dt_fold(struct dt_row *a, const struct dt_row *b)
 	    (a->flags & DT_L4) != (b->flags & DT_L4) ||
 	    ((a->flags & DT_L4) && a->l4 != b->l4))
 		mixed |= DT_PROTO_MIXED;
-	if (memcmp(a->dev, b->dev, DT_DEVLEN))
+	if (strncmp(a->dev, b->dev, DT_DEVLEN))
 		mixed |= DT_DEV_MIXED;
 	/* protocol and device: those of the latest drop */
 	if (b->last_ns > a->last_ns) {
@@ -308,4 +310,11 @@ bool dt_dev_name_ok(const char *name)
 			return false;
 	}
 	return false;	/* not terminated */
+}
+
+void dt_dev_name_pad(char *name)
+{
+	size_t n = strnlen(name, DT_DEVLEN);
+
+	memset(name + n, 0, DT_DEVLEN - n);
 }

@@ -48,7 +48,7 @@ struct dt_sample {
 	u8 l4;			/* IP protocol / IPv6 next header */
 	u8 flags;		/* DT_L4 */
 	u64 now_ns;
-	char dev[DT_DEVLEN];	/* "": no device */
+	char dev[DT_DEVLEN];	/* "": no device; zero-padded */
 };
 
 /* One key and what is known about its drops. */
@@ -123,5 +123,8 @@ void dt_proto_name(char *buf, size_t len, const struct dt_row *r);
  * that are also printable?
  */
 bool dt_dev_name_ok(const char *name);
+
+/* Zero the bytes after the NUL of a name dt_dev_name_ok() accepted. */
+void dt_dev_name_pad(char *name);
 
 #endif /* _SKBPROF_DROPS_TABLE_H */

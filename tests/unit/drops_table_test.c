@@ -413,3 +413,38 @@ UNIT_TEST(device_names_are_validated)
 	memset(bad_unterminated, 'a', sizeof(bad_unterminated));
 	EXPECT(!dt_dev_name_ok(bad_unterminated), "unterminated name accepted");
 }
+
+UNIT_TEST(device_names_compare_up_to_the_nul)
+{
+	struct dt_row rows[2];
+	struct dt_sample a, b;
+	struct tbl x;
+
+	tbl_init(&x, 2);
+	a = smp(0x1000, 0, 1, ETH_P_IP, IPPROTO_UDP, "");
+	b = a;
+	/* what a failed or renamed read may leave behind the NUL */
+	memcpy(b.dev, "\0garbage", 9);
+	dt_record(&x.t, 1, &a);
+	dt_record(&x.t, 1, &b);
+	memcpy(a.dev, "eth0\0old-name", 14);
+	memcpy(b.dev, "eth0\0", 5);
+	dt_record(&x.t, 1, &a);
+	EXPECT_EQ(snap(&x, 1, rows, 2), 1);
+	EXPECT(rows[0].flags & DT_DEV_MIXED, "'' then eth0 not flagged");
+	x.t.gen = 0;	/* start over */
+	dt_record(&x.t, 1, &a);
+	dt_record(&x.t, 1, &b);
+	EXPECT_EQ(snap(&x, 1, rows, 2), 1);
+	EXPECT(!(rows[0].flags & DT_DEV_MIXED), "same name flagged as mixed");
+	free(x.slots);
+}
+
+UNIT_TEST(device_name_padding)
+{
+	char n[DT_DEVLEN];
+
+	memcpy(n, "eth0\0renamed-xy", DT_DEVLEN);
+	dt_dev_name_pad(n);
+	EXPECT(!memcmp(n, "eth0\0\0\0\0\0\0\0\0\0\0\0", DT_DEVLEN), "not padded");
+}
