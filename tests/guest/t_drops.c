@@ -357,6 +357,26 @@ static unsigned int sock_drops(int fd)
 	return mi[SK_MEMINFO_DROPS];
 }
 
+/* A "key value" line of stats, as a string ("" if missing). */
+static const char *stat_str(const char *key)
+{
+	static char val[128];
+	char *s = read_file(STATS), *p;
+	size_t len = strlen(key);
+
+	val[0] = 0;
+	if (!s)
+		return val;
+	for (p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, key, len) && p[len] == ' ') {
+			snprintf(val, sizeof(val), "%.*s",
+				 (int)strcspn(p + len + 1, "\n"), p + len + 1);
+			break;
+		}
+	free(s);
+	return val;
+}
+
 /* ---- traffic ---------------------------------------------------------- */
 
 #define PORT_UDP_CLOSED		33301
@@ -987,6 +1007,12 @@ TEST(drops_reset_clears)
 	CHECK_EQ(stat_get("drops_total"), 0);
 	CHECK_EQ(stat_get("drops_overflow"), 0);
 	CHECK_EQ(stat_get("drops_keys_used"), 0);
+	CHECK_EQ(stat_get("drops_keys_max"), 256);
+	/* where the reason names come from, per kernel */
+	CHECK(!strcmp(stat_str("drops_reasons"),
+		      kver() < 600 ? "none" : kver() < 604 ?
+		      "drop_reasons" : "drop_reasons_by_subsys"),
+	      "drops_reasons '%s'", stat_str("drops_reasons"));
 
 	/* the tool shows the file as it is */
 	file = read_file(DROPS);
