@@ -224,7 +224,7 @@ static int drops_seq_show(struct seq_file *m, void *v)
 	const char *reason;
 
 	if (v == SEQ_START_TOKEN) {
-		seq_printf(m, "%10s %-24s %-12s %-16s %17s %17s %s\n",
+		seq_printf(m, "%10s %-24s %-14s %-16s %17s %17s %s\n",
 			   "count", "reason", "proto", "dev", "first",
 			   "last", "location");
 		return 0;
@@ -250,7 +250,7 @@ static int drops_seq_show(struct seq_file *m, void *v)
 	else
 		snprintf(dev, sizeof(dev), "-%s",
 			 r->flags & DT_DEV_MIXED ? "+" : "");
-	seq_printf(m, " %-12s %-16s", proto, dev);
+	seq_printf(m, " %-14s %-16s", proto, dev);
 	drops_put_time(m, r->first_ns);
 	drops_put_time(m, r->last_ns);
 

@@ -60,7 +60,7 @@ static void dt_clear(struct dt_table *t)
 		memset(&s->row, 0, sizeof(s->row));
 		write_seqcount_end(&s->seq);
 	}
-	t->used = 0;
+	WRITE_ONCE(t->used, 0);
 	WRITE_ONCE(t->total, 0);
 	WRITE_ONCE(t->overflow, 0);
 }
@@ -104,7 +104,7 @@ bool dt_record(struct dt_table *t, unsigned long gen,
 			WRITE_ONCE(t->overflow, t->overflow + 1);
 			return false;
 		}
-		t->used++;
+		WRITE_ONCE(t->used, t->used + 1);
 		write_seqcount_begin(&slot->seq);
 		r->location = s->location;
 		r->reason = s->reason;

@@ -836,8 +836,8 @@ TEST(drops_tcp6_syn_closed_port)
 
 struct sink {
 	int lfd;
+	volatile int fd;		/* the accepted connection */
 	volatile long long bytes;
-	volatile unsigned int drops;	/* the socket's SO_MEMINFO drops */
 };
 
 static void *sink_run(void *arg)
@@ -850,14 +850,9 @@ static void *sink_run(void *arg)
 	fd = accept(s->lfd, NULL, NULL);
 	if (fd < 0)
 		return NULL;
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		u_int32_t mi[SK_MEMINFO_VARS];
-		socklen_t ml = sizeof(mi);
-
-		if (!getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mi, &ml))
-			s->drops = mi[SK_MEMINFO_DROPS];
+	s->fd = fd;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		s->bytes += n;
-	}
 	close(fd);
 	return NULL;
 }
@@ -869,7 +864,9 @@ static void *sink_run(void *arg)
  * retransmission (Tcp RetransSegs) and no drop by TCP itself (both
  * sockets' SO_MEMINFO drop counts).  Under TCG a late ACK can trigger a
  * loss probe whose duplicate the receiver then drops (and counts); such a
- * run is not clean and is repeated.
+ * run is not clean and is repeated.  From 5.17 TCP's own drops go through
+ * kfree_skb_reason(), so even then the rows must add up to the sockets'
+ * drop counts; 5.10 frees them with __kfree_skb(), unseen.
  *
  * Closing: the client closes first and is orphaned, so the server's FIN
  * reaches a socket nobody reads, and every kernel here frees it with
@@ -895,14 +892,15 @@ TEST(drops_clean_tcp_transfer)
 	struct sockaddr_storage ss;
 	socklen_t sl = mkaddr(AF_INET, PORT_TCP_CLEAN, &ss);
 	static char buf[65536];
-	int attempt, clean = 0, one = 1;
+	int attempt, clean = 0, one = 1, i;
 
 	if (load(NULL))
 		return -1;
 	for (attempt = 1; attempt <= 3 && !clean; attempt++) {
 		long long sent = 0, segs0, segs1, rtx0, rtx1;
-		struct sink s = { -1, 0, 0 };
-		unsigned int cdrops;
+		struct sink s = { -1, -1, 0 };
+		unsigned int cdrops, sdrops;
+		unsigned long long sum = 0;
 		pthread_t th;
 		int fd;
 
@@ -941,18 +939,23 @@ TEST(drops_clean_tcp_transfer)
 		segs1 = snmp("Tcp", "InSegs");
 		rtx1 = snmp("Tcp", "RetransSegs");
 		cdrops = sock_drops(fd);
+		sdrops = sock_drops(s.fd);
 		if (drops_read())
 			return -1;
 		drops_note();
 		CHECK_EQ(sent, total);
 		CHECK(segs1 - segs0 > 100, "only %lld segments", segs1 - segs0);
-		clean = rtx1 == rtx0 && !cdrops && !s.drops;
+		clean = rtx1 == rtx0 && !cdrops && !sdrops;
 		if (clean) {
 			CHECK_EQ(tab.n, 0);
 			CHECK_EQ(stat_get("drops_total"), 0);
 		} else {
 			note("attempt %d not clean: %lld retransmitted, drops by the client %u, the server %u",
-			     attempt, rtx1 - rtx0, cdrops, s.drops);
+			     attempt, rtx1 - rtx0, cdrops, sdrops);
+			for (i = 0; i < tab.n; i++)
+				sum += tab.r[i].count;
+			if (have_reasons())
+				CHECK_EQ(sum, cdrops + sdrops);
 		}
 
 		/* the close */
