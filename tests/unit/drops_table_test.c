@@ -389,6 +389,14 @@ UNIT_TEST(protocol_name_truncates_safely)
 	EXPECT(!strcmp(buf, "ipv6/"), "'%s'", buf);
 }
 
+static bool name_ok(const char *s)
+{
+	char n[DT_DEVLEN] = { 0 };
+
+	memcpy(n, s, strlen(s));
+	return dt_dev_name_ok(n);
+}
+
 UNIT_TEST(device_names_are_validated)
 {
 	static const char *const good[] = {
@@ -404,11 +412,12 @@ UNIT_TEST(device_names_are_validated)
 		memcpy(n, good[i], strlen(good[i]));
 		EXPECT(dt_dev_name_ok(n), "'%s' rejected", good[i]);
 	}
-	EXPECT(!dt_dev_name_ok((char[DT_DEVLEN]){ 0 }), "empty name accepted");
-	EXPECT(!dt_dev_name_ok((char[DT_DEVLEN]){ "a b" }), "space accepted");
-	EXPECT(!dt_dev_name_ok((char[DT_DEVLEN]){ "a/b" }), "slash accepted");
-	EXPECT(!dt_dev_name_ok((char[DT_DEVLEN]){ "a:b" }), "colon accepted");
-	EXPECT(!dt_dev_name_ok((char[DT_DEVLEN]){ "a\tb" }), "tab accepted");
+	EXPECT(!name_ok(""), "empty name accepted");
+	EXPECT(!name_ok("a b"), "space accepted");
+	EXPECT(!name_ok("a/b"), "slash accepted");
+	EXPECT(!name_ok("a:b"), "colon accepted");
+	EXPECT(!name_ok("a\tb"), "tab accepted");
+	EXPECT(!name_ok("a\x7f"), "DEL accepted");
 	EXPECT(!dt_dev_name_ok(ptr_bytes), "pointer bytes accepted");
 	memset(bad_unterminated, 'a', sizeof(bad_unterminated));
 	EXPECT(!dt_dev_name_ok(bad_unterminated), "unterminated name accepted");
