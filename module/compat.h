@@ -11,9 +11,104 @@
 #ifndef _SKBPROF_COMPAT_H
 #define _SKBPROF_COMPAT_H
 
+#include <linux/rcupdate.h>
+#include <linux/skbuff.h>
+#include <linux/types.h>
 #include <linux/version.h>
 
 #define SKBPROF_KERNEL_AT_LEAST(maj, min) \
 	(KERNEL_VERSION(maj, min, 0) <= LINUX_VERSION_CODE)
+
+/*
+ * The kfree_skb tracepoint.  Its prototype grew over time:
+ *   before 5.17:  (skb, location)
+ *   5.17 to 6.10: (skb, location, reason)
+ *   6.11 on:      (skb, location, reason, rx_sk)
+ * SKBPROF_DEFINE_KFREE_SKB_PROBE(name, handler) defines a probe @name with
+ * the running kernel's prototype that calls
+ *	handler(struct sk_buff *skb, void *location, u32 reason)
+ * with reason SKBPROF_NO_DROP_REASON on kernels without drop reasons.  The
+ * caller type-checks the probe with check_trace_callback_type_kfree_skb()
+ * from <trace/events/skb.h>, so a prototype change fails the build.
+ */
+#define SKBPROF_NO_DROP_REASON	0
+
+#if SKBPROF_KERNEL_AT_LEAST(6, 11)
+#define SKBPROF_DEFINE_KFREE_SKB_PROBE(name, handler)			\
+static void name(void *data, struct sk_buff *skb, void *location,	\
+		 enum skb_drop_reason reason, struct sock *rx_sk)	\
+{									\
+	handler(skb, location, (u32)reason);				\
+}
+#elif SKBPROF_KERNEL_AT_LEAST(5, 17)
+#define SKBPROF_DEFINE_KFREE_SKB_PROBE(name, handler)			\
+static void name(void *data, struct sk_buff *skb, void *location,	\
+		 enum skb_drop_reason reason)				\
+{									\
+	handler(skb, location, (u32)reason);				\
+}
+#else
+#define SKBPROF_DEFINE_KFREE_SKB_PROBE(name, handler)			\
+static void name(void *data, struct sk_buff *skb, void *location)	\
+{									\
+	handler(skb, location, SKBPROF_NO_DROP_REASON);			\
+}
+#endif
+
+/*
+ * Names of drop reasons, from the running kernel's own tables (the enum's
+ * values shift between versions, so no copy of it is kept here):
+ *   6.4 on:  drop_reasons_by_subsys[] (exported; RCU-protected, subsystems
+ *            such as mac80211 and openvswitch register their own lists;
+ *            a reason's top 16 bits select the subsystem)
+ *   6.0 on:  drop_reasons[] (exported), indexed by reason, up to
+ *            SKB_DROP_REASON_MAX
+ *   5.17 to 5.19: reasons exist, but no table is exported; the names are
+ *            unknown and the numbers are printed.
+ *   before 5.17: no reasons.
+ * skbprof_drop_reason_name() returns the name or NULL; the caller holds
+ * rcu_read_lock() and copies the name out before dropping it.
+ */
+#if SKBPROF_KERNEL_AT_LEAST(5, 17)
+#define SKBPROF_HAVE_DROP_REASONS	1
+#else
+#define SKBPROF_HAVE_DROP_REASONS	0
+#endif
+
+/* The drop reasons' own header, with drop_reasons[], appeared in 6.0. */
+#if SKBPROF_KERNEL_AT_LEAST(6, 0)
+#include <net/dropreason.h>
+#endif
+
+#if defined(SKB_DROP_REASON_SUBSYS_SHIFT)
+#define SKBPROF_DROP_REASON_TABLE	"drop_reasons_by_subsys"
+static inline const char *skbprof_drop_reason_name(u32 reason)
+{
+	u32 subsys = reason >> SKB_DROP_REASON_SUBSYS_SHIFT;
+	u32 idx = reason & ~(u32)SKB_DROP_REASON_SUBSYS_MASK;
+	const struct drop_reason_list *list;
+
+	if (subsys >= SKB_DROP_REASON_SUBSYS_NUM)
+		return NULL;
+	list = rcu_dereference(drop_reasons_by_subsys[subsys]);
+	if (!list || idx >= list->n_reasons)
+		return NULL;
+	return list->reasons[idx];
+}
+#elif SKBPROF_KERNEL_AT_LEAST(6, 0)
+#define SKBPROF_DROP_REASON_TABLE	"drop_reasons"
+static inline const char *skbprof_drop_reason_name(u32 reason)
+{
+	if (reason >= SKB_DROP_REASON_MAX)
+		return NULL;
+	return drop_reasons[reason];
+}
+#else
+#define SKBPROF_DROP_REASON_TABLE	"none"
+static inline const char *skbprof_drop_reason_name(u32 reason)
+{
+	return NULL;
+}
+#endif
 
 #endif /* _SKBPROF_COMPAT_H */

@@ -36,6 +36,7 @@ int skbprof_init_fault(int step)
 static const struct skbprof_part *const parts[] = {
 	&skbprof_control_part,
 	&skbprof_trace_part,
+	&skbprof_drops_part,
 };
 
 int skbprof_create_file(const char *name, umode_t mode, void *data,

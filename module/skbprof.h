@@ -65,6 +65,7 @@ const struct skbprof_config *skbprof_config(void);
 void skbprof_reset_all(void);
 
 extern const struct skbprof_part skbprof_control_part;
+extern const struct skbprof_part skbprof_drops_part;
 
 /*
  * Test hook: make module initialisation fail at step N (0: never), so the

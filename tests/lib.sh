@@ -84,7 +84,8 @@ find_kmod() {
 	[ -n "$n" ] && echo "$n"
 }
 
-# add_kmods ROOT: the modules of tests/qemu/modules.list and their
+# add_kmods ROOT: the modules of tests/qemu/modules.list (a name ending in
+# '?' is optional: skipped where the kernel has no such module) and their
 # dependencies, decompressed, with a modules.dep made by depmod.
 add_kmods() {
 	local root=$1 mdir=$MODROOT/lib/modules/$KREL
@@ -97,7 +98,11 @@ add_kmods() {
 		todo=("${todo[@]:1}")
 		[ -n "${seen[$name]:-}" ] && continue
 		seen[$name]=1
-		f=$(find_kmod "$name") || die "kernel $KREL has no module $name"
+		# NAME? in the list: optional (built in on some kernels)
+		case $name in
+		*'?')	f=$(find_kmod "${name%'?'}") || continue ;;
+		*)	f=$(find_kmod "$name") || die "kernel $KREL has no module $name" ;;
+		esac
 		rel=${f#"$mdir"/}
 		mkdir -p "$root/lib/modules/$KREL/$(dirname "$rel")"
 		case $f in

@@ -18,13 +18,13 @@
 
 #define DEFAULT_ROOT "/sys/kernel/debug/skbprof"
 
-static const char *const views[] = { "stats", NULL };
+static const char *const views[] = { "stats", "drops", NULL };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: skbprof [--root DIR] VIEW\n"
-		"views: stats\n"
+		"views: stats, drops\n"
 		"  -r, --root DIR  read the files from DIR (default %s,\n"
 		"                  or $SKBPROF_ROOT)\n"
 		"  -h, --help      this text\n", DEFAULT_ROOT);

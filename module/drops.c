@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Drop monitor: where and why the kernel drops packets.
+ *
+ * A probe on the kfree_skb tracepoint (the kernel's "this packet was
+ * dropped" event; consume_skb, the normal free, has its own tracepoint and
+ * is not watched) counts drops per (location, reason) in a table of the
+ * CPU it runs on; see drops_table.h.  /sys/kernel/debug/skbprof/drops
+ * merges the CPUs' tables when it is opened and prints one row per key,
+ * most drops first.  Documentation/drops.rst describes the file.
+ *
+ * The hot path touches only its own CPU's table, with interrupts off
+ * (the tracepoint fires in task, softirq and hardirq context, and a
+ * drop may interrupt the recording of another on the same CPU); it never
+ * allocates and takes no lock.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/kallsyms.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/overflow.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/seq_file.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/tracepoint.h>
+#include <linux/uaccess.h>
+#include <trace/events/skb.h>
+
+#include "drops_table.h"
+#include "skbprof.h"
+
+static unsigned int drop_keys = 256;
+module_param(drop_keys, uint, 0400);
+MODULE_PARM_DESC(drop_keys,
+		 "Distinct (location, reason) keys each CPU's drop table holds (1-16384, default 256)");
+
+static int drops_fail_init_at;
+module_param(drops_fail_init_at, int, 0400);
+MODULE_PARM_DESC(drops_fail_init_at,
+		 "Testing only: fail the drop monitor's initialisation at its step N (0: never)");
+
+/* Per-CPU key tables; slots are allocated separately, on the CPU's node. */
+static struct dt_table __percpu *drops_tables;
+
+/*
+ * Generation of the tables' contents; bumped by reset, which is serialised
+ * by the control file.  Starts above the tables' 0, so fresh tables are
+ * "old" until their first drop.
+ */
+static unsigned long drops_gen = 1;
+
+static struct tracepoint *drops_tp;
+
+static int drops_fault(int step)
+{
+	return drops_fail_init_at == step ? -ENOMEM : 0;
+}
+
+/* The protocol of @skb: skb->protocol and, for IP, the header's protocol. */
+static void drops_skb_proto(const struct sk_buff *skb, struct dt_sample *s)
+{
+	const unsigned char *nh = skb_network_header(skb);
+	const unsigned char *tail = skb_tail_pointer(skb);
+
+	s->ethertype = ntohs(skb->protocol);
+	s->l4 = 0;
+	s->flags = 0;
+	/*
+	 * The network header offset is meaningful only once the stack set it;
+	 * the version check and the bounds of the linear data keep an unset
+	 * one from being taken for a header.
+	 */
+	switch (skb->protocol) {
+	case htons(ETH_P_IP):
+		if (nh + sizeof(struct iphdr) <= tail &&
+		    ((const struct iphdr *)nh)->version == 4) {
+			s->l4 = ((const struct iphdr *)nh)->protocol;
+			s->flags |= DT_L4;
+		}
+		break;
+	case htons(ETH_P_IPV6):
+		if (nh + sizeof(struct ipv6hdr) <= tail &&
+		    ((const struct ipv6hdr *)nh)->version == 6) {
+			s->l4 = ((const struct ipv6hdr *)nh)->nexthdr;
+			s->flags |= DT_L4;
+		}
+		break;
+	}
+}
+
+/*
+ * The name of skb->dev, or "" when there is none.
+ *
+ * skb->dev is not always a device when an skb is freed: it shares its
+ * storage with dev_scratch, which UDP fills when it queues a datagram to a
+ * socket (so datagrams dropped at or after enqueue, or purged with the
+ * socket, carry a length and flags there), and with the rb_node of skbs
+ * kept in red-black trees (TCP's out-of-order queue, IP defragmentation,
+ * netem), where it holds a pointer into another skb.  So the name is read
+ * with fault-safe accesses, and kept only if the pointer looks like a live
+ * device: a positive ifindex and a well-formed name.  A device pointer
+ * itself is never kept.
+ */
+static void drops_skb_dev(const struct sk_buff *skb, char *name)
+{
+	const struct net_device *dev = READ_ONCE(skb->dev);
+	int ifindex;
+
+	BUILD_BUG_ON(sizeof(dev->name) != DT_DEVLEN);
+	if (!dev ||
+	    copy_from_kernel_nofault(&ifindex, &dev->ifindex, sizeof(ifindex)) ||
+	    ifindex <= 0 ||
+	    copy_from_kernel_nofault(name, dev->name, DT_DEVLEN) ||
+	    !dt_dev_name_ok(name)) {
+		memset(name, 0, DT_DEVLEN);
+		return;
+	}
+	/* a rename leaves the old name's bytes after the NUL: clear them */
+	dt_dev_name_pad(name);
+}
+
+static void drops_record(struct sk_buff *skb, void *location, u32 reason)
+{
+	struct dt_sample s;
+	unsigned long flags;
+
+	s.location = (unsigned long)location;
+	s.reason = reason;
+	s.now_ns = ktime_get_boot_fast_ns();
+	drops_skb_proto(skb, &s);
+	drops_skb_dev(skb, s.dev);
+
+	local_irq_save(flags);
+	dt_record(this_cpu_ptr(drops_tables), READ_ONCE(drops_gen), &s);
+	local_irq_restore(flags);
+}
+
+SKBPROF_DEFINE_KFREE_SKB_PROBE(drops_probe, drops_record)
+
+/* A merged, sorted copy of every CPU's table, taken when drops is opened. */
+struct drops_snap {
+	size_t n;
+	struct dt_row rows[];
+};
+
+static struct drops_snap *drops_snapshot(void)
+{
+	unsigned long gen = READ_ONCE(drops_gen);
+	size_t cap = 0, limit, n;
+	struct drops_snap *snap;
+	unsigned int cpu;
+
+	/*
+	 * Size the copy by the keys in use now, plus room for a few new
+	 * ones; if keys are added faster than that, retry larger, up to
+	 * every table full.
+	 */
+	for_each_possible_cpu(cpu)
+		cap += READ_ONCE(per_cpu_ptr(drops_tables, cpu)->used);
+	limit = (size_t)num_possible_cpus() * drop_keys;
+	for (;;) {
+		cap = min(cap + 64, limit);
+		snap = kvmalloc(struct_size(snap, rows, cap), GFP_KERNEL);
+		if (!snap)
+			return NULL;
+		n = 0;
+		for_each_possible_cpu(cpu) {
+			n += dt_snapshot(per_cpu_ptr(drops_tables, cpu), gen,
+					 snap->rows + n, cap - n);
+		}
+		if (n < cap || cap == limit)
+			break;
+		kvfree(snap);
+		cap *= 2;
+	}
+	snap->n = dt_merge(snap->rows, n);
+	return snap;
+}
+
+static void *drops_seq_start(struct seq_file *m, loff_t *pos)
+{
+	struct drops_snap *snap = m->private;
+
+	if (*pos == 0)
+		return SEQ_START_TOKEN;
+	if (*pos - 1 < snap->n)
+		return &snap->rows[*pos - 1];
+	return NULL;
+}
+
+static void *drops_seq_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	++*pos;
+	return drops_seq_start(m, pos);
+}
+
+static void drops_seq_stop(struct seq_file *m, void *v)
+{
+}
+
+/* Seconds since boot, CLOCK_BOOTTIME (as /proc/uptime), microseconds. */
+static void drops_put_time(struct seq_file *m, u64 ns)
+{
+	seq_printf(m, " %10llu.%06llu", ns / NSEC_PER_SEC,
+		   (ns % NSEC_PER_SEC) / NSEC_PER_USEC);
+}
+
+static int drops_seq_show(struct seq_file *m, void *v)
+{
+	const struct dt_row *r = v;
+	char sym[KSYM_SYMBOL_LEN];
+	char proto[24], dev[DT_DEVLEN + 1];
+	const char *reason;
+
+	if (v == SEQ_START_TOKEN) {
+		seq_printf(m, "%10s %-24s %-14s %-16s %17s %17s %s\n",
+			   "count", "reason", "proto", "dev", "first",
+			   "last", "location");
+		return 0;
+	}
+
+	seq_printf(m, "%10llu ", r->count);
+	if (!SKBPROF_HAVE_DROP_REASONS) {
+		seq_printf(m, "%-24s", "-");
+	} else {
+		rcu_read_lock();
+		reason = skbprof_drop_reason_name(r->reason);
+		if (reason)
+			seq_printf(m, "%-24s", reason);
+		else
+			seq_printf(m, "unknown:%-16u", r->reason);
+		rcu_read_unlock();
+	}
+
+	dt_proto_name(proto, sizeof(proto), r);
+	if (r->dev[0])
+		snprintf(dev, sizeof(dev), "%s%s", r->dev,
+			 r->flags & DT_DEV_MIXED ? "+" : "");
+	else
+		snprintf(dev, sizeof(dev), "-%s",
+			 r->flags & DT_DEV_MIXED ? "+" : "");
+	seq_printf(m, " %-14s %-16s", proto, dev);
+	drops_put_time(m, r->first_ns);
+	drops_put_time(m, r->last_ns);
+
+	/*
+	 * %pS style: symbol+offset/size [module].  sprint_symbol() falls back
+	 * to the raw address for an unknown location (say, of a module
+	 * unloaded since); that address is not shown.
+	 */
+	sprint_symbol(sym, r->location);
+	seq_printf(m, " %s\n", strncmp(sym, "0x", 2) ? sym : "?");
+	return 0;
+}
+
+static const struct seq_operations drops_seq_ops = {
+	.start	= drops_seq_start,
+	.next	= drops_seq_next,
+	.stop	= drops_seq_stop,
+	.show	= drops_seq_show,
+};
+
+static int drops_open(struct inode *inode, struct file *file)
+{
+	struct drops_snap *snap;
+	int err;
+
+	snap = drops_snapshot();
+	if (!snap)
+		return -ENOMEM;
+	err = seq_open(file, &drops_seq_ops);
+	if (err) {
+		kvfree(snap);
+		return err;
+	}
+	((struct seq_file *)file->private_data)->private = snap;
+	return 0;
+}
+
+static int drops_release(struct inode *inode, struct file *file)
+{
+	struct seq_file *m = file->private_data;
+
+	kvfree(m->private);
+	return seq_release(inode, file);
+}
+
+static const struct file_operations drops_fops = {
+	.owner		= THIS_MODULE,
+	.open		= drops_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= drops_release,
+};
+
+static void drops_reset(void)
+{
+	/* Serialised by the control file; see drops_table.h on laziness. */
+	WRITE_ONCE(drops_gen, drops_gen + 1);
+}
+
+static void drops_stats(struct seq_file *m)
+{
+	unsigned long gen = READ_ONCE(drops_gen);
+	u64 total = 0, overflow = 0;
+	unsigned int cpu;
+	u32 used = 0;
+
+	for_each_possible_cpu(cpu) {
+		struct dt_table *t = per_cpu_ptr(drops_tables, cpu);
+
+		if (READ_ONCE(t->gen) != gen)
+			continue;
+		total += READ_ONCE(t->total);
+		overflow += READ_ONCE(t->overflow);
+		used = max(used, READ_ONCE(t->used));
+	}
+	seq_printf(m, "drops_reasons %s\n", SKBPROF_DROP_REASON_TABLE);
+	seq_printf(m, "drops_keys_max %u\n", drop_keys);
+	seq_printf(m, "drops_keys_used %u\n", used);
+	seq_printf(m, "drops_total %llu\n", total);
+	seq_printf(m, "drops_overflow %llu\n", overflow);
+}
+
+static void drops_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "kfree_skb"))
+		*(struct tracepoint **)priv = tp;
+}
+
+static void drops_free_tables(void)
+{
+	unsigned int cpu;
+
+	if (!drops_tables)
+		return;
+	for_each_possible_cpu(cpu)
+		kvfree(per_cpu_ptr(drops_tables, cpu)->slots);
+	free_percpu(drops_tables);
+	drops_tables = NULL;
+}
+
+static int drops_alloc_tables(void)
+{
+	size_t n = dt_capacity(drop_keys);
+	unsigned int cpu;
+
+	drops_tables = alloc_percpu(struct dt_table);
+	if (!drops_tables)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		struct dt_slot *slots;
+
+		slots = kvzalloc_node(array_size(n, sizeof(*slots)),
+				      GFP_KERNEL, cpu_to_node(cpu));
+		if (!slots) {
+			drops_free_tables();
+			return -ENOMEM;
+		}
+		dt_init(per_cpu_ptr(drops_tables, cpu), slots, drop_keys);
+	}
+	return 0;
+}
+
+static int drops_init(void)
+{
+	int err;
+
+	if (drop_keys < DT_MAX_KEYS_MIN || drop_keys > DT_MAX_KEYS_MAX) {
+		pr_err("drop_keys=%u: out of range %u-%u\n", drop_keys,
+		       DT_MAX_KEYS_MIN, DT_MAX_KEYS_MAX);
+		return -EINVAL;
+	}
+	/* The probe must match the tracepoint: a build error otherwise. */
+	check_trace_callback_type_kfree_skb(drops_probe);
+
+	err = drops_fault(1);
+	if (!err)
+		err = drops_alloc_tables();
+	if (err)
+		return err;
+
+	drops_tp = NULL;
+	for_each_kernel_tracepoint(drops_find_tp, &drops_tp);
+	err = drops_fault(2);
+	if (!err && !drops_tp) {
+		pr_err("the kernel has no kfree_skb tracepoint\n");
+		err = -ENOENT;
+	}
+	if (!err)
+		err = tracepoint_probe_register(drops_tp, drops_probe, NULL);
+	if (err)
+		goto free;
+
+	/*
+	 * The file comes last: nothing can fail after it, so no reader can
+	 * open it over tables that an unwind is about to free.  (On unload,
+	 * main.c removes the files before it calls drops_exit().)
+	 */
+	err = drops_fault(3);
+	if (!err)
+		err = skbprof_create_file("drops", 0400, NULL, &drops_fops);
+	if (err)
+		goto unregister;
+	return 0;
+
+unregister:
+	tracepoint_probe_unregister(drops_tp, drops_probe, NULL);
+	tracepoint_synchronize_unregister();
+free:
+	drops_free_tables();
+	return err;
+}
+
+static void drops_exit(void)
+{
+	tracepoint_probe_unregister(drops_tp, drops_probe, NULL);
+	/* No probe may still run on the tables freed next. */
+	tracepoint_synchronize_unregister();
+	drops_free_tables();
+}
+
+const struct skbprof_part skbprof_drops_part = {
+	.name	= "drops",
+	.init	= drops_init,
+	.exit	= drops_exit,
+	.reset	= drops_reset,
+	.stats	= drops_stats,
+};
