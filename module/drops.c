@@ -37,7 +37,10 @@
 #include <linux/uaccess.h>
 #include <trace/events/skb.h>
 
+#include "config.h"
 #include "drops_table.h"
+#include "pktinfo.h"
+#include "pkttrace.h"
 #include "skbprof.h"
 
 static unsigned int drop_keys = 256;
@@ -99,51 +102,51 @@ static void drops_skb_proto(const struct sk_buff *skb, struct dt_sample *s)
 	}
 }
 
-/*
- * The name of skb->dev, or "" when there is none.
- *
- * skb->dev is not always a device when an skb is freed: it shares its
- * storage with dev_scratch, which UDP fills when it queues a datagram to a
- * socket (so datagrams dropped at or after enqueue, or purged with the
- * socket, carry a length and flags there), and with the rb_node of skbs
- * kept in red-black trees (TCP's out-of-order queue, IP defragmentation,
- * netem), where it holds a pointer into another skb.  So the name is read
- * with fault-safe accesses, and kept only if the pointer looks like a live
- * device: a positive ifindex and a well-formed name.  A device pointer
- * itself is never kept.
- */
-static void drops_skb_dev(const struct sk_buff *skb, char *name)
+/* One line on the trace stream per drop. */
+static void drops_trace(const struct skbprof_pktinfo *pi, void *location,
+			u32 reason)
 {
-	const struct net_device *dev = READ_ONCE(skb->dev);
-	int ifindex;
+	const char *name = NULL;
+	char flow[96];
 
-	BUILD_BUG_ON(sizeof(dev->name) != DT_DEVLEN);
-	if (!dev ||
-	    copy_from_kernel_nofault(&ifindex, &dev->ifindex, sizeof(ifindex)) ||
-	    ifindex <= 0 ||
-	    copy_from_kernel_nofault(name, dev->name, DT_DEVLEN) ||
-	    !dt_dev_name_ok(name)) {
-		memset(name, 0, DT_DEVLEN);
-		return;
-	}
-	/* a rename leaves the old name's bytes after the NUL: clear them */
-	dt_dev_name_pad(name);
+	skbprof_fmt_flow(flow, sizeof(flow), pi);
+	if (SKBPROF_HAVE_DROP_REASONS)
+		name = skbprof_drop_reason_name(reason);
+	skbprof_trace_printf("DROP %s %pS | %s | dev %s",
+			     name ? name : "-", location, flow,
+			     pi->dev ? pi->dev : "-");
 }
 
 static void drops_record(struct sk_buff *skb, void *location, u32 reason)
 {
+	const struct skbprof_config *cfg;
+	struct skbprof_pktinfo pi;
 	struct dt_sample s;
 	unsigned long flags;
+
+	rcu_read_lock();
+	cfg = skbprof_config();
+	if (!(cfg->stages & BIT(SKBPROF_STAGE_DROPS)))
+		goto out;
+	/* The device is copied once, for the filter and the table alike. */
+	skbprof_skb_info(skb, &pi, s.dev);
+	if (!skbprof_filter_match(&cfg->filter, &pi) ||
+	    !skbprof_sample_keep(cfg->sample))
+		goto out;
 
 	s.location = (unsigned long)location;
 	s.reason = reason;
 	s.now_ns = ktime_get_boot_fast_ns();
 	drops_skb_proto(skb, &s);
-	drops_skb_dev(skb, s.dev);
 
 	local_irq_save(flags);
 	dt_record(this_cpu_ptr(drops_tables), READ_ONCE(drops_gen), &s);
 	local_irq_restore(flags);
+
+	if (cfg->trace != SKBPROF_TRACE_OFF)
+		drops_trace(&pi, location, reason);
+out:
+	rcu_read_unlock();
 }
 
 SKBPROF_DEFINE_KFREE_SKB_PROBE(drops_probe, drops_record)

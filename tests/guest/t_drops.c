@@ -20,6 +20,7 @@
 #include <netinet/tcp.h>
 #include <linux/perf_event.h>
 #include <linux/sock_diag.h>
+#include <poll.h>
 #include <pthread.h>
 #include <regex.h>
 #include <sched.h>
@@ -27,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
@@ -1282,5 +1284,407 @@ TEST(drops_unload_under_load)
 	if (hold >= 0)
 		tp_release(hold);
 	CHECK(err == 0, "cycle %d: %s", i, strerror(-err));
+	return 0;
+}
+
+/* ---- filters, sampling and the trace, on drops ------------------------ */
+
+#define PORT_F1		33310
+#define PORT_F2		33311
+
+static const char *const udp4_syms[] = { "__udp4_lib_rcv", NULL };
+static const char *const udp6_syms[] = { "__udp6_lib_rcv", NULL };
+
+static int control_set(const char *cmds)
+{
+	int err = write_file(CONTROL, cmds);
+
+	CHECK(err == 0, "writing '%s' to control: %s", cmds, strerror(-err));
+	return 0;
+}
+
+/*
+ * Datagrams to @addr:@port (nobody listens), from a socket with mark
+ * @mark (0: none).  Waits until the kernel counted them in @c.
+ */
+static int udp_send_to(const char *addr, int port, int n, unsigned int mark,
+		       const struct ctr *c)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	long long before = ctr_get(c);
+	int fd, i;
+
+	inet_pton(AF_INET, addr, &a.sin_addr);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	CHECK(fd >= 0, "socket: %s", strerror(errno));
+	if (mark && setsockopt(fd, SOL_SOCKET, SO_MARK, &mark, sizeof(mark))) {
+		close(fd);
+		return fail("SO_MARK: %s", strerror(errno));
+	}
+	for (i = 0; i < n; i++) {
+		if (sendto(fd, "x", 1, 0, (struct sockaddr *)&a, sizeof(a)) != 1) {
+			close(fd);
+			return fail("sendto %s:%d: %s", addr, port, strerror(errno));
+		}
+	}
+	close(fd);
+	CHECK_EQ(settle(ctr_get, c, before + n) - before, n);
+	return 0;
+}
+
+/* NO_SOCKET drops counted in __udp4_lib_rcv, the drops file read anew. */
+static long long udp4_noport_drops(void)
+{
+	int rows;
+
+	if (drops_read())
+		return -1;
+	return rows_sum(reason("NO_SOCKET"), udp4_syms, &rows);
+}
+
+/*
+ * Two ports, a filter on one: the drops are that port's alone; `filter
+ * clear` brings the other back.
+ */
+TEST(filter_drops_port)
+{
+	struct ctr c = { "Udp", "NoPorts" };
+
+	if (load(NULL) || control_set("filter dport 33310\nreset\n") ||
+	    udp_send_to("127.0.0.1", PORT_F1, 30, 0, &c) ||
+	    udp_send_to("127.0.0.1", PORT_F2, 20, 0, &c))
+		return -1;
+	CHECK_EQ(udp4_noport_drops(), 30);
+	if (control_set("filter clear\nreset\n") ||
+	    udp_send_to("127.0.0.1", PORT_F1, 30, 0, &c) ||
+	    udp_send_to("127.0.0.1", PORT_F2, 20, 0, &c))
+		return -1;
+	CHECK_EQ(udp4_noport_drops(), 50);
+	return 0;
+}
+
+TEST(filter_drops_prefix_and_family)
+{
+	struct ctr c4 = { "Udp", "NoPorts" }, c6 = { NULL, "Udp6NoPorts" };
+	long long before6;
+	int rows;
+
+	/* 127.0.0.2 is loopback too; only it is in 127.0.0.2/31 */
+	if (load(NULL) || control_set("filter dst 127.0.0.2/31\nreset\n") ||
+	    udp_send_to("127.0.0.1", PORT_F1, 11, 0, &c4) ||
+	    udp_send_to("127.0.0.2", PORT_F1, 13, 0, &c4) ||
+	    udp_send_to("127.0.0.3", PORT_F1, 17, 0, &c4))
+		return -1;
+	CHECK_EQ(udp4_noport_drops(), 13 + 17);
+	/* loopback sends to 127.0.0.2 come from 127.0.0.1: host matches either */
+	if (control_set("filter host 127.0.0.3\nreset\n") ||
+	    udp_send_to("127.0.0.2", PORT_F1, 13, 0, &c4) ||
+	    udp_send_to("127.0.0.3", PORT_F1, 3, 0, &c4))
+		return -1;
+	CHECK_EQ(udp4_noport_drops(), 3);
+
+	if (control_set("filter family ipv6 proto udp\nreset\n") ||
+	    udp_send_to("127.0.0.1", PORT_F1, 10, 0, &c4))
+		return -1;
+	before6 = ctr_get(&c6);
+	if (udp_send(AF_INET6, PORT_F1, 12, 20))
+		return -1;
+	CHECK_EQ(settle(ctr_get, &c6, before6 + 12) - before6, 12);
+	if (drops_read())
+		return -1;
+	drops_note();
+	CHECK_EQ(rows_sum(reason("NO_SOCKET"), udp4_syms, &rows), 0);
+	CHECK_EQ(rows_sum(reason("NO_SOCKET"), udp6_syms, &rows), 12);
+	return 0;
+}
+
+TEST(filter_drops_mark)
+{
+	struct ctr c = { "Udp", "NoPorts" };
+
+	if (load(NULL) || control_set("filter mark 0x9999\nreset\n") ||
+	    udp_send_to("127.0.0.1", PORT_F1, 15, 0x9999, &c) ||
+	    udp_send_to("127.0.0.1", PORT_F1, 10, 0, &c) ||
+	    udp_send_to("127.0.0.1", PORT_F1, 5, 0x9998, &c))
+		return -1;
+	CHECK_EQ(udp4_noport_drops(), 15);
+	if (control_set("filter mark 0x9990/0xfff0\nreset\n") ||
+	    udp_send_to("127.0.0.1", PORT_F1, 15, 0x9999, &c) ||
+	    udp_send_to("127.0.0.1", PORT_F1, 5, 0x9998, &c) ||
+	    udp_send_to("127.0.0.1", PORT_F1, 7, 0x1999, &c))
+		return -1;
+	CHECK_EQ(udp4_noport_drops(), 20);
+	return 0;
+}
+
+TEST(filter_drops_dev)
+{
+	struct ctr c = { "Udp", "NoPorts" };
+
+	if (load(NULL) || control_set("filter dev nosuch0\nreset\n") ||
+	    udp_send_to("127.0.0.1", PORT_F1, 9, 0, &c))
+		return -1;
+	CHECK_EQ(udp4_noport_drops(), 0);
+	if (control_set("filter dev lo\nreset\n") ||
+	    udp_send_to("127.0.0.1", PORT_F1, 9, 0, &c))
+		return -1;
+	CHECK_EQ(udp4_noport_drops(), 9);
+	return 0;
+}
+
+/* The nft output counter of table skbprof_f, or -1. */
+static long long nft_out_packets(void)
+{
+	long long pkts = -1;
+	char *out, *p;
+
+	out = sh_out(NULL, "nft list chain inet skbprof_f out");
+	p = strstr(out, "counter packets ");
+	if (p)
+		pkts = atoll(p + strlen("counter packets "));
+	free(out);
+	return pkts;
+}
+
+/* Send @n datagrams to PORT_F1 from a child process named @comm. */
+static pid_t send_as(const char *comm, int n)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct sockaddr_in a = { .sin_family = AF_INET,
+					 .sin_port = htons(PORT_F1) };
+		int fd = socket(AF_INET, SOCK_DGRAM, 0), i;
+
+		prctl(PR_SET_NAME, comm);
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		for (i = 0; i < n; i++)
+			sendto(fd, "x", 1, 0, (struct sockaddr *)&a, sizeof(a));
+		_exit(0);
+	}
+	return pid;
+}
+
+/*
+ * The comm term: drops in the sender's own context (an nft rule on the
+ * output hook) are charged to it.  Ground truth: the rule's counter
+ * and what each process sent.
+ */
+TEST(filter_drops_comm)
+{
+	static const char *const syms510[] = { "nf_hook_slow", NULL };
+	static const char *const syms6[] = { "nft_do_chain", NULL };
+	const char *const *syms = kver() < 600 ? syms510 : syms6;
+	pid_t a, b;
+	int st, rows, err;
+	long long got;
+
+	err = kmod_probe("nf_tables");
+	CHECK(err == 0, "loading nf_tables: %s", strerror(-err));
+	err = kmod_probe("nft_counter");
+	CHECK(err == 0 || (kver() >= 600 && err == -ENOENT),
+	      "loading nft_counter: %s", strerror(-err));
+	if (load(NULL))
+		return -1;
+	sh("nft delete table inet skbprof_f 2>/dev/null");
+	st = sh("nft add table inet skbprof_f && "
+		"nft add chain inet skbprof_f out '{ type filter hook output priority 0; }' && "
+		"nft add rule inet skbprof_f out udp dport %d counter drop", PORT_F1);
+	CHECK(st == 0, "nft setup exited %d", st);
+
+	if (control_set("filter comm skbp-sender\nreset\n"))
+		goto err;
+	a = send_as("skbp-sender", 9);
+	b = send_as("skbp-other", 6);
+	waitpid(a, NULL, 0);
+	waitpid(b, NULL, 0);
+	msleep(50);
+	if (drops_read())
+		goto err;
+	drops_note();
+	CHECK_EQ(nft_out_packets(), 15);
+	got = rows_sum(reason("NETFILTER_DROP"), syms, &rows);
+	if (got != 9) {
+		sh("nft delete table inet skbprof_f");
+		return fail("comm filter: %lld drops, want 9 of 15", got);
+	}
+
+	sh("nft delete table inet skbprof_f");
+	return 0;
+err:
+	sh("nft delete table inet skbprof_f");
+	return -1;
+}
+
+TEST(filter_drops_pid)
+{
+	static const char *const syms510[] = { "nf_hook_slow", NULL };
+	static const char *const syms6[] = { "nft_do_chain", NULL };
+	const char *const *syms = kver() < 600 ? syms510 : syms6;
+	int pipefd[2], st, rows, err, n = 0;
+	char cmd[64], go;
+	pid_t child, other;
+	long long got;
+
+	err = kmod_probe("nf_tables");
+	CHECK(err == 0, "loading nf_tables: %s", strerror(-err));
+	err = kmod_probe("nft_counter");
+	CHECK(err == 0 || (kver() >= 600 && err == -ENOENT),
+	      "loading nft_counter: %s", strerror(-err));
+	if (load(NULL))
+		return -1;
+	sh("nft delete table inet skbprof_f 2>/dev/null");
+	st = sh("nft add table inet skbprof_f && "
+		"nft add chain inet skbprof_f out '{ type filter hook output priority 0; }' && "
+		"nft add rule inet skbprof_f out udp dport %d counter drop", PORT_F1);
+	CHECK(st == 0, "nft setup exited %d", st);
+
+	/* a child that sends 8 datagrams once told its pid is filtered */
+	CHECK(pipe(pipefd) == 0, "pipe");
+	fflush(stdout);
+	child = fork();
+	if (child == 0) {
+		struct sockaddr_in a = { .sin_family = AF_INET,
+					 .sin_port = htons(PORT_F1) };
+		int fd = socket(AF_INET, SOCK_DGRAM, 0), i;
+
+		a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		if (read(pipefd[0], &go, 1) != 1)
+			_exit(1);
+		for (i = 0; i < 8; i++)
+			sendto(fd, "x", 1, 0, (struct sockaddr *)&a, sizeof(a));
+		_exit(0);
+	}
+	snprintf(cmd, sizeof(cmd), "filter pid %d\nreset\n", child);
+	if (control_set(cmd))
+		goto err;
+	other = send_as("skbp-other", 6);
+	waitpid(other, NULL, 0);
+	n = write(pipefd[1], "g", 1);
+	waitpid(child, &st, 0);
+	msleep(50);
+	if (drops_read())
+		goto err;
+	drops_note();
+	CHECK_EQ(n, 1);
+	CHECK_EQ(nft_out_packets(), 14);
+	got = rows_sum(reason("NETFILTER_DROP"), syms, &rows);
+	sh("nft delete table inet skbprof_f");
+	CHECK_EQ(got, 8);
+	return 0;
+err:
+	sh("nft delete table inet skbprof_f");
+	return -1;
+}
+
+/* `sample 10` keeps 1 in 10: N/10, give or take one per CPU. */
+TEST(sample_drops)
+{
+	struct ctr c = { "Udp", "NoPorts" };
+	long long got, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	const int n = 200;
+
+	if (load(NULL) || control_set("sample 10\nreset\n"))
+		return -1;
+	if (udp_send_to("127.0.0.1", PORT_F1, n, 0, &c))
+		return -1;
+	got = udp4_noport_drops();
+	note("sample 10 of %d: %lld", n, got);
+	CHECK(got >= n / 10 - ncpu && got <= n / 10 + ncpu,
+	      "sample 10 of %d drops kept %lld", n, got);
+	return 0;
+}
+
+/* Read what the trace holds now (non-blocking), appending to @buf. */
+static size_t trace_drain(char *buf, size_t size, size_t len)
+{
+	int fd = open(DEBUGFS_DIR "/trace", O_RDONLY | O_NONBLOCK);
+	ssize_t n;
+
+	if (fd < 0)
+		return len;
+	while (len + 1 < size && (n = read(fd, buf + len, size - len - 1)) > 0)
+		len += n;
+	buf[len] = 0;
+	close(fd);
+	return len;
+}
+
+static int count_lines(const char *buf, const char *needle)
+{
+	const char *p = buf;
+	int n = 0;
+
+	while ((p = strstr(p, needle))) {
+		n++;
+		p += strlen(needle);
+	}
+	return n;
+}
+
+/* One trace line per drop, naming reason, location and flow. */
+TEST(trace_drop_lines)
+{
+	struct ctr c = { "Udp", "NoPorts" };
+	static char buf[65536];
+	char want[160];
+	int lines;
+
+	if (load(NULL) || control_set("filter dport 33310\ntrace on\nreset\n") ||
+	    udp_send_to("127.0.0.1", PORT_F1, 7, 0, &c) ||
+	    udp_send_to("127.0.0.1", PORT_F2, 5, 0, &c))
+		return -1;
+	trace_drain(buf, sizeof(buf), 0);
+	note("trace:\n%s", buf);
+	snprintf(want, sizeof(want), "DROP %s __udp4_lib_rcv+0x",
+		 have_reasons() ? "NO_SOCKET" : "-");
+	lines = count_lines(buf, want);
+	CHECK_EQ(lines, 7);
+	CHECK_EQ(count_lines(buf, "> 127.0.0.1:33310 | dev lo"), 7);
+	CHECK_EQ(count_lines(buf, ":33311"), 0);
+	CHECK_EQ(count_lines(buf, "\n"), 7);
+	return 0;
+}
+
+/* A reader blocked in trace wakes when a line arrives. */
+TEST(trace_blocked_reader_wakes_on_data)
+{
+	struct ctr c = { "Udp", "NoPorts" };
+	int pipefd[2], st;
+	char buf[512];
+	ssize_t n;
+	pid_t pid;
+
+	if (load(NULL) || control_set("trace on\n"))
+		return -1;
+	CHECK(pipe(pipefd) == 0, "pipe");
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0, "fork");
+	if (pid == 0) {
+		int fd = open(DEBUGFS_DIR "/trace", O_RDONLY);
+
+		alarm(20);
+		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf));
+		if (n > 0 && write(pipefd[1], buf, n) != n)
+			_exit(2);
+		_exit(n > 0 ? 0 : 1);
+	}
+	close(pipefd[1]);
+	msleep(300);
+	CHECK(waitpid(pid, &st, WNOHANG) == 0, "the reader returned before any data");
+	if (udp_send_to("127.0.0.1", PORT_F1, 1, 0, &c))
+		return -1;
+	CHECK(waitpid(pid, &st, 0) == pid, "waitpid");
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "the blocked reader did not return a line (status 0x%x)", st);
+	n = read(pipefd[0], buf, sizeof(buf) - 1);
+	close(pipefd[0]);
+	CHECK(n > 0, "no line from the reader");
+	buf[n] = 0;
+	CHECK(strstr(buf, " DROP ") && strstr(buf, ":33310"),
+	      "the reader got '%s'", buf);
 	return 0;
 }
