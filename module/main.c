@@ -42,6 +42,7 @@ int skbprof_init_fault(int step)
 
 /* The parts, in initialisation order. */
 static const struct skbprof_part *const parts[] = {
+	&skbprof_latency_part,
 };
 
 /* Serialises control writes: resets and, later, configuration changes. */
