@@ -373,7 +373,8 @@ void lat_rx_point(const struct sk_buff *skb, enum rx_point point, u8 proto)
 	if (!skb)
 		return;
 	now = ktime_get_ns();
-	s = stamp_lock(head_key(skb), STAMP_RX, true, &flags);
+	/* several copy probes may see one skb: only the first finds it */
+	s = stamp_lock(head_key(skb), STAMP_RX, point != RXP_APP, &flags);
 	if (!s)
 		return;
 	if (stale(s, now)) {
@@ -784,6 +785,17 @@ static int lifetime_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(lifetime);
 
+static void show_live(struct seq_file *m, const struct stamp *s)
+{
+	static const char *const kinds[] = { "rx", "tx", "life" };
+
+	seq_printf(m, "inflight %s point %u age_ns %llu ",
+		   s->kind < ARRAY_SIZE(kinds) ? kinds[s->kind] : "?",
+		   s->point, ktime_get_ns() - s->t_start);
+	print_tuple(m, &s->tuple);
+	seq_printf(m, " pid %d\n", s->pid);
+}
+
 /* ---- the part ---- */
 
 static void latency_stats(struct seq_file *m)
@@ -806,6 +818,8 @@ static void latency_stats(struct seq_file *m)
 		seq_putc(m, '\n');
 	}
 	stamp_stats(m);
+	/* a few timelines in flight: where they stand */
+	stamp_show_live(m, 8, show_live);
 	for_each_possible_cpu(cpu) {
 		const struct lat_cpu *c = lcpu[cpu];
 

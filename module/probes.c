@@ -116,6 +116,13 @@ static int kp_rx_app(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
+static int kp_rx_app_udp(struct kprobe *p, struct pt_regs *regs)
+{
+	hit(kp_cand(p));
+	lat_rx_point(ARG(regs, 1), RXP_APP, 0);		/* (sk, skb, len) */
+	return 0;
+}
+
 /* ---- transmit ---- */
 
 static int kp_tx_tcp_entail(struct kprobe *p, struct pt_regs *regs)
@@ -316,6 +323,10 @@ static struct cand c_rx_app[] = {
 	TP("skb_copy_datagram_iovec", tp_rx_app),
 	KP("skb_copy_datagram_iter", kp_rx_app),
 };
+static struct cand c_rx_app_udp[] = {
+	/* after udp(v6)_recvmsg copied: linear skbs skip the tracepoint */
+	KP("skb_consume_udp", kp_rx_app_udp),
+};
 static struct cand c_rx_app_csum[] = {
 	/* UDP copy with software checksum: no tracepoint on that path */
 	KP("skb_copy_and_csum_datagram_msg", kp_rx_app),
@@ -357,7 +368,11 @@ static struct cand c_free[] = {
 	TP("consume_skb", tp_consume_skb),
 	/* every release of an sk_buff, also those without a tracepoint */
 	KP("skb_release_head_state", kp_free),
+	/* direct callers (TCP's pure ACKs, eaten skbs) */
+	KP("__kfree_skb", kp_free),
 	KP("kfree_skb_partial", kp_free),
+	/* 5.19+: handed to another CPU to free, maybe much later */
+	KP("skb_attempt_defer_free", kp_free),
 	KP("napi_skb_free_stolen_head", kp_free),
 };
 static struct cand c_rekey[] = {
@@ -385,6 +400,8 @@ static struct group groups[] = {
 	GROUP("rx-udp4", STAMP_RX, RXP_L4, IPPROTO_UDP, false, c_rx_udp4),
 	GROUP("rx-udp6", STAMP_RX, RXP_L4, IPPROTO_UDP, false, c_rx_udp6),
 	GROUP("rx-app", STAMP_RX, RXP_APP, 0, false, c_rx_app),
+	GROUP("rx-app-udp", STAMP_RX, RXP_APP, IPPROTO_UDP, true,
+	      c_rx_app_udp),
 	GROUP("rx-app-csum", STAMP_RX, RXP_APP, 0, true, c_rx_app_csum),
 	GROUP("tx-app-tcp", STAMP_TX, TXP_APP, IPPROTO_TCP, false,
 	      c_tx_app_tcp),

@@ -245,6 +245,28 @@ unsigned int stamp_reap(u64 now, u64 max_age, void (*gone)(struct stamp *s))
 	return n;
 }
 
+void stamp_show_live(struct seq_file *m, unsigned int max,
+		     void (*show)(struct seq_file *m, const struct stamp *s))
+{
+	unsigned int b, n = 0;
+
+	for (b = 0; b < (1U << bucket_bits) && n < max; b++) {
+		struct hlist_nulls_node *pos;
+		unsigned long flags;
+		struct stamp *s;
+
+		if (is_a_nulls(READ_ONCE(buckets[b].first)))
+			continue;
+		spin_lock_irqsave(lock_of(b), flags);
+		hlist_nulls_for_each_entry(s, pos, &buckets[b], node) {
+			if (n++ >= max)
+				break;
+			show(m, s);
+		}
+		spin_unlock_irqrestore(lock_of(b), flags);
+	}
+}
+
 unsigned int stamp_in_use(void)
 {
 	unsigned int nfree = 0;

@@ -100,6 +100,10 @@ void stamp_remove(struct stamp *s, unsigned long flags);
 unsigned int stamp_reap(u64 now, u64 max_age,
 			void (*gone)(struct stamp *s));
 
+/* Show up to @max live entries (under their bucket locks). */
+void stamp_show_live(struct seq_file *m, unsigned int max,
+		     void (*show)(struct seq_file *m, const struct stamp *s));
+
 void stamp_reset_counters(void);
 void stamp_stats(struct seq_file *m);
 /* Entries in use now. */
