@@ -517,32 +517,39 @@ void lat_free(const struct sk_buff *skb, enum lat_end why)
 	}
 }
 
-void lat_rekey(const struct sk_buff *skb, const void *old_head)
+static void rekey_one(const struct sk_buff *skb, const void *old_head,
+		      u8 kind)
 {
 	unsigned long flags;
 	struct stamp *s, tmp;
 	bool fresh;
-	u8 kind;
 
-	for (kind = STAMP_RX; kind <= STAMP_TX; kind++) {
-		s = stamp_lock((unsigned long)old_head, kind, false, &flags);
-		if (!s)
-			continue;
-		if (s->owner != skb) {
-			stamp_unlock(s, flags);
-			continue;
-		}
-		tmp = *s;
-		stamp_remove(s, flags);
-		s = stamp_lock_insert(head_key(skb), kind, &fresh, &flags);
-		if (!s) {
-			end_incomplete(&tmp, END_REKEYED);
-			continue;
-		}
+	s = stamp_lock((unsigned long)old_head, kind, false, &flags);
+	if (!s)
+		return;
+	if (s->owner != skb) {
+		stamp_unlock(s, flags);
+		return;
+	}
+	tmp = *s;
+	stamp_remove(s, flags);
+	s = stamp_lock_insert(head_key(skb), kind, &fresh, &flags);
+	if (s) {
 		memcpy((char *)s + STAMP_TIMELINE, (char *)&tmp + STAMP_TIMELINE,
 		       sizeof(*s) - STAMP_TIMELINE);
 		stamp_unlock(s, flags);
+		return;
 	}
+	local_irq_save(flags);
+	end_incomplete(&tmp, END_REKEYED);
+	local_irq_restore(flags);
+}
+
+/* pskb_expand_head() gave @skb a new head: move its timelines along. */
+void lat_rekey(const struct sk_buff *skb, const void *old_head)
+{
+	rekey_one(skb, old_head, STAMP_RX);
+	rekey_one(skb, old_head, STAMP_TX);
 }
 
 void lat_life_start(const struct sk_buff *skb)

@@ -141,8 +141,8 @@ static struct stamp *find_locked(unsigned long key, u8 kind, unsigned int b)
 	return NULL;
 }
 
-struct stamp *stamp_lock(unsigned long key, u8 kind, bool count_miss,
-			 unsigned long *flags)
+struct stamp *__stamp_lock(unsigned long key, u8 kind, bool count_miss,
+			   unsigned long *flags)
 {
 	unsigned int b = bucket_of(key, kind);
 	struct stamp *s;
@@ -154,8 +154,10 @@ struct stamp *stamp_lock(unsigned long key, u8 kind, bool count_miss,
 		spin_lock_irqsave(lock_of(b), *flags);
 		if (!(s->live && s->key == key && s->kind == kind))
 			s = find_locked(key, kind, b);	/* it was reused */
-		if (s)
+		if (s) {
+			__release(lock_of(b));	/* held: see stamp_bucket */
 			return s;
+		}
 		spin_unlock_irqrestore(lock_of(b), *flags);
 	}
 	if (count_miss)
@@ -163,8 +165,8 @@ struct stamp *stamp_lock(unsigned long key, u8 kind, bool count_miss,
 	return NULL;
 }
 
-struct stamp *stamp_lock_insert(unsigned long key, u8 kind, bool *fresh,
-				unsigned long *flags)
+struct stamp *__stamp_lock_insert(unsigned long key, u8 kind, bool *fresh,
+				  unsigned long *flags)
 {
 	unsigned int b = bucket_of(key, kind);
 	struct stamp *s;
@@ -173,6 +175,7 @@ struct stamp *stamp_lock_insert(unsigned long key, u8 kind, bool *fresh,
 	s = find_locked(key, kind, b);
 	if (s) {
 		*fresh = false;
+		__release(lock_of(b));		/* held: see stamp_bucket */
 		return s;
 	}
 	s = pool_get();
@@ -189,10 +192,12 @@ struct stamp *stamp_lock_insert(unsigned long key, u8 kind, bool *fresh,
 	hlist_nulls_add_head_rcu(&s->node, &buckets[b]);
 	this_cpu_inc(pcpu->inserts);
 	*fresh = true;
+	__release(lock_of(b));			/* held: see stamp_bucket */
 	return s;
 }
 
 void stamp_unlock(struct stamp *s, unsigned long flags)
+	__releases(stamp_bucket)
 {
 	spin_unlock_irqrestore(lock_of(bucket_of(s->key, s->kind)), flags);
 }
@@ -206,6 +211,7 @@ static void unlink_entry(struct stamp *s)
 }
 
 void stamp_remove(struct stamp *s, unsigned long flags)
+	__releases(stamp_bucket)
 {
 	spinlock_t *l = lock_of(bucket_of(s->key, s->kind));
 

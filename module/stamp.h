@@ -71,16 +71,31 @@ void stamp_exit(void);
  * Find the live entry of (key, kind) and lock it: NULL when there is none.
  * Counts a miss when @count_miss.  Interrupts stay off until the unlock.
  */
-struct stamp *stamp_lock(unsigned long key, u8 kind, bool count_miss,
-			 unsigned long *flags);
+struct stamp *__stamp_lock(unsigned long key, u8 kind, bool count_miss,
+			   unsigned long *flags);
+#define stamp_lock(key, kind, count_miss, flags) ({			\
+	struct stamp *__s;						\
+	__cond_lock(stamp_bucket, (__s = __stamp_lock(key, kind,	\
+						      count_miss, flags))); \
+	__s; })
 /*
  * Find or create the entry of (key, kind) and lock it.  *@fresh tells a
  * new entry (zeroed but for key and kind) from an existing one.  NULL when
  * the table is full.
  */
-struct stamp *stamp_lock_insert(unsigned long key, u8 kind, bool *fresh,
-				unsigned long *flags);
-void stamp_unlock(struct stamp *s, unsigned long flags);
+struct stamp *__stamp_lock_insert(unsigned long key, u8 kind, bool *fresh,
+				  unsigned long *flags);
+#define stamp_lock_insert(key, kind, fresh, flags) ({			\
+	struct stamp *__s;						\
+	__cond_lock(stamp_bucket, (__s = __stamp_lock_insert(key, kind, \
+							     fresh, flags))); \
+	__s; })
+/*
+ * "stamp_bucket" is sparse's name for whichever bucket lock the entry
+ * took: the lock is computed, so the functions only tell sparse.
+ */
+void stamp_unlock(struct stamp *s, unsigned long flags)
+	__releases(stamp_bucket);
 
 #define STAMP_TIMELINE	offsetof(struct stamp, point)
 
@@ -91,7 +106,8 @@ static inline void stamp_clear(struct stamp *s)
 	memset((char *)s + STAMP_TIMELINE, 0, sizeof(*s) - STAMP_TIMELINE);
 }
 /* Unlink a locked entry, give it back and unlock. */
-void stamp_remove(struct stamp *s, unsigned long flags);
+void stamp_remove(struct stamp *s, unsigned long flags)
+	__releases(stamp_bucket);
 
 /*
  * Remove every entry older than @max_age ns (all of them for 0), calling

@@ -797,3 +797,68 @@ TEST(latency_tcp_counts_exact)
 	teardown();
 	return 0;
 }
+
+/*
+ * The files' shape, and the lifetime histogram: with every allocation
+ * followed, N datagrams mean at least N skbs allocated and freed.
+ */
+TEST(latency_files_and_lifetime)
+{
+	struct traffic t = {
+		.family = AF_INET, .type = SOCK_DGRAM, .n = 20,
+		.rx_comm = "skbp_frx", .tx_comm = "skbp_ftx",
+	};
+	unsigned long long cnt = 0, mn, p50, p90, p99, mx, avg;
+	char *s, *p, dir[8], stage[16];
+	int rows = 0, hist = 0, worst = 0;
+
+	CHECK(setup(false) == 0, "setup");
+	CHECK(load_and_reset("lifetime_sample=1") == 0, "load");
+	CHECK(run_traffic(&t) == 0, "traffic");
+
+	s = read_file(DEBUGFS_DIR "/latency");
+	CHECK(s, "cannot read latency");
+	note("latency:\n%s", s);
+	CHECK(s[0] == '#', "no header line");
+	for (p = s; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, "rx ", 3) || !strncmp(p, "tx ", 3)) {
+			int n = sscanf(p, "%7s %15s %llu %llu %llu %llu %llu %llu %llu",
+				       dir, stage, &cnt, &mn, &p50, &p90, &p99,
+				       &mx, &avg);
+
+			CHECK(n == 9, "bad row: %.60s", p);
+			CHECK(mn <= p50 && p50 <= p90 && p90 <= p99 && p99 <= mx &&
+			      mn <= avg && avg <= mx, "inconsistent row: %.80s", p);
+			rows++;
+		} else if (*p == '[') {
+			hist++;
+		} else if (!strncmp(p, "worst ", 6)) {
+			CHECK(strstr(p, "udp " IP4_A ":") || strstr(p, " -> " IP4_B ":"),
+			      "worst line without the flow: %.100s", p);
+			worst++;
+		}
+	}
+	free(s);
+	CHECK(rows == 9, "%d rows, want the 9 UDP stages", rows);
+	CHECK(worst == rows, "%d worst lines for %d rows", worst, rows);
+	CHECK(hist >= rows, "%d histogram lines for %d rows", hist, rows);
+
+	s = read_file(DEBUGFS_DIR "/procs");
+	CHECK(s, "cannot read procs");
+	note("procs:\n%s", s);
+	free(s);
+
+	s = read_file(DEBUGFS_DIR "/lifetime");
+	CHECK(s, "cannot read lifetime");
+	note("lifetime:\n%s", s);
+	p = strstr(s, "\nlifetime ");
+	CHECK(p && sscanf(p + 10, "%llu %llu %llu %llu %llu %llu %llu", &cnt,
+			  &mn, &p50, &p90, &p99, &mx, &avg) == 7,
+	      "no lifetime row");
+	free(s);
+	CHECK(cnt >= (unsigned long long)t.n, "lifetime count %llu < %d datagrams",
+	      cnt, t.n);
+	CHECK(mn > 0 && mn <= p50 && p50 <= mx, "inconsistent lifetime row");
+	teardown();
+	return 0;
+}
