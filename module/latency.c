@@ -43,6 +43,7 @@
 #include <linux/workqueue.h>
 #include <net/inet_sock.h>
 #include <net/ip.h>
+#include <net/flow.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
 
@@ -279,9 +280,18 @@ static void tuple_from_skb(const struct sk_buff *skb, struct skbprof_tuple *t)
 	}
 }
 
-static void tuple_from_sk(const struct sock *sk, u8 proto,
-			  struct skbprof_tuple *t)
+static void tuple_from_sk(const struct sock *sk, const struct flowi4 *fl4,
+			  u8 proto, struct skbprof_tuple *t)
 {
+	if (fl4) {			/* UDP: the datagram's own addresses */
+		t->family = AF_INET;
+		t->proto = proto;
+		t->saddr.v4 = fl4->saddr;
+		t->daddr.v4 = fl4->daddr;
+		t->sport = fl4->fl4_sport;
+		t->dport = fl4->fl4_dport;
+		return;
+	}
 	if (!sk)
 		return;
 	t->proto = proto;
@@ -410,7 +420,8 @@ void lat_rx_point(const struct sk_buff *skb, enum rx_point point, u8 proto)
 	stamp_remove(s, flags);
 }
 
-void lat_tx_start(const struct sk_buff *skb, const struct sock *sk, u8 proto)
+void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
+		  const struct flowi4 *fl4, u8 proto)
 {
 	unsigned long flags;
 	struct stamp *s;
@@ -435,7 +446,7 @@ void lat_tx_start(const struct sk_buff *skb, const struct sock *sk, u8 proto)
 	s->proto = proto;
 	/* the sending task, in its sendmsg: later stages run elsewhere */
 	set_owner(s, task_tgid_nr(current), current->comm);
-	tuple_from_sk(sk, proto, &s->tuple);
+	tuple_from_sk(sk, fl4, proto, &s->tuple);
 	stamp_unlock(s, flags);
 }
 
@@ -948,10 +959,9 @@ err_stamp:
 
 static void latency_exit(void)
 {
-	/* Unregistering waits for every running handler. */
+	/* main.c removed the files.  Unregistering waits for handlers. */
 	probes_exit();
 	cancel_delayed_work_sync(&reaper);
-	remove_files();
 	free_cpus();
 	stamp_exit();
 }

@@ -43,7 +43,10 @@ enum lat_end {
 /* Events from the probes (any context but NMI). */
 void lat_rx_start(const struct sk_buff *skb);
 void lat_rx_point(const struct sk_buff *skb, enum rx_point point, u8 proto);
-void lat_tx_start(const struct sk_buff *skb, const struct sock *sk, u8 proto);
+struct flowi4;
+/* @sk: the sending socket; @fl4: the flow of an IPv4 datagram, or NULL */
+void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
+		  const struct flowi4 *fl4, u8 proto);
 void lat_tx_point(const struct sk_buff *skb, enum tx_point point, u8 proto);
 void lat_free(const struct sk_buff *skb, enum lat_end why);
 void lat_rekey(const struct sk_buff *skb, const void *old_head);

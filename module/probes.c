@@ -128,18 +128,33 @@ static int kp_rx_app_udp(struct kprobe *p, struct pt_regs *regs)
 static int kp_tx_tcp_entail(struct kprobe *p, struct pt_regs *regs)
 {
 	hit(kp_cand(p));
-	lat_tx_start(ARG(regs, 1), ARG(regs, 0), IPPROTO_TCP);
+	lat_tx_start(ARG(regs, 1), ARG(regs, 0), NULL, IPPROTO_TCP);
 	return 0;
 }
 
-/* Kretprobes on skb constructors keep the socket argument here. */
+/* Kretprobes on skb constructors keep the socket (and flow) here. */
 struct sk_arg {
 	const struct sock *sk;
+	const struct flowi4 *fl4;
 };
 
 static int krp_save_sk(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	((struct sk_arg *)ri->data)->sk = ARG(regs, 0);
+	struct sk_arg *a = (void *)ri->data;
+
+	a->sk = ARG(regs, 0);
+	a->fl4 = NULL;
+	return 0;
+}
+
+/* ip_make_skb(sk, fl4, ...) */
+static int krp_save_sk_fl4(struct kretprobe_instance *ri,
+			   struct pt_regs *regs)
+{
+	struct sk_arg *a = (void *)ri->data;
+
+	a->sk = ARG(regs, 0);
+	a->fl4 = ARG(regs, 1);
 	return 0;
 }
 
@@ -150,7 +165,7 @@ static int krp_tx_tcp_alloc(struct kretprobe_instance *ri,
 
 	hit(krp_cand(ri));
 	if (skb)
-		lat_tx_start(skb, ((struct sk_arg *)ri->data)->sk,
+		lat_tx_start(skb, ((struct sk_arg *)ri->data)->sk, NULL,
 			     IPPROTO_TCP);
 	return 0;
 }
@@ -159,11 +174,11 @@ static int krp_tx_udp_make(struct kretprobe_instance *ri,
 			   struct pt_regs *regs)
 {
 	struct sk_buff *skb = (void *)regs_return_value(regs);
+	struct sk_arg *a = (void *)ri->data;
 
 	hit(krp_cand(ri));
 	if (!IS_ERR_OR_NULL(skb))
-		lat_tx_start(skb, ((struct sk_arg *)ri->data)->sk,
-			     IPPROTO_UDP);
+		lat_tx_start(skb, a->sk, a->fl4, IPPROTO_UDP);
 	return 0;
 }
 
@@ -339,7 +354,7 @@ static struct cand c_tx_app_tcp[] = {
 	    sizeof(struct sk_arg)),
 };
 static struct cand c_tx_app_udp4[] = {
-	KRP("ip_make_skb", krp_save_sk, krp_tx_udp_make,
+	KRP("ip_make_skb", krp_save_sk_fl4, krp_tx_udp_make,
 	    sizeof(struct sk_arg)),
 };
 static struct cand c_tx_app_udp6[] = {
