@@ -871,6 +871,7 @@ static void latency_reset(void)
 	on_each_cpu(reset_cpu, NULL, 1);
 	stamp_reap(0, 0, NULL);
 	stamp_reset_counters();
+	probes_reset();
 }
 
 static const char *const files[] = { "latency", "procs", "lifetime" };

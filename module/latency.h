@@ -56,6 +56,8 @@ void lat_life_start(const struct sk_buff *skb);
 int probes_init(void);
 void probes_exit(void);
 void probes_stats(struct seq_file *m);
+/* Zero the hit counters (nmissed is the kernel's own). */
+void probes_reset(void);
 /* Whether some probe serves timeline point @point of @kind (STAMP_RX...). */
 bool probes_point_active(int kind, int point, u8 proto);
 /* Names of the probes serving a point, comma separated, for stats. */

@@ -499,21 +499,41 @@ static void cand_unregister(struct cand *c)
 
 static void unregister_all(void)
 {
+	struct kretprobe *krps[ARRAY_SIZE(c_life) + 8];
+	struct kprobe *kps[64];
+	unsigned int nk = 0, nr = 0;
 	bool tps = false;
 	size_t g, i;
 
+	/* Batches: one wait for running handlers per kind, not per probe. */
 	for (g = 0; g < ARRAY_SIZE(groups); g++) {
 		for (i = 0; i < groups[g].n; i++) {
 			struct cand *c = &groups[g].c[i];
 
-			if (c->state == CS_ACTIVE) {
-				tps |= c->type == CT_TP;
+			if (c->state != CS_ACTIVE) {
+				c->state = CS_UNTRIED;
+				continue;
+			}
+			if (c->type == CT_TP) {
+				tracepoint_probe_unregister(c->tp, c->tp_fn, c);
+				tps = true;
+			} else if (c->type == CT_KPROBE &&
+				   nk < ARRAY_SIZE(kps)) {
+				kps[nk++] = &c->kp;
+			} else if (c->type == CT_KRETPROBE &&
+				   nr < ARRAY_SIZE(krps)) {
+				krps[nr++] = &c->krp;
+			} else {
 				cand_unregister(c);
 			}
 			c->state = CS_UNTRIED;
 		}
 	}
-	/* Kprobe unregistration waits for running handlers; tracepoints: */
+	if (nk)
+		unregister_kprobes(kps, nk);
+	if (nr)
+		unregister_kretprobes(krps, nr);
+	/* Kprobe unregistration waited for running handlers; tracepoints: */
 	if (tps)
 		tracepoint_synchronize_unregister();
 }
@@ -562,6 +582,17 @@ void probes_exit(void)
 	unregister_all();
 	free_percpu(hits);
 	hits = NULL;
+}
+
+void probes_reset(void)
+{
+	size_t g, i;
+	int cpu;
+
+	for (g = 0; g < ARRAY_SIZE(groups); g++)
+		for (i = 0; i < groups[g].n; i++)
+			for_each_possible_cpu(cpu)
+				*per_cpu_ptr(hits + groups[g].c[i].id, cpu) = 0;
 }
 
 static bool group_matches(const struct group *gr, int kind, int point,
