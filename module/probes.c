@@ -499,41 +499,21 @@ static void cand_unregister(struct cand *c)
 
 static void unregister_all(void)
 {
-	struct kretprobe *krps[ARRAY_SIZE(c_life) + 8];
-	struct kprobe *kps[64];
-	unsigned int nk = 0, nr = 0;
 	bool tps = false;
 	size_t g, i;
 
-	/* Batches: one wait for running handlers per kind, not per probe. */
 	for (g = 0; g < ARRAY_SIZE(groups); g++) {
 		for (i = 0; i < groups[g].n; i++) {
 			struct cand *c = &groups[g].c[i];
 
-			if (c->state != CS_ACTIVE) {
-				c->state = CS_UNTRIED;
-				continue;
-			}
-			if (c->type == CT_TP) {
-				tracepoint_probe_unregister(c->tp, c->tp_fn, c);
-				tps = true;
-			} else if (c->type == CT_KPROBE &&
-				   nk < ARRAY_SIZE(kps)) {
-				kps[nk++] = &c->kp;
-			} else if (c->type == CT_KRETPROBE &&
-				   nr < ARRAY_SIZE(krps)) {
-				krps[nr++] = &c->krp;
-			} else {
+			if (c->state == CS_ACTIVE) {
+				tps |= c->type == CT_TP;
 				cand_unregister(c);
 			}
 			c->state = CS_UNTRIED;
 		}
 	}
-	if (nk)
-		unregister_kprobes(kps, nk);
-	if (nr)
-		unregister_kretprobes(krps, nr);
-	/* Kprobe unregistration waited for running handlers; tracepoints: */
+	/* Kprobe unregistration waits for running handlers; tracepoints: */
 	if (tps)
 		tracepoint_synchronize_unregister();
 }
