@@ -24,6 +24,7 @@
  *   before 5.17:  (skb, location)
  *   5.17 to 6.10: (skb, location, reason)
  *   6.11 on:      (skb, location, reason, rx_sk)
+ * SKBPROF_TP_KFREE_SKB_ARGS is the probe's parameter list.
  * SKBPROF_DEFINE_KFREE_SKB_PROBE(name, handler) defines a probe @name with
  * the running kernel's prototype that calls
  *	handler(struct sk_buff *skb, void *location, u32 reason)
@@ -34,26 +35,26 @@
 #define SKBPROF_NO_DROP_REASON	0
 
 #if SKBPROF_KERNEL_AT_LEAST(6, 11)
-#define SKBPROF_DEFINE_KFREE_SKB_PROBE(name, handler)			\
-static void name(void *data, struct sk_buff *skb, void *location,	\
-		 enum skb_drop_reason reason, struct sock *rx_sk)	\
-{									\
-	handler(skb, location, (u32)reason);				\
-}
+#define SKBPROF_TP_KFREE_SKB_ARGS \
+	void *data, struct sk_buff *skb, void *location, \
+	enum skb_drop_reason reason, struct sock *rx_sk
+#define SKBPROF_TP_KFREE_SKB_REASON	((u32)reason)
 #elif SKBPROF_KERNEL_AT_LEAST(5, 17)
-#define SKBPROF_DEFINE_KFREE_SKB_PROBE(name, handler)			\
-static void name(void *data, struct sk_buff *skb, void *location,	\
-		 enum skb_drop_reason reason)				\
-{									\
-	handler(skb, location, (u32)reason);				\
-}
+#define SKBPROF_TP_KFREE_SKB_ARGS \
+	void *data, struct sk_buff *skb, void *location, \
+	enum skb_drop_reason reason
+#define SKBPROF_TP_KFREE_SKB_REASON	((u32)reason)
 #else
-#define SKBPROF_DEFINE_KFREE_SKB_PROBE(name, handler)			\
-static void name(void *data, struct sk_buff *skb, void *location)	\
-{									\
-	handler(skb, location, SKBPROF_NO_DROP_REASON);			\
-}
+#define SKBPROF_TP_KFREE_SKB_ARGS \
+	void *data, struct sk_buff *skb, void *location
+#define SKBPROF_TP_KFREE_SKB_REASON	SKBPROF_NO_DROP_REASON
 #endif
+
+#define SKBPROF_DEFINE_KFREE_SKB_PROBE(name, handler)			\
+static void name(SKBPROF_TP_KFREE_SKB_ARGS)				\
+{									\
+	handler(skb, location, SKBPROF_TP_KFREE_SKB_REASON);		\
+}
 
 /*
  * Names of drop reasons, from the running kernel's own tables (the enum's
@@ -109,6 +110,28 @@ static inline const char *skbprof_drop_reason_name(u32 reason)
 {
 	return NULL;
 }
+#endif
+
+/* Stage latency (latency.c, probes.c). */
+#include <linux/kprobes.h>
+
+/* The kretprobe a kretprobe_instance belongs to. */
+#if SKBPROF_KERNEL_AT_LEAST(5, 11)
+#define skbprof_kretprobe_of(ri)	get_kretprobe(ri)
+#else
+#define skbprof_kretprobe_of(ri)	((ri)->rp)
+#endif
+
+/*
+ * Arguments of probes on skb:consume_skb: its location came in 6.3.  (For
+ * skb:kfree_skb see SKBPROF_TP_KFREE_SKB_ARGS above.)
+ */
+#if SKBPROF_KERNEL_AT_LEAST(6, 3)
+#define SKBPROF_TP_CONSUME_SKB_ARGS \
+	void *data, struct sk_buff *skb, void *location
+#else
+#define SKBPROF_TP_CONSUME_SKB_ARGS \
+	void *data, struct sk_buff *skb
 #endif
 
 #endif /* _SKBPROF_COMPAT_H */

@@ -37,6 +37,7 @@ static const struct skbprof_part *const parts[] = {
 	&skbprof_control_part,
 	&skbprof_trace_part,
 	&skbprof_drops_part,
+	&skbprof_latency_part,
 };
 
 int skbprof_create_file(const char *name, umode_t mode, void *data,

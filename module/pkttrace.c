@@ -39,7 +39,7 @@ module_param(trace_buffer_kb, uint, 0400);
 MODULE_PARM_DESC(trace_buffer_kb,
 		 "Size of the packet trace buffer per CPU, in KiB (default 256)");
 
-struct trace_rec {
+struct pkttrace_rec {
 	u64 mono_ns;
 	u64 real_ns;
 	u16 cpu;
@@ -48,33 +48,33 @@ struct trace_rec {
 };
 
 /* Published once by skbprof_trace_prepare(), freed at unload. */
-static struct trace_buffer *trace_rb;
-static DEFINE_MUTEX(trace_alloc_lock);
+static struct trace_buffer *pkttrace_rb;
+static DEFINE_MUTEX(pkttrace_alloc_lock);
 
 /* Readers consume one at a time, so the per-CPU merge sees a still buffer. */
-static DEFINE_MUTEX(trace_read_lock);
-static DECLARE_WAIT_QUEUE_HEAD(trace_wait);
-static atomic64_t trace_lost = ATOMIC64_INIT(0);
-static atomic64_t trace_lines = ATOMIC64_INIT(0);
+static DEFINE_MUTEX(pkttrace_read_lock);
+static DECLARE_WAIT_QUEUE_HEAD(pkttrace_wait);
+static atomic64_t pkttrace_lost = ATOMIC64_INIT(0);
+static atomic64_t pkttrace_lines = ATOMIC64_INIT(0);
 
 /*
  * Producers may run where taking the wait queue's lock is not safe (deep
  * in the network stack, with unknown locks held): wake readers from an
  * irq_work instead.
  */
-static void trace_wake(struct irq_work *work)
+static void pkttrace_wake(struct irq_work *work)
 {
-	wake_up_all(&trace_wait);
+	wake_up_all(&pkttrace_wait);
 }
 
-static struct irq_work trace_iw;
+static struct irq_work pkttrace_iw;
 
-static struct trace_buffer *trace_ring(void)
+static struct trace_buffer *pkttrace_ring(void)
 {
 	/* Pairs with the release in skbprof_trace_prepare(): a buffer seen
 	 * here is fully initialised.
 	 */
-	return smp_load_acquire(&trace_rb);
+	return smp_load_acquire(&pkttrace_rb);
 }
 
 int skbprof_trace_prepare(void)
@@ -82,26 +82,26 @@ int skbprof_trace_prepare(void)
 	struct trace_buffer *rb;
 	int err = 0;
 
-	if (trace_ring())
+	if (pkttrace_ring())
 		return 0;
-	mutex_lock(&trace_alloc_lock);
-	if (!trace_rb) {
+	mutex_lock(&pkttrace_alloc_lock);
+	if (!pkttrace_rb) {
 		rb = ring_buffer_alloc((unsigned long)trace_buffer_kb << 10,
 				       RB_FL_OVERWRITE);
 		if (rb)
-			/* publish it initialised; see trace_ring() */
-			smp_store_release(&trace_rb, rb);
+			/* publish it initialised; see pkttrace_ring() */
+			smp_store_release(&pkttrace_rb, rb);
 		else
 			err = -ENOMEM;
 	}
-	mutex_unlock(&trace_alloc_lock);
+	mutex_unlock(&pkttrace_alloc_lock);
 	return err;
 }
 
 void skbprof_trace_printf(const char *fmt, ...)
 {
-	struct trace_buffer *rb = trace_ring();
-	struct trace_rec rec;
+	struct trace_buffer *rb = pkttrace_ring();
+	struct pkttrace_rec rec;
 	va_list ap;
 	int n;
 
@@ -114,20 +114,20 @@ void skbprof_trace_printf(const char *fmt, ...)
 	rec.real_ns = ktime_get_real_fast_ns();
 	rec.cpu = raw_smp_processor_id();
 	rec.len = n;
-	if (ring_buffer_write(rb, offsetof(struct trace_rec, text) + n, &rec))
+	if (ring_buffer_write(rb, offsetof(struct pkttrace_rec, text) + n, &rec))
 		return;
-	if (wq_has_sleeper(&trace_wait))
-		irq_work_queue(&trace_iw);
+	if (wq_has_sleeper(&pkttrace_wait))
+		irq_work_queue(&pkttrace_iw);
 }
 
-static bool trace_has_data(void)
+static bool pkttrace_has_data(void)
 {
-	struct trace_buffer *rb = trace_ring();
+	struct trace_buffer *rb = pkttrace_ring();
 
 	return rb && !ring_buffer_empty(rb);
 }
 
-struct trace_reader {
+struct pkttrace_reader {
 	size_t len, off;
 	char buf[PAGE_SIZE];
 };
@@ -136,10 +136,10 @@ struct trace_reader {
 #define LINE_ROOM (SKBPROF_TRACE_LINE_MAX + 48)
 
 /* Move lines, oldest first across CPUs, into r->buf. */
-static void trace_fill(struct trace_reader *r)
+static void pkttrace_fill(struct pkttrace_reader *r)
 {
-	struct trace_buffer *rb = trace_ring();
-	const struct trace_rec *rec;
+	struct trace_buffer *rb = pkttrace_ring();
+	const struct pkttrace_rec *rec;
 	struct ring_buffer_event *ev;
 	unsigned long lost;
 	u64 ts, best_ts;
@@ -151,7 +151,7 @@ static void trace_fill(struct trace_reader *r)
 	r->off = 0;
 	if (!rb)
 		return;
-	mutex_lock(&trace_read_lock);
+	mutex_lock(&pkttrace_read_lock);
 	while (r->len + 2 * LINE_ROOM <= sizeof(r->buf)) {
 		best = -1;
 		best_ts = 0;
@@ -172,7 +172,7 @@ static void trace_fill(struct trace_reader *r)
 		if (!ev)
 			continue;
 		if (lost) {
-			atomic64_add(lost, &trace_lost);
+			atomic64_add(lost, &pkttrace_lost);
 			r->len += scnprintf(r->buf + r->len, sizeof(r->buf) - r->len,
 					    "# lost %lu events\n", lost);
 		}
@@ -185,27 +185,27 @@ static void trace_fill(struct trace_reader *r)
 				    nsec / 1000, rec->cpu,
 				    min_t(int, rec->len, SKBPROF_TRACE_LINE_MAX),
 				    rec->text);
-		atomic64_inc(&trace_lines);
+		atomic64_inc(&pkttrace_lines);
 	}
-	mutex_unlock(&trace_read_lock);
+	mutex_unlock(&pkttrace_read_lock);
 }
 
-static ssize_t trace_read(struct file *file, char __user *ubuf, size_t count,
-			  loff_t *ppos)
+static ssize_t pkttrace_read(struct file *file, char __user *ubuf,
+			     size_t count, loff_t *ppos)
 {
-	struct trace_reader *r = file->private_data;
+	struct pkttrace_reader *r = file->private_data;
 	size_t n;
 	int err;
 
 	if (!count)
 		return 0;
 	while (r->off == r->len) {
-		trace_fill(r);
+		pkttrace_fill(r);
 		if (r->len)
 			break;
 		if (file->f_flags & O_NONBLOCK)
 			return -EAGAIN;
-		err = wait_event_interruptible(trace_wait, trace_has_data());
+		err = wait_event_interruptible(pkttrace_wait, pkttrace_has_data());
 		if (err)
 			return err;
 	}
@@ -216,19 +216,19 @@ static ssize_t trace_read(struct file *file, char __user *ubuf, size_t count,
 	return n;
 }
 
-static __poll_t trace_poll(struct file *file, poll_table *wait)
+static __poll_t pkttrace_poll(struct file *file, poll_table *wait)
 {
-	struct trace_reader *r = file->private_data;
+	struct pkttrace_reader *r = file->private_data;
 
-	poll_wait(file, &trace_wait, wait);
-	if (r->off < r->len || trace_has_data())
+	poll_wait(file, &pkttrace_wait, wait);
+	if (r->off < r->len || pkttrace_has_data())
 		return EPOLLIN | EPOLLRDNORM;
 	return 0;
 }
 
-static int trace_open(struct inode *inode, struct file *file)
+static int pkttrace_open(struct inode *inode, struct file *file)
 {
-	struct trace_reader *r;
+	struct pkttrace_reader *r;
 
 	if (file->f_mode & FMODE_WRITE)
 		return -EINVAL;
@@ -239,61 +239,61 @@ static int trace_open(struct inode *inode, struct file *file)
 	return nonseekable_open(inode, file);
 }
 
-static int trace_release(struct inode *inode, struct file *file)
+static int pkttrace_release(struct inode *inode, struct file *file)
 {
 	kfree(file->private_data);
 	return 0;
 }
 
-static const struct file_operations trace_fops = {
+static const struct file_operations pkttrace_fops = {
 	.owner		= THIS_MODULE,
-	.open		= trace_open,
-	.read		= trace_read,
-	.poll		= trace_poll,
-	.release	= trace_release,
+	.open		= pkttrace_open,
+	.read		= pkttrace_read,
+	.poll		= pkttrace_poll,
+	.release	= pkttrace_release,
 };
 
-static void trace_stats(struct seq_file *m)
+static void pkttrace_stats(struct seq_file *m)
 {
-	struct trace_buffer *rb = trace_ring();
+	struct trace_buffer *rb = pkttrace_ring();
 
 	seq_printf(m, "trace_buffer_bytes %lu\n",
 		   rb ? (unsigned long)trace_buffer_kb << 10 : 0);
-	seq_printf(m, "trace_lines %lld\n", atomic64_read(&trace_lines));
-	seq_printf(m, "trace_lost %lld\n", atomic64_read(&trace_lost));
+	seq_printf(m, "pkttrace_lines %lld\n", atomic64_read(&pkttrace_lines));
+	seq_printf(m, "pkttrace_lost %lld\n", atomic64_read(&pkttrace_lost));
 }
 
-static void trace_reset(void)
+static void pkttrace_reset(void)
 {
-	atomic64_set(&trace_lines, 0);
-	atomic64_set(&trace_lost, 0);
+	atomic64_set(&pkttrace_lines, 0);
+	atomic64_set(&pkttrace_lost, 0);
 }
 
-static int trace_init(void)
+static int pkttrace_init(void)
 {
-	init_irq_work(&trace_iw, trace_wake);
+	init_irq_work(&pkttrace_iw, pkttrace_wake);
 	if (!trace_buffer_kb || trace_buffer_kb > (1U << 20)) {
 		pr_err("trace_buffer_kb=%u: must be 1-1048576\n",
 		       trace_buffer_kb);
 		return -EINVAL;
 	}
-	return skbprof_create_file("trace", 0400, NULL, &trace_fops);
+	return skbprof_create_file("trace", 0400, NULL, &pkttrace_fops);
 }
 
-static void trace_exit(void)
+static void pkttrace_exit(void)
 {
 	/* Every producer is gone (parts after this one stopped first). */
-	irq_work_sync(&trace_iw);
-	if (trace_rb)
-		ring_buffer_free(trace_rb);
-	trace_rb = NULL;
-	trace_reset();
+	irq_work_sync(&pkttrace_iw);
+	if (pkttrace_rb)
+		ring_buffer_free(pkttrace_rb);
+	pkttrace_rb = NULL;
+	pkttrace_reset();
 }
 
 const struct skbprof_part skbprof_trace_part = {
 	.name	= "trace",
-	.init	= trace_init,
-	.exit	= trace_exit,
-	.reset	= trace_reset,
-	.stats	= trace_stats,
+	.init	= pkttrace_init,
+	.exit	= pkttrace_exit,
+	.reset	= pkttrace_reset,
+	.stats	= pkttrace_stats,
 };

@@ -74,6 +74,9 @@ extern const struct skbprof_part skbprof_drops_part;
  */
 int skbprof_init_fault(int step);
 
+/* The parts. */
+extern const struct skbprof_part skbprof_latency_part;
+
 /* Create a root-only debugfs file; returns 0 or a negative errno. */
 int skbprof_create_file(const char *name, umode_t mode, void *data,
 			const struct file_operations *fops);

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Log-linear histograms; see hist.h.  Plain C shared by the module and the
+ * host unit tests.
+ */
+#ifdef __KERNEL__
+#include <linux/bitops.h>
+#include <linux/math64.h>
+#include <linux/string.h>
+#define hist_div(a, b)	div64_u64(a, b)
+#define hist_fls64(v)	fls64(v)
+#else
+#include <string.h>
+#define hist_div(a, b)	((a) / (b))
+#define hist_fls64(v)	((v) ? 64 - __builtin_clzll(v) : 0)
+#endif
+
+#include "hist.h"
+
+unsigned int hist_index(u64 v)
+{
+	unsigned int e, i;
+
+	if (v < HIST_EXACT)
+		return v;
+	e = hist_fls64(v) - 1;			/* 2^e <= v < 2^(e+1), e >= 4 */
+	if (e >= HIST_MAX_EXP)
+		return HIST_BUCKETS - 1;
+	/* HIST_SUB sub-buckets per power of two from 2^(SUB_BITS+1) up */
+	i = HIST_EXACT + (e - HIST_SUB_BITS - 1) * HIST_SUB +
+	    (unsigned int)(v >> (e - HIST_SUB_BITS)) - HIST_SUB;
+	return i;
+}
+
+u64 hist_bucket_lo(unsigned int i)
+{
+	unsigned int e, sub;
+
+	if (i < HIST_EXACT)
+		return i;
+	if (i >= HIST_BUCKETS)
+		return (u64)1 << HIST_MAX_EXP;
+	e = (i - HIST_EXACT) / HIST_SUB + HIST_SUB_BITS + 1;
+	sub = (i - HIST_EXACT) % HIST_SUB;
+	return (u64)(HIST_SUB + sub) << (e - HIST_SUB_BITS);
+}
+
+u64 hist_bucket_hi(unsigned int i)
+{
+	return hist_bucket_lo(i + 1);
+}
+
+void hist_init(struct hist *h)
+{
+	memset(h, 0, sizeof(*h));
+}
+
+void hist_add(struct hist *h, u64 v)
+{
+	if (!h->count || v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	h->count++;
+	h->sum += v;
+	h->buckets[hist_index(v)]++;
+}
+
+void hist_merge(struct hist *dst, const struct hist *src)
+{
+	unsigned int i;
+
+	if (!src->count)
+		return;
+	if (!dst->count || src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+	dst->count += src->count;
+	dst->sum += src->sum;
+	for (i = 0; i < HIST_BUCKETS; i++)
+		dst->buckets[i] += src->buckets[i];
+}
+
+u64 hist_percentile(const struct hist *h, unsigned int pct)
+{
+	u64 rank, seen = 0, v;
+	unsigned int i;
+
+	if (!h->count)
+		return 0;
+	if (pct >= 100)
+		return h->max;
+	/* nearest rank: ceil(pct * count / 100), at least 1 */
+	rank = hist_div(h->count * pct + 99, 100);
+	if (!rank)
+		return h->min;
+	for (i = 0; i < HIST_BUCKETS; i++) {
+		seen += h->buckets[i];
+		if (seen >= rank)
+			break;
+	}
+	if (i >= HIST_BUCKETS)		/* buckets disagree with count */
+		return h->max;
+	v = hist_bucket_hi(i) - 1;
+	if (v > h->max)
+		v = h->max;
+	if (v < h->min)
+		v = h->min;
+	return v;
+}
+
+u64 hist_avg(const struct hist *h)
+{
+	return h->count ? hist_div(h->sum, h->count) : 0;
+}
+
+u64 hist_log2_lo(unsigned int k)
+{
+	return k ? (u64)1 << (k - 1) : 0;
+}
+
+void hist_log2(const struct hist *h, u64 out[HIST_LOG2_BUCKETS])
+{
+	unsigned int i, k;
+
+	memset(out, 0, sizeof(u64) * HIST_LOG2_BUCKETS);
+	for (i = 0; i < HIST_BUCKETS; i++) {
+		if (!h->buckets[i])
+			continue;
+		/* buckets never straddle a power of two */
+		k = hist_fls64(hist_bucket_lo(i));
+		if (k >= HIST_LOG2_BUCKETS)
+			k = HIST_LOG2_BUCKETS - 1;
+		out[k] += h->buckets[i];
+	}
+}

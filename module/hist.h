@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Log-linear latency histograms (HdrHistogram-like), in nanoseconds.
+ *
+ * Values below HIST_EXACT get a bucket each.  Above, every power of two
+ * [2^e, 2^(e+1)) is split into HIST_SUB equal sub-buckets, so a bucket is
+ * never wider than 1/HIST_SUB (12.5%) of its lower bound.  Values from
+ * 2^HIST_MAX_EXP ns (about 73 minutes) up share the last bucket; count,
+ * sum, min and max stay exact for every value.
+ *
+ * This file and hist.c build in the kernel and in userspace (the host unit
+ * tests in tests/unit/hist_test.c), so they use nothing but plain C.
+ * Nothing here locks: the kernel keeps one histogram per CPU and stage,
+ * updates it with interrupts off, and merges copies on read.
+ */
+#ifndef _SKBPROF_HIST_H
+#define _SKBPROF_HIST_H
+
+/* In userspace, tests/unit/shim/ stands in for the kernel's headers. */
+#include <linux/bits.h>
+#include <linux/types.h>
+
+#define HIST_SUB_BITS	3
+#define HIST_SUB	BIT(HIST_SUB_BITS)		/* sub-buckets per 2^e */
+#define HIST_EXACT	(2 * HIST_SUB)			/* 0..15: exact buckets */
+#define HIST_MAX_EXP	42				/* 2^42 ns: 73 minutes */
+#define HIST_BUCKETS	(HIST_EXACT + \
+			 (HIST_MAX_EXP - HIST_SUB_BITS - 1) * HIST_SUB)
+
+struct hist {
+	u64 count;
+	u64 sum;
+	u64 min;		/* meaningful only when count > 0 */
+	u64 max;
+	u64 buckets[HIST_BUCKETS];
+};
+
+/* Bucket of value v. */
+unsigned int hist_index(u64 v);
+/* Smallest value of bucket i, and the one past its largest. */
+u64 hist_bucket_lo(unsigned int i);
+u64 hist_bucket_hi(unsigned int i);
+
+void hist_init(struct hist *h);
+void hist_add(struct hist *h, u64 v);
+void hist_merge(struct hist *dst, const struct hist *src);
+
+/*
+ * The value at or below which pct percent of the samples lie (nearest
+ * rank: the ceil(pct * count / 100)-th smallest sample), reported as the
+ * highest value of its bucket, clamped to [min, max].  So the result is
+ * never below the true percentile and at most 12.5% above it, and exact
+ * for p0 (min) and p100 (max).  0 for an empty histogram.
+ */
+u64 hist_percentile(const struct hist *h, unsigned int pct);
+/* Integer mean (floor); 0 for an empty histogram. */
+u64 hist_avg(const struct hist *h);
+
+/*
+ * Power-of-two view for display: log2 bucket k counts the values in
+ * [2^(k-1), 2^k) for k >= 1 and the value 0 for k == 0.
+ */
+#define HIST_LOG2_BUCKETS	(HIST_MAX_EXP + 1)
+void hist_log2(const struct hist *h, u64 out[HIST_LOG2_BUCKETS]);
+u64 hist_log2_lo(unsigned int k);
+
+#endif /* _SKBPROF_HIST_H */

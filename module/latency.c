@@ -1,0 +1,976 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stage latency: per-packet timelines across the receive and transmit
+ * paths, aggregated into per-CPU log-linear histograms per stage and per
+ * process, and the skb lifetime histogram.
+ *
+ * A timeline lives in the stamp table under skb->head, which the clones
+ * TCP transmits share with the write-queue skb, and under its direction:
+ * over veth or loopback the very skb that was transmitted is received
+ * next, and both timelines must stay apart.  Each probe reports a point
+ * (latency.h); a stage is measured only between two consecutive points,
+ * so a point that did not fire never stretches the next stage.  The
+ * receive timeline ends when the data is copied to the application, the
+ * transmit one when the driver gets the skb; a free before that ends it
+ * as incomplete.  Every free path (probes.c, "free") ends the timelines
+ * the freed skb carried, and those of its head when this was the last
+ * reference to it: skb addresses and heads are reused at once.
+ *
+ * Files:
+ *   latency   one row per stage: dir stage count min p50 p90 p99 max avg,
+ *             then per stage a log2 histogram and its worst packet
+ *   procs     per process: dir stage pid comm count p50 p99 max
+ *   lifetime  skb allocation-to-free lifetime (sampled)
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/ctype.h>
+#include <linux/fs.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/jhash.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/workqueue.h>
+#include <net/inet_sock.h>
+#include <net/ip.h>
+#include <net/flow.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+
+#include "hist.h"
+#include "latency.h"
+#include "stamp.h"
+
+static unsigned int max_age_ms = 60000;
+module_param(max_age_ms, uint, 0400);
+MODULE_PARM_DESC(max_age_ms,
+		 "Timelines older than this are evicted (default 60000 ms)");
+
+static unsigned int procs_rows = 128;
+module_param(procs_rows, uint, 0400);
+MODULE_PARM_DESC(procs_rows,
+		 "Process rows per CPU in procs (power of two, default 128)");
+
+unsigned int lat_lifetime_sample = 16;
+module_param_named(lifetime_sample, lat_lifetime_sample, uint, 0400);
+MODULE_PARM_DESC(lifetime_sample,
+		 "Follow one skb allocation in N for lifetime (0: off, default 16)");
+
+enum stage {
+	ST_DRV_IP, ST_IP_TCP, ST_IP_UDP, ST_TCP_APP, ST_UDP_APP, ST_RX_TOTAL,
+	ST_APP_TCP, ST_APP_UDP, ST_TCP_IP, ST_UDP_IP, ST_IP_DEV, ST_DEV_DRV,
+	ST_TX_TOTAL,
+	NSTAGES
+};
+
+static const struct stage_def {
+	const char *name;
+	u8 kind;		/* STAMP_RX / STAMP_TX */
+	u8 from, to;		/* points */
+	u8 from_proto, to_proto;
+} stages[NSTAGES] = {
+	[ST_DRV_IP]   = { "drv-ip",   STAMP_RX, RXP_DRV, RXP_IP, 0, 0 },
+	[ST_IP_TCP]   = { "ip-tcp",   STAMP_RX, RXP_IP, RXP_L4, 0, IPPROTO_TCP },
+	[ST_IP_UDP]   = { "ip-udp",   STAMP_RX, RXP_IP, RXP_L4, 0, IPPROTO_UDP },
+	[ST_TCP_APP]  = { "tcp-app",  STAMP_RX, RXP_L4, RXP_APP, IPPROTO_TCP, 0 },
+	[ST_UDP_APP]  = { "udp-app",  STAMP_RX, RXP_L4, RXP_APP, IPPROTO_UDP, 0 },
+	[ST_RX_TOTAL] = { "rx-total", STAMP_RX, RXP_DRV, RXP_APP, 0, 0 },
+	[ST_APP_TCP]  = { "app-tcp",  STAMP_TX, TXP_APP, TXP_L4,
+			  IPPROTO_TCP, IPPROTO_TCP },
+	[ST_APP_UDP]  = { "app-udp",  STAMP_TX, TXP_APP, TXP_L4,
+			  IPPROTO_UDP, IPPROTO_UDP },
+	[ST_TCP_IP]   = { "tcp-ip",   STAMP_TX, TXP_L4, TXP_IP, IPPROTO_TCP, 0 },
+	[ST_UDP_IP]   = { "udp-ip",   STAMP_TX, TXP_L4, TXP_IP, IPPROTO_UDP, 0 },
+	[ST_IP_DEV]   = { "ip-dev",   STAMP_TX, TXP_IP, TXP_DEV, 0, 0 },
+	[ST_DEV_DRV]  = { "dev-drv",  STAMP_TX, TXP_DEV, TXP_DRV, 0, 0 },
+	[ST_TX_TOTAL] = { "tx-total", STAMP_TX, TXP_APP, TXP_DRV, 0, 0 },
+};
+
+static const char *const end_names[END_REASONS] = {
+	[END_DROPPED] = "dropped",
+	[END_FREED] = "freed",
+	[END_EVICTED] = "evicted",
+	[END_RESTARTED] = "restarted",
+	[END_REKEYED] = "rekeyed",
+};
+
+/* The stage ending at @point of a @kind timeline carrying @proto. */
+static int stage_of(u8 kind, u8 point, u8 proto)
+{
+	bool tcp = proto == IPPROTO_TCP, udp = proto == IPPROTO_UDP;
+
+	if (kind == STAMP_RX) {
+		switch (point) {
+		case RXP_IP:
+			return ST_DRV_IP;
+		case RXP_L4:
+			return tcp ? ST_IP_TCP : udp ? ST_IP_UDP : -1;
+		case RXP_APP:
+			return tcp ? ST_TCP_APP : udp ? ST_UDP_APP : -1;
+		}
+	} else {
+		switch (point) {
+		case TXP_L4:
+			return tcp ? ST_APP_TCP : udp ? ST_APP_UDP : -1;
+		case TXP_IP:
+			return tcp ? ST_TCP_IP : udp ? ST_UDP_IP : -1;
+		case TXP_DEV:
+			return ST_IP_DEV;
+		case TXP_DRV:
+			return ST_DEV_DRV;
+		}
+	}
+	return -1;
+}
+
+/* The worst packet of a stage since the last reset. */
+struct exemplar {
+	u64 ns;
+	u64 when;		/* ktime_get_ns() at the stage's end */
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+	struct skbprof_tuple tuple;
+};
+
+struct proc_row {
+	pid_t pid;		/* 0: free */
+	u8 stage;
+	char comm[TASK_COMM_LEN];
+	struct hist h;
+};
+
+/* Per-CPU aggregates; written with interrupts off, merged on read. */
+struct lat_cpu {
+	struct hist stage[NSTAGES];
+	struct exemplar worst[NSTAGES];
+	struct hist life;
+	u64 incomplete[2][END_REASONS];
+	u64 procs_overflow;
+	struct proc_row *rows;
+};
+
+static struct lat_cpu **lcpu;
+static u64 max_age_ns;
+static struct delayed_work reaper;
+
+#define REAP_PERIOD	HZ
+
+static inline unsigned long head_key(const struct sk_buff *skb)
+{
+	return (unsigned long)READ_ONCE(skb->head);
+}
+
+/* Interrupts are off in every caller: the CPU cannot change. */
+static inline struct lat_cpu *this_lat(void)
+{
+	return lcpu[smp_processor_id()];
+}
+
+static void record(int st, u64 ns, const struct stamp *s, u64 now)
+{
+	struct lat_cpu *c = this_lat();
+	struct exemplar *w = &c->worst[st];
+
+	hist_add(&c->stage[st], ns);
+	if (ns >= w->ns) {
+		w->ns = ns;
+		w->when = now;
+		w->pid = s->pid;
+		memcpy(w->comm, s->comm, sizeof(w->comm));
+		w->tuple = s->tuple;
+	}
+}
+
+/* Charge a stage to the process in @s (pid 0: nobody known). */
+static void charge(int st, u64 ns, const struct stamp *s)
+{
+	struct lat_cpu *c = this_lat();
+	unsigned int i, n = procs_rows, h;
+
+	if (!s->pid)
+		return;
+	h = jhash_2words(s->pid, st, 0);
+	for (i = 0; i < min(n, 16U); i++) {
+		struct proc_row *r = &c->rows[(h + i) & (n - 1)];
+
+		if (!r->pid) {
+			r->pid = s->pid;
+			r->stage = st;
+			memcpy(r->comm, s->comm, sizeof(r->comm));
+		} else if (r->pid != s->pid || r->stage != st ||
+			   memcmp(r->comm, s->comm, sizeof(r->comm))) {
+			continue;
+		}
+		hist_add(&r->h, ns);
+		return;
+	}
+	c->procs_overflow++;
+}
+
+static void end_incomplete(const struct stamp *s, enum lat_end why)
+{
+	if (s->kind == STAMP_RX || s->kind == STAMP_TX)
+		this_lat()->incomplete[s->kind][why]++;
+}
+
+static void set_owner(struct stamp *s, pid_t pid, const char *comm)
+{
+	s->pid = pid;
+	memcpy(s->comm, comm, sizeof(s->comm));
+}
+
+/* Addresses and ports from the network header of @skb. */
+static void tuple_from_skb(const struct sk_buff *skb, struct skbprof_tuple *t)
+{
+	int off = skb_network_offset(skb), l4 = -1;
+	union {
+		struct iphdr v4;
+		struct ipv6hdr v6;
+		__be16 ports[2];
+	} buf;
+	const u8 *p;
+
+	if (off < 0)
+		return;
+	p = skb_header_pointer(skb, off, sizeof(struct iphdr), &buf);
+	if (!p)
+		return;
+	if ((p[0] >> 4) == 4) {
+		const struct iphdr *iph = (const void *)p;
+
+		t->family = AF_INET;
+		t->proto = iph->protocol;
+		t->saddr.v4 = iph->saddr;
+		t->daddr.v4 = iph->daddr;
+		if (!(iph->frag_off & htons(IP_MF | IP_OFFSET)))
+			l4 = off + iph->ihl * 4;
+	} else if ((p[0] >> 4) == 6) {
+		const struct ipv6hdr *ip6 = skb_header_pointer(skb, off,
+							sizeof(*ip6), &buf);
+
+		if (!ip6)
+			return;
+		t->family = AF_INET6;
+		t->proto = ip6->nexthdr;
+		t->saddr.v6 = ip6->saddr;
+		t->daddr.v6 = ip6->daddr;
+		l4 = off + sizeof(*ip6);
+	} else {
+		return;
+	}
+	t->sport = 0;
+	t->dport = 0;
+	if (l4 >= 0 && (t->proto == IPPROTO_TCP || t->proto == IPPROTO_UDP)) {
+		const __be16 *ports = skb_header_pointer(skb, l4, 4, &buf);
+
+		if (ports) {
+			t->sport = ports[0];
+			t->dport = ports[1];
+		}
+	}
+}
+
+static void tuple_from_sk(const struct sock *sk, const struct flowi4 *fl4,
+			  u8 proto, struct skbprof_tuple *t)
+{
+	if (fl4) {			/* UDP: the datagram's own addresses */
+		t->family = AF_INET;
+		t->proto = proto;
+		t->saddr.v4 = fl4->saddr;
+		t->daddr.v4 = fl4->daddr;
+		t->sport = fl4->fl4_sport;
+		t->dport = fl4->fl4_dport;
+		return;
+	}
+	if (!sk)
+		return;
+	t->proto = proto;
+	t->sport = inet_sk(sk)->inet_sport;
+	t->dport = sk->sk_dport;
+	if (sk->sk_family == AF_INET) {
+		t->family = AF_INET;
+		t->saddr.v4 = sk->sk_rcv_saddr;
+		t->daddr.v4 = sk->sk_daddr;
+#if IS_ENABLED(CONFIG_IPV6)
+	} else if (sk->sk_family == AF_INET6) {
+		t->family = AF_INET6;
+		t->saddr.v6 = sk->sk_v6_rcv_saddr;
+		t->daddr.v6 = sk->sk_v6_daddr;
+#endif
+	}
+}
+
+static inline bool stale(const struct stamp *s, u64 now)
+{
+	return now - s->t_start > max_age_ns;
+}
+
+static void start(struct stamp *s, const struct sk_buff *skb, u64 now)
+{
+	s->point = 0;
+	s->t_start = now;
+	s->t_last = now;
+	s->owner = skb;
+}
+
+void lat_rx_start(const struct sk_buff *skb)
+{
+	unsigned long flags;
+	struct stamp *s;
+	bool fresh;
+	u64 now;
+
+	if (!skb)
+		return;
+	now = ktime_get_ns();
+	s = stamp_lock_insert(head_key(skb), STAMP_RX, &fresh, &flags);
+	if (!s)
+		return;
+	if (!fresh) {
+		/* several hand-off tracepoints see the same skb: keep the first */
+		if (s->point == RXP_DRV && !stale(s, now)) {
+			s->owner = skb;
+			stamp_unlock(s, flags);
+			return;
+		}
+		end_incomplete(s, stale(s, now) ? END_EVICTED : END_RESTARTED);
+		stamp_clear(s);
+	}
+	start(s, skb, now);
+	stamp_unlock(s, flags);
+}
+
+/* Record the stage ending at @point; under the entry's lock. */
+static void advance(struct stamp *s, const struct sk_buff *skb, u8 point,
+		    u64 now, bool charge_now)
+{
+	int st;
+
+	if (point == s->point + 1) {
+		st = stage_of(s->kind, point, s->proto);
+		if (st >= 0) {
+			u64 d = now - s->t_last;
+
+			record(st, d, s, now);
+			s->stage_ns[point - 1] = d;
+			s->stage_done |= 1U << (point - 1);
+			if (charge_now)
+				charge(st, d, s);
+		}
+	}
+	s->point = point;
+	s->t_last = now;
+	s->owner = skb;
+}
+
+void lat_rx_point(const struct sk_buff *skb, enum rx_point point, u8 proto)
+{
+	unsigned long flags;
+	struct stamp *s;
+	unsigned int i;
+	u64 now;
+
+	if (!skb)
+		return;
+	now = ktime_get_ns();
+	/* several copy probes may see one skb: only the first finds it */
+	s = stamp_lock(head_key(skb), STAMP_RX, point != RXP_APP, &flags);
+	if (!s)
+		return;
+	if (stale(s, now)) {
+		end_incomplete(s, END_EVICTED);
+		stamp_remove(s, flags);
+		return;
+	}
+	if (point <= s->point) {		/* seen already (another pass) */
+		stamp_unlock(s, flags);
+		return;
+	}
+	if (proto)
+		s->proto = proto;
+	if (point == RXP_IP)
+		tuple_from_skb(skb, &s->tuple);
+	if (point != RXP_APP) {
+		advance(s, skb, point, now, false);
+		stamp_unlock(s, flags);
+		return;
+	}
+
+	/* Copied to the application: the task in recvmsg gets the bill. */
+	set_owner(s, task_tgid_nr(current), current->comm);
+	advance(s, skb, point, now, false);
+	for (i = 0; i < RXP_APP; i++) {
+		int st = stage_of(STAMP_RX, i + 1, s->proto);
+
+		if (st >= 0 && (s->stage_done & (1U << i)))
+			charge(st, s->stage_ns[i], s);
+	}
+	record(ST_RX_TOTAL, now - s->t_start, s, now);
+	charge(ST_RX_TOTAL, now - s->t_start, s);
+	stamp_remove(s, flags);
+}
+
+void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
+		  const struct flowi4 *fl4, u8 proto)
+{
+	unsigned long flags;
+	struct stamp *s;
+	bool fresh;
+	u64 now;
+
+	if (!skb)
+		return;
+	now = ktime_get_ns();
+	s = stamp_lock_insert(head_key(skb), STAMP_TX, &fresh, &flags);
+	if (!s)
+		return;
+	if (!fresh) {
+		if (s->point == TXP_APP && !stale(s, now)) {
+			stamp_unlock(s, flags);
+			return;
+		}
+		end_incomplete(s, stale(s, now) ? END_EVICTED : END_RESTARTED);
+		stamp_clear(s);
+	}
+	start(s, skb, now);
+	s->proto = proto;
+	/* the sending task, in its sendmsg: later stages run elsewhere */
+	set_owner(s, task_tgid_nr(current), current->comm);
+	tuple_from_sk(sk, fl4, proto, &s->tuple);
+	stamp_unlock(s, flags);
+}
+
+void lat_tx_point(const struct sk_buff *skb, enum tx_point point, u8 proto)
+{
+	unsigned long flags;
+	struct stamp *s;
+	u64 now;
+
+	if (!skb)
+		return;
+	now = ktime_get_ns();
+	s = stamp_lock(head_key(skb), STAMP_TX, true, &flags);
+	if (!s)
+		return;
+	if (stale(s, now)) {
+		end_incomplete(s, END_EVICTED);
+		stamp_remove(s, flags);
+		return;
+	}
+	if (point <= s->point) {	/* e.g. a retransmission in flight */
+		stamp_unlock(s, flags);
+		return;
+	}
+	/*
+	 * A TCP skb without payload (a FIN or SYN that got a fresh skb) is
+	 * not application data: forget it.
+	 */
+	if (point == TXP_L4 && proto == IPPROTO_TCP && !skb->len) {
+		stamp_remove(s, flags);
+		return;
+	}
+	if (proto)
+		s->proto = proto;
+	if (point == TXP_IP)
+		tuple_from_skb(skb, &s->tuple);
+	advance(s, skb, point, now, true);
+	if (point == TXP_DRV) {
+		record(ST_TX_TOTAL, now - s->t_start, s, now);
+		charge(ST_TX_TOTAL, now - s->t_start, s);
+		stamp_remove(s, flags);
+		return;
+	}
+	stamp_unlock(s, flags);
+}
+
+void lat_free(const struct sk_buff *skb, enum lat_end why)
+{
+	unsigned long key, flags;
+	struct stamp *s;
+	bool last;
+	u8 kind;
+
+	if (!skb)
+		return;
+	/*
+	 * This free releases the head unless a clone still holds it; then
+	 * only the timeline this very skb carried ends.
+	 */
+	last = !skb_cloned(skb);
+	key = head_key(skb);
+	for (kind = STAMP_RX; kind <= STAMP_TX; kind++) {
+		s = stamp_lock(key, kind, false, &flags);
+		if (!s)
+			continue;
+		if (s->owner == skb || last) {
+			end_incomplete(s, why);
+			stamp_remove(s, flags);
+		} else {
+			stamp_unlock(s, flags);
+		}
+	}
+	if (!lat_lifetime_sample)
+		return;
+	s = stamp_lock((unsigned long)skb, STAMP_LIFE, false, &flags);
+	if (s) {
+		hist_add(&this_lat()->life, ktime_get_ns() - s->t_start);
+		stamp_remove(s, flags);
+	}
+}
+
+static void rekey_one(const struct sk_buff *skb, const void *old_head,
+		      u8 kind)
+{
+	unsigned long flags;
+	struct stamp *s, tmp;
+	bool fresh;
+
+	s = stamp_lock((unsigned long)old_head, kind, false, &flags);
+	if (!s)
+		return;
+	if (s->owner != skb) {
+		stamp_unlock(s, flags);
+		return;
+	}
+	tmp = *s;
+	stamp_remove(s, flags);
+	s = stamp_lock_insert(head_key(skb), kind, &fresh, &flags);
+	if (s) {
+		memcpy((char *)s + STAMP_TIMELINE, (char *)&tmp + STAMP_TIMELINE,
+		       sizeof(*s) - STAMP_TIMELINE);
+		stamp_unlock(s, flags);
+		return;
+	}
+	local_irq_save(flags);
+	end_incomplete(&tmp, END_REKEYED);
+	local_irq_restore(flags);
+}
+
+/* pskb_expand_head() gave @skb a new head: move its timelines along. */
+void lat_rekey(const struct sk_buff *skb, const void *old_head)
+{
+	rekey_one(skb, old_head, STAMP_RX);
+	rekey_one(skb, old_head, STAMP_TX);
+}
+
+void lat_life_start(const struct sk_buff *skb)
+{
+	unsigned long flags;
+	struct stamp *s;
+	bool fresh;
+	u64 now = ktime_get_ns();
+
+	s = stamp_lock_insert((unsigned long)skb, STAMP_LIFE, &fresh, &flags);
+	if (!s)
+		return;
+	/* nested constructors return the same skb: keep the first stamp */
+	if (fresh || stale(s, now))
+		start(s, skb, now);
+	stamp_unlock(s, flags);
+}
+
+/* ---- the reaper ---- */
+
+static void reaped(struct stamp *s)
+{
+	end_incomplete(s, END_EVICTED);
+}
+
+static void reap(struct work_struct *w)
+{
+	stamp_reap(ktime_get_ns(), max_age_ns, reaped);
+	schedule_delayed_work(&reaper, REAP_PERIOD);
+}
+
+/* ---- reading ---- */
+
+static void merge_stage(int st, struct hist *h, struct exemplar *w)
+{
+	unsigned int cpu;
+
+	hist_init(h);
+	memset(w, 0, sizeof(*w));
+	for_each_possible_cpu(cpu) {
+		const struct lat_cpu *c = lcpu[cpu];
+
+		hist_merge(h, &c->stage[st]);
+		if (c->stage[st].count && c->worst[st].ns >= w->ns)
+			*w = c->worst[st];
+	}
+}
+
+static void print_log2(struct seq_file *m, const struct hist *h)
+{
+	static const char units[] = " KMGT";
+	u64 b[HIST_LOG2_BUCKETS], top = 0;
+	unsigned int k, lo = HIST_LOG2_BUCKETS, hi = 0, i;
+
+	hist_log2(h, b);
+	for (k = 0; k < HIST_LOG2_BUCKETS; k++) {
+		if (!b[k])
+			continue;
+		lo = min(lo, k);
+		hi = max(hi, k);
+		top = max(top, b[k]);
+	}
+	for (k = lo; k <= hi && k < HIST_LOG2_BUCKETS; k++) {
+		u64 from = hist_log2_lo(k), to = hist_log2_lo(k + 1);
+		unsigned int width = top ? div64_u64(b[k] * 52, top) : 0;
+		char a[16], z[16];
+		int ua = 0, uz = 0;
+
+		while (from >= 1024 && !(from & 1023) && ua < 4) {
+			from >>= 10;
+			ua++;
+		}
+		while (to >= 1024 && !(to & 1023) && uz < 4) {
+			to >>= 10;
+			uz++;
+		}
+		snprintf(a, sizeof(a), "%llu%.*s", from, ua ? 1 : 0,
+			 &units[ua]);
+		snprintf(z, sizeof(z), "%llu%.*s", to, uz ? 1 : 0, &units[uz]);
+		seq_printf(m, "[%s, %s)%*s%8llu |", a, z,
+			   (int)(16 - strlen(a) - strlen(z)), "", b[k]);
+		for (i = 0; i < 52; i++)
+			seq_putc(m, i < width ? '@' : ' ');
+		seq_puts(m, "|\n");
+	}
+}
+
+static void print_tuple(struct seq_file *m, const struct skbprof_tuple *t)
+{
+	const char *p = t->proto == IPPROTO_TCP ? "tcp" :
+			t->proto == IPPROTO_UDP ? "udp" : "ip";
+
+	if (t->family == AF_INET)
+		seq_printf(m, "%s %pI4:%u -> %pI4:%u", p, &t->saddr.v4,
+			   ntohs(t->sport), &t->daddr.v4, ntohs(t->dport));
+	else if (t->family == AF_INET6)
+		seq_printf(m, "%s [%pI6c]:%u -> [%pI6c]:%u", p, &t->saddr.v6,
+			   ntohs(t->sport), &t->daddr.v6, ntohs(t->dport));
+	else
+		seq_puts(m, "-");
+}
+
+/* A comm for a whitespace-separated row. */
+static void print_comm(struct seq_file *m, const char *comm)
+{
+	char c[TASK_COMM_LEN];
+	unsigned int i;
+
+	strscpy(c, comm, sizeof(c));
+	for (i = 0; c[i]; i++)
+		if (c[i] == ' ' || c[i] == '\t' || !isprint(c[i]))
+			c[i] = '_';
+	seq_puts(m, c[0] ? c : "-");
+}
+
+static const char *dir_name(int st)
+{
+	return stages[st].kind == STAMP_RX ? "rx" : "tx";
+}
+
+static int latency_show(struct seq_file *m, void *v)
+{
+	struct { struct hist h[NSTAGES]; struct exemplar w[NSTAGES]; } *t;
+	int st;
+
+	t = kvmalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	for (st = 0; st < NSTAGES; st++)
+		merge_stage(st, &t->h[st], &t->w[st]);
+
+	seq_puts(m, "# dir stage count min p50 p90 p99 max avg (ns)\n");
+	for (st = 0; st < NSTAGES; st++) {
+		const struct hist *h = &t->h[st];
+
+		if (!h->count)
+			continue;
+		seq_printf(m, "%s %s %llu %llu %llu %llu %llu %llu %llu\n",
+			   dir_name(st), stages[st].name, h->count, h->min,
+			   hist_percentile(h, 50), hist_percentile(h, 90),
+			   hist_percentile(h, 99), h->max, hist_avg(h));
+	}
+	for (st = 0; st < NSTAGES; st++) {
+		const struct exemplar *w = &t->w[st];
+		u64 secs, ns;
+
+		if (!t->h[st].count)
+			continue;
+		seq_printf(m, "\n@%s %s (ns):\n", dir_name(st), stages[st].name);
+		print_log2(m, &t->h[st]);
+		secs = div64_u64_rem(w->when, NSEC_PER_SEC, &ns);
+		seq_printf(m, "worst %llu ns at %llu.%09llu ", w->ns, secs, ns);
+		print_tuple(m, &w->tuple);
+		seq_printf(m, " pid %d comm ", w->pid);
+		print_comm(m, w->comm);
+		seq_putc(m, '\n');
+	}
+	kvfree(t);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(latency);
+
+struct merged_row {
+	pid_t pid;
+	u8 stage;
+	char comm[TASK_COMM_LEN];
+	struct hist h;
+};
+
+static int procs_show(struct seq_file *m, void *v)
+{
+	unsigned int cpu, i, j, n = 0, max = num_possible_cpus() * procs_rows;
+	struct merged_row *rows;
+
+	rows = kvcalloc(max, sizeof(*rows), GFP_KERNEL);
+	if (!rows)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		const struct proc_row *r = lcpu[cpu]->rows;
+
+		for (i = 0; i < procs_rows; i++) {
+			if (!READ_ONCE(r[i].pid) || !r[i].h.count)
+				continue;
+			for (j = 0; j < n; j++)
+				if (rows[j].pid == r[i].pid &&
+				    rows[j].stage == r[i].stage &&
+				    !memcmp(rows[j].comm, r[i].comm,
+					    TASK_COMM_LEN))
+					break;
+			if (j == n) {
+				rows[n].pid = r[i].pid;
+				rows[n].stage = r[i].stage;
+				memcpy(rows[n].comm, r[i].comm, TASK_COMM_LEN);
+				n++;
+			}
+			hist_merge(&rows[j].h, &r[i].h);
+		}
+		cond_resched();
+	}
+	seq_puts(m, "# dir stage pid comm count p50 p99 max (ns)\n");
+	for (i = 0; i < n; i++) {
+		const struct merged_row *r = &rows[i];
+
+		seq_printf(m, "%s %s %d ", dir_name(r->stage),
+			   stages[r->stage].name, r->pid);
+		print_comm(m, r->comm);
+		seq_printf(m, " %llu %llu %llu %llu\n", r->h.count,
+			   hist_percentile(&r->h, 50),
+			   hist_percentile(&r->h, 99), r->h.max);
+	}
+	kvfree(rows);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(procs);
+
+static int lifetime_show(struct seq_file *m, void *v)
+{
+	struct hist *h;
+	unsigned int cpu;
+
+	h = kvmalloc(sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	hist_init(h);
+	for_each_possible_cpu(cpu)
+		hist_merge(h, &lcpu[cpu]->life);
+	seq_printf(m, "# skb lifetime, allocation to free, one allocation in %u followed\n",
+		   lat_lifetime_sample);
+	seq_puts(m, "# count min p50 p90 p99 max avg (ns)\n");
+	seq_printf(m, "lifetime %llu %llu %llu %llu %llu %llu %llu\n",
+		   h->count, h->min, hist_percentile(h, 50),
+		   hist_percentile(h, 90), hist_percentile(h, 99), h->max,
+		   hist_avg(h));
+	if (h->count) {
+		seq_puts(m, "\n@lifetime (ns):\n");
+		print_log2(m, h);
+	}
+	kvfree(h);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(lifetime);
+
+static void show_live(struct seq_file *m, const struct stamp *s)
+{
+	static const char *const kinds[] = { "rx", "tx", "life" };
+
+	seq_printf(m, "inflight %s point %u age_ns %llu ",
+		   s->kind < ARRAY_SIZE(kinds) ? kinds[s->kind] : "?",
+		   s->point, ktime_get_ns() - s->t_start);
+	print_tuple(m, &s->tuple);
+	seq_printf(m, " pid %d\n", s->pid);
+}
+
+/* ---- the part ---- */
+
+static void latency_stats(struct seq_file *m)
+{
+	u64 inc[2][END_REASONS] = {}, overflow = 0;
+	unsigned int cpu, k, r;
+	int st;
+
+	probes_stats(m);
+	for (st = 0; st < NSTAGES; st++) {
+		const struct stage_def *d = &stages[st];
+		bool from = probes_point_active(d->kind, d->from, d->from_proto);
+		bool to = probes_point_active(d->kind, d->to, d->to_proto);
+
+		seq_printf(m, "stage %s %s %s ", dir_name(st), d->name,
+			   from && to ? "active" : "unavailable");
+		probes_point_names(m, d->kind, d->from, d->from_proto);
+		seq_puts(m, " -> ");
+		probes_point_names(m, d->kind, d->to, d->to_proto);
+		seq_putc(m, '\n');
+	}
+	stamp_stats(m);
+	/* a few timelines in flight: where they stand */
+	stamp_show_live(m, 8, show_live);
+	for_each_possible_cpu(cpu) {
+		const struct lat_cpu *c = lcpu[cpu];
+
+		for (k = 0; k < 2; k++)
+			for (r = 0; r < END_REASONS; r++)
+				inc[k][r] += READ_ONCE(c->incomplete[k][r]);
+		overflow += READ_ONCE(c->procs_overflow);
+	}
+	for (k = 0; k < 2; k++)
+		for (r = 0; r < END_REASONS; r++)
+			seq_printf(m, "incomplete_%s_%s %llu\n",
+				   k == STAMP_RX ? "rx" : "tx", end_names[r],
+				   inc[k][r]);
+	seq_printf(m, "procs_overflow %llu\n", overflow);
+	seq_printf(m, "lifetime_sample %u\n", lat_lifetime_sample);
+}
+
+/* On each CPU with interrupts off: no handler is half-way in its data. */
+static void reset_cpu(void *unused)
+{
+	struct lat_cpu *c = this_lat();
+	struct proc_row *rows = c->rows;
+
+	memset(c, 0, sizeof(*c));
+	c->rows = rows;
+	memset(rows, 0, sizeof(*rows) * procs_rows);
+}
+
+static void latency_reset(void)
+{
+	on_each_cpu(reset_cpu, NULL, 1);
+	stamp_reap(0, 0, NULL);
+	stamp_reset_counters();
+	probes_reset();
+}
+
+static const char *const files[] = { "latency", "procs", "lifetime" };
+
+static void remove_files(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		struct dentry *d = debugfs_lookup(files[i], skbprof_debugfs);
+
+		if (!IS_ERR_OR_NULL(d)) {
+			debugfs_remove(d);
+			dput(d);
+		}
+	}
+}
+
+static void free_cpus(void)
+{
+	unsigned int cpu;
+
+	if (!lcpu)
+		return;
+	for_each_possible_cpu(cpu) {
+		if (!lcpu[cpu])
+			continue;
+		kvfree(lcpu[cpu]->rows);
+		kvfree(lcpu[cpu]);
+	}
+	kfree(lcpu);
+	lcpu = NULL;
+}
+
+static int latency_init(void)
+{
+	unsigned int cpu;
+	int err;
+
+	if (!procs_rows || !is_power_of_2(procs_rows) || procs_rows > 65536) {
+		pr_err("procs_rows=%u: must be a power of two up to 65536\n",
+		       procs_rows);
+		return -EINVAL;
+	}
+	max_age_ns = (u64)max_age_ms * NSEC_PER_MSEC;
+	err = stamp_init();
+	if (err)
+		return err;
+	err = -ENOMEM;
+	lcpu = kcalloc(nr_cpu_ids, sizeof(*lcpu), GFP_KERNEL);
+	if (!lcpu)
+		goto err_stamp;
+	for_each_possible_cpu(cpu) {
+		lcpu[cpu] = kvzalloc_node(sizeof(*lcpu[cpu]), GFP_KERNEL,
+					  cpu_to_node(cpu));
+		if (!lcpu[cpu])
+			goto err_cpus;
+		lcpu[cpu]->rows = kvcalloc(procs_rows, sizeof(struct proc_row),
+					   GFP_KERNEL);
+		if (!lcpu[cpu]->rows)
+			goto err_cpus;
+	}
+	err = skbprof_create_file("latency", 0400, NULL, &latency_fops);
+	if (!err)
+		err = skbprof_create_file("procs", 0400, NULL, &procs_fops);
+	if (!err)
+		err = skbprof_create_file("lifetime", 0400, NULL,
+					  &lifetime_fops);
+	if (err)
+		goto err_files;
+	err = probes_init();
+	if (err)
+		goto err_files;
+	INIT_DELAYED_WORK(&reaper, reap);
+	schedule_delayed_work(&reaper, REAP_PERIOD);
+	return 0;
+
+err_files:
+	remove_files();
+err_cpus:
+	free_cpus();
+err_stamp:
+	stamp_exit();
+	return err;
+}
+
+static void latency_exit(void)
+{
+	/* main.c removed the files.  Unregistering waits for handlers. */
+	probes_exit();
+	cancel_delayed_work_sync(&reaper);
+	free_cpus();
+	stamp_exit();
+}
+
+const struct skbprof_part skbprof_latency_part = {
+	.name = "latency",
+	.init = latency_init,
+	.exit = latency_exit,
+	.reset = latency_reset,
+	.stats = latency_stats,
+};

@@ -1,0 +1,705 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The probe points of the stage timelines.
+ *
+ * Each point of a timeline (see latency.h) is served by a group of
+ * candidates: stable tracepoints where one sits at the right place, else
+ * kprobes at function entry (cheap: ftrace), else kretprobes where the
+ * skb is the return value.  Functions get inlined or renamed between
+ * kernels, so a group lists every candidate known on the supported kernels
+ * and, at load, registers the first that works ("first" groups) or every
+ * one that works ("all" groups: several hand-off tracepoints, the free
+ * paths).  A candidate that fails is reported in stats with its error and
+ * never fails the load.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/in.h>
+#include <linux/kprobes.h>
+#include <linux/percpu.h>
+#include <linux/ptrace.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/tracepoint.h>
+
+#include "latency.h"
+#include "stamp.h"
+
+enum cand_type { CT_TP, CT_KPROBE, CT_KRETPROBE };
+enum cand_state { CS_UNTRIED, CS_ACTIVE, CS_STANDBY, CS_FAILED };
+
+struct cand {
+	const char *sym;
+	u8 type;
+	void *tp_fn;
+	kprobe_pre_handler_t pre;
+	kretprobe_handler_t entry, ret;
+	size_t data_size;
+	/* set at load */
+	u8 state;
+	int err;
+	unsigned int id;		/* slot in hits[] */
+	struct tracepoint *tp;
+	struct kprobe kp;
+	struct kretprobe krp;
+};
+
+struct group {
+	const char *name;
+	s8 kind;		/* STAMP_RX, STAMP_TX; -1: not a timeline point */
+	s8 point;
+	u8 proto;		/* IPPROTO_TCP, IPPROTO_UDP; 0: either */
+	bool all;		/* every candidate that works, not the first */
+	bool lifetime;		/* only when lifetime sampling is on */
+	struct cand *c;
+	unsigned int n;
+};
+
+static u64 __percpu *hits;
+
+static inline void hit(struct cand *c)
+{
+	this_cpu_inc(hits[c->id]);
+}
+
+#define ARG(regs, n)	((void *)regs_get_kernel_argument(regs, n))
+
+static inline struct cand *kp_cand(struct kprobe *p)
+{
+	return container_of(p, struct cand, kp);
+}
+
+static inline struct cand *krp_cand(struct kretprobe_instance *ri)
+{
+	return container_of(skbprof_kretprobe_of(ri), struct cand, krp);
+}
+
+/* ---- receive ---- */
+
+static void tp_rx_start(void *data, const struct sk_buff *skb)
+{
+	hit(data);
+	lat_rx_start(skb);
+}
+
+static int kp_rx_ip(struct kprobe *p, struct pt_regs *regs)
+{
+	hit(kp_cand(p));
+	lat_rx_point(ARG(regs, 0), RXP_IP, 0);
+	return 0;
+}
+
+static int kp_rx_tcp(struct kprobe *p, struct pt_regs *regs)
+{
+	hit(kp_cand(p));
+	lat_rx_point(ARG(regs, 0), RXP_L4, IPPROTO_TCP);
+	return 0;
+}
+
+static int kp_rx_udp(struct kprobe *p, struct pt_regs *regs)
+{
+	hit(kp_cand(p));
+	lat_rx_point(ARG(regs, 0), RXP_L4, IPPROTO_UDP);
+	return 0;
+}
+
+static void tp_rx_app(void *data, const struct sk_buff *skb, int len)
+{
+	hit(data);
+	lat_rx_point(skb, RXP_APP, 0);
+}
+
+static int kp_rx_app(struct kprobe *p, struct pt_regs *regs)
+{
+	hit(kp_cand(p));
+	lat_rx_point(ARG(regs, 0), RXP_APP, 0);
+	return 0;
+}
+
+static int kp_rx_app_udp(struct kprobe *p, struct pt_regs *regs)
+{
+	hit(kp_cand(p));
+	lat_rx_point(ARG(regs, 1), RXP_APP, 0);		/* (sk, skb, len) */
+	return 0;
+}
+
+/* ---- transmit ---- */
+
+static int kp_tx_tcp_entail(struct kprobe *p, struct pt_regs *regs)
+{
+	hit(kp_cand(p));
+	lat_tx_start(ARG(regs, 1), ARG(regs, 0), NULL, IPPROTO_TCP);
+	return 0;
+}
+
+/* Kretprobes on skb constructors keep the socket (and flow) here. */
+struct sk_arg {
+	const struct sock *sk;
+	const struct flowi4 *fl4;
+};
+
+static int krp_save_sk(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct sk_arg *a = (void *)ri->data;
+
+	a->sk = ARG(regs, 0);
+	a->fl4 = NULL;
+	return 0;
+}
+
+/* ip_make_skb(sk, fl4, ...) */
+static int krp_save_sk_fl4(struct kretprobe_instance *ri,
+			   struct pt_regs *regs)
+{
+	struct sk_arg *a = (void *)ri->data;
+
+	a->sk = ARG(regs, 0);
+	a->fl4 = ARG(regs, 1);
+	return 0;
+}
+
+static int krp_tx_tcp_alloc(struct kretprobe_instance *ri,
+			    struct pt_regs *regs)
+{
+	struct sk_buff *skb = (void *)regs_return_value(regs);
+
+	hit(krp_cand(ri));
+	if (skb)
+		lat_tx_start(skb, ((struct sk_arg *)ri->data)->sk, NULL,
+			     IPPROTO_TCP);
+	return 0;
+}
+
+static int krp_tx_udp_make(struct kretprobe_instance *ri,
+			   struct pt_regs *regs)
+{
+	struct sk_buff *skb = (void *)regs_return_value(regs);
+	struct sk_arg *a = (void *)ri->data;
+
+	hit(krp_cand(ri));
+	if (!IS_ERR_OR_NULL(skb))
+		lat_tx_start(skb, a->sk, a->fl4, IPPROTO_UDP);
+	return 0;
+}
+
+static int kp_tx_tcp(struct kprobe *p, struct pt_regs *regs)
+{
+	hit(kp_cand(p));
+	lat_tx_point(ARG(regs, 1), TXP_L4, IPPROTO_TCP);
+	return 0;
+}
+
+static int kp_tx_udp(struct kprobe *p, struct pt_regs *regs)
+{
+	hit(kp_cand(p));
+	lat_tx_point(ARG(regs, 0), TXP_L4, IPPROTO_UDP);
+	return 0;
+}
+
+static int kp_tx_ip(struct kprobe *p, struct pt_regs *regs)
+{
+	hit(kp_cand(p));
+	lat_tx_point(ARG(regs, 2), TXP_IP, 0);	/* (net, sk, skb) */
+	return 0;
+}
+
+static void tp_tx_dev(void *data, const struct sk_buff *skb)
+{
+	hit(data);
+	lat_tx_point(skb, TXP_DEV, 0);
+}
+
+static int kp_tx_dev(struct kprobe *p, struct pt_regs *regs)
+{
+	hit(kp_cand(p));
+	lat_tx_point(ARG(regs, 0), TXP_DEV, 0);
+	return 0;
+}
+
+static void tp_tx_drv(void *data, const struct sk_buff *skb,
+		      const struct net_device *dev)
+{
+	hit(data);
+	lat_tx_point(skb, TXP_DRV, 0);
+}
+
+static int kp_tx_drv(struct kprobe *p, struct pt_regs *regs)
+{
+	hit(kp_cand(p));
+	lat_tx_point(ARG(regs, 0), TXP_DRV, 0);
+	return 0;
+}
+
+/* ---- frees, head reallocation, lifetime ---- */
+
+static void tp_kfree_skb(SKBPROF_TP_KFREE_SKB_ARGS)
+{
+	hit(data);
+	lat_free(skb, END_DROPPED);
+}
+
+static void tp_consume_skb(SKBPROF_TP_CONSUME_SKB_ARGS)
+{
+	hit(data);
+	lat_free(skb, END_FREED);
+}
+
+static int kp_free(struct kprobe *p, struct pt_regs *regs)
+{
+	hit(kp_cand(p));
+	lat_free(ARG(regs, 0), END_FREED);
+	return 0;
+}
+
+struct expand_arg {
+	const struct sk_buff *skb;
+	const void *head;
+};
+
+static int krp_expand_entry(struct kretprobe_instance *ri,
+			    struct pt_regs *regs)
+{
+	struct expand_arg *a = (void *)ri->data;
+
+	a->skb = ARG(regs, 0);
+	a->head = a->skb ? a->skb->head : NULL;
+	return 0;
+}
+
+static int krp_expand_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct expand_arg *a = (void *)ri->data;
+
+	hit(krp_cand(ri));
+	if (!regs_return_value(regs) && a->skb &&
+	    READ_ONCE(a->skb->head) != a->head)
+		lat_rekey(a->skb, a->head);
+	return 0;
+}
+
+static DEFINE_PER_CPU(unsigned int, life_tick);
+
+static int krp_life_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	unsigned int n = lat_lifetime_sample;
+
+	/* non-zero: do not arm the return probe for this call */
+	if (!n)
+		return 1;
+	return this_cpu_inc_return(life_tick) % n ? 1 : 0;
+}
+
+static int krp_life_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct sk_buff *skb = (void *)regs_return_value(regs);
+
+	hit(krp_cand(ri));
+	if (!IS_ERR_OR_NULL(skb))
+		lat_life_start(skb);
+	return 0;
+}
+
+/* ---- the candidates ---- */
+
+#define TP(s, fn)	{ .sym = s, .type = CT_TP, .tp_fn = (void *)(fn) }
+#define KP(s, fn)	{ .sym = s, .type = CT_KPROBE, .pre = fn }
+#define KRP(s, en, fn, sz) \
+	{ .sym = s, .type = CT_KRETPROBE, .entry = en, .ret = fn, \
+	  .data_size = sz }
+
+static struct cand c_rx_drv[] = {
+	TP("netif_rx", tp_rx_start),
+	TP("netif_receive_skb_entry", tp_rx_start),
+	TP("netif_receive_skb_list_entry", tp_rx_start),
+	TP("napi_gro_receive_entry", tp_rx_start),
+	TP("napi_gro_frags_entry", tp_rx_start),
+	/* the core: catches hand-offs without an entry tracepoint */
+	TP("netif_receive_skb", tp_rx_start),
+};
+
+static struct cand c_rx_ip4[] = {
+	KP("ip_rcv_core", kp_rx_ip),	/* ip_rcv and ip_list_rcv */
+	KP("ip_rcv", kp_rx_ip),
+};
+
+static struct cand c_rx_ip6[] = {
+	KP("ip6_rcv_core", kp_rx_ip),	/* ipv6_rcv and ipv6_list_rcv */
+	KP("ipv6_rcv", kp_rx_ip),
+};
+
+static struct cand c_rx_tcp4[] = { KP("tcp_v4_rcv", kp_rx_tcp) };
+
+static struct cand c_rx_tcp6[] = { KP("tcp_v6_rcv", kp_rx_tcp) };
+
+static struct cand c_rx_udp4[] = {
+	KP("udp_rcv", kp_rx_udp),
+	KP("__udp4_lib_rcv", kp_rx_udp),
+};
+
+static struct cand c_rx_udp6[] = {
+	KP("udpv6_rcv", kp_rx_udp),
+	KP("__udp6_lib_rcv", kp_rx_udp),
+};
+
+static struct cand c_rx_app[] = {
+	TP("skb_copy_datagram_iovec", tp_rx_app),
+	KP("skb_copy_datagram_iter", kp_rx_app),
+};
+
+static struct cand c_rx_app_udp[] = {
+	/* after udp(v6)_recvmsg copied: linear skbs skip the tracepoint */
+	KP("skb_consume_udp", kp_rx_app_udp),
+};
+
+static struct cand c_rx_app_csum[] = {
+	/* UDP copy with software checksum: no tracepoint on that path */
+	KP("skb_copy_and_csum_datagram_msg", kp_rx_app),
+};
+
+static struct cand c_tx_app_tcp[] = {
+	KP("tcp_skb_entail", kp_tx_tcp_entail),			/* 5.15+ */
+	KRP("sk_stream_alloc_skb", krp_save_sk, krp_tx_tcp_alloc,
+	    sizeof(struct sk_arg)),				/* to 5.18 */
+	KRP("tcp_stream_alloc_skb", krp_save_sk, krp_tx_tcp_alloc,
+	    sizeof(struct sk_arg)),
+};
+
+static struct cand c_tx_app_udp4[] = {
+	KRP("ip_make_skb", krp_save_sk_fl4, krp_tx_udp_make,
+	    sizeof(struct sk_arg)),
+};
+
+static struct cand c_tx_app_udp6[] = {
+	KRP("ip6_make_skb", krp_save_sk, krp_tx_udp_make,
+	    sizeof(struct sk_arg)),
+};
+
+static struct cand c_tx_tcp[] = {
+	KP("__tcp_transmit_skb", kp_tx_tcp),
+	KP("tcp_transmit_skb", kp_tx_tcp),
+};
+
+static struct cand c_tx_udp4[] = { KP("udp_send_skb", kp_tx_udp) };
+
+static struct cand c_tx_udp6[] = { KP("udp_v6_send_skb", kp_tx_udp) };
+
+static struct cand c_tx_ip4[] = { KP("ip_output", kp_tx_ip) };
+
+static struct cand c_tx_ip6[] = { KP("ip6_output", kp_tx_ip) };
+
+static struct cand c_tx_dev[] = {
+	TP("net_dev_queue", tp_tx_dev),
+	KP("__dev_queue_xmit", kp_tx_dev),
+	KP("dev_queue_xmit", kp_tx_dev),
+};
+
+static struct cand c_tx_drv[] = {
+	TP("net_dev_start_xmit", tp_tx_drv),
+	KP("dev_hard_start_xmit", kp_tx_drv),
+};
+
+static struct cand c_free[] = {
+	TP("kfree_skb", tp_kfree_skb),
+	TP("consume_skb", tp_consume_skb),
+	/* every release of an sk_buff, also those without a tracepoint */
+	KP("skb_release_head_state", kp_free),
+	/* direct callers (TCP's pure ACKs, eaten skbs) */
+	KP("__kfree_skb", kp_free),
+	KP("kfree_skb_partial", kp_free),
+	/* 5.19+: handed to another CPU to free, maybe much later */
+	KP("skb_attempt_defer_free", kp_free),
+	KP("napi_skb_free_stolen_head", kp_free),
+};
+
+static struct cand c_rekey[] = {
+	KRP("pskb_expand_head", krp_expand_entry, krp_expand_ret,
+	    sizeof(struct expand_arg)),
+};
+
+static struct cand c_life[] = {
+	KRP("__alloc_skb", krp_life_entry, krp_life_ret, 0),
+	KRP("__build_skb", krp_life_entry, krp_life_ret, 0),
+	KRP("napi_build_skb", krp_life_entry, krp_life_ret, 0),
+	KRP("__napi_alloc_skb", krp_life_entry, krp_life_ret, 0),
+	KRP("skb_clone", krp_life_entry, krp_life_ret, 0),
+};
+
+#define GROUP(nm, k, pt, pr, every, cands) \
+	{ .name = nm, .kind = k, .point = pt, .proto = pr, .all = every, \
+	  .c = cands, .n = ARRAY_SIZE(cands) }
+
+static struct group groups[] = {
+	GROUP("rx-drv", STAMP_RX, RXP_DRV, 0, true, c_rx_drv),
+	GROUP("rx-ip4", STAMP_RX, RXP_IP, 0, false, c_rx_ip4),
+	GROUP("rx-ip6", STAMP_RX, RXP_IP, 0, false, c_rx_ip6),
+	GROUP("rx-tcp4", STAMP_RX, RXP_L4, IPPROTO_TCP, false, c_rx_tcp4),
+	GROUP("rx-tcp6", STAMP_RX, RXP_L4, IPPROTO_TCP, false, c_rx_tcp6),
+	GROUP("rx-udp4", STAMP_RX, RXP_L4, IPPROTO_UDP, false, c_rx_udp4),
+	GROUP("rx-udp6", STAMP_RX, RXP_L4, IPPROTO_UDP, false, c_rx_udp6),
+	GROUP("rx-app", STAMP_RX, RXP_APP, 0, false, c_rx_app),
+	GROUP("rx-app-udp", STAMP_RX, RXP_APP, IPPROTO_UDP, true,
+	      c_rx_app_udp),
+	GROUP("rx-app-csum", STAMP_RX, RXP_APP, 0, true, c_rx_app_csum),
+	GROUP("tx-app-tcp", STAMP_TX, TXP_APP, IPPROTO_TCP, false,
+	      c_tx_app_tcp),
+	GROUP("tx-app-udp4", STAMP_TX, TXP_APP, IPPROTO_UDP, false,
+	      c_tx_app_udp4),
+	GROUP("tx-app-udp6", STAMP_TX, TXP_APP, IPPROTO_UDP, false,
+	      c_tx_app_udp6),
+	GROUP("tx-tcp", STAMP_TX, TXP_L4, IPPROTO_TCP, false, c_tx_tcp),
+	GROUP("tx-udp4", STAMP_TX, TXP_L4, IPPROTO_UDP, false, c_tx_udp4),
+	GROUP("tx-udp6", STAMP_TX, TXP_L4, IPPROTO_UDP, false, c_tx_udp6),
+	GROUP("tx-ip4", STAMP_TX, TXP_IP, 0, false, c_tx_ip4),
+	GROUP("tx-ip6", STAMP_TX, TXP_IP, 0, false, c_tx_ip6),
+	GROUP("tx-dev", STAMP_TX, TXP_DEV, 0, false, c_tx_dev),
+	GROUP("tx-drv", STAMP_TX, TXP_DRV, 0, false, c_tx_drv),
+	GROUP("free", -1, 0, 0, true, c_free),
+	GROUP("rekey", -1, 0, 0, true, c_rekey),
+	{ .name = "lifetime", .kind = -1, .all = true, .lifetime = true,
+	  .c = c_life, .n = ARRAY_SIZE(c_life) },
+};
+
+/* ---- registration ---- */
+
+struct tp_find {
+	const char *name;
+	struct tracepoint *tp;
+};
+
+static void tp_match(struct tracepoint *tp, void *priv)
+{
+	struct tp_find *f = priv;
+
+	if (!f->tp && !strcmp(tp->name, f->name))
+		f->tp = tp;
+}
+
+static int cand_register(struct cand *c)
+{
+	struct tp_find f = { .name = c->sym };
+
+	switch (c->type) {
+	case CT_TP:
+		for_each_kernel_tracepoint(tp_match, &f);
+		if (!f.tp)
+			return -ENOENT;
+		c->tp = f.tp;
+		return tracepoint_probe_register(c->tp, c->tp_fn, c);
+	case CT_KPROBE:
+		memset(&c->kp, 0, sizeof(c->kp));
+		c->kp.symbol_name = c->sym;
+		c->kp.pre_handler = c->pre;
+		return register_kprobe(&c->kp);
+	case CT_KRETPROBE:
+		memset(&c->krp, 0, sizeof(c->krp));
+		c->krp.kp.symbol_name = c->sym;
+		c->krp.entry_handler = c->entry;
+		c->krp.handler = c->ret;
+		c->krp.data_size = c->data_size;
+		/* instances for callers that sleep inside (allocations) */
+		c->krp.maxactive = max_t(int, 64, 8 * num_possible_cpus());
+		return register_kretprobe(&c->krp);
+	}
+	return -EINVAL;
+}
+
+static void cand_unregister(struct cand *c)
+{
+	switch (c->type) {
+	case CT_TP:
+		tracepoint_probe_unregister(c->tp, c->tp_fn, c);
+		break;
+	case CT_KPROBE:
+		unregister_kprobe(&c->kp);
+		break;
+	case CT_KRETPROBE:
+		unregister_kretprobe(&c->krp);
+		break;
+	}
+	c->state = CS_UNTRIED;
+}
+
+static void unregister_all(void)
+{
+	bool tps = false;
+	size_t g, i;
+
+	for (g = 0; g < ARRAY_SIZE(groups); g++) {
+		for (i = 0; i < groups[g].n; i++) {
+			struct cand *c = &groups[g].c[i];
+
+			if (c->state == CS_ACTIVE) {
+				tps |= c->type == CT_TP;
+				cand_unregister(c);
+			}
+			c->state = CS_UNTRIED;
+		}
+	}
+	/* Kprobe unregistration waits for running handlers; tracepoints: */
+	if (tps)
+		tracepoint_synchronize_unregister();
+}
+
+int probes_init(void)
+{
+	unsigned int id = 0;
+	size_t g, i;
+
+	for (g = 0; g < ARRAY_SIZE(groups); g++)
+		for (i = 0; i < groups[g].n; i++)
+			groups[g].c[i].id = id++;
+	hits = __alloc_percpu(sizeof(u64) * id, sizeof(u64));
+	if (!hits)
+		return -ENOMEM;
+
+	for (g = 0; g < ARRAY_SIZE(groups); g++) {
+		struct group *gr = &groups[g];
+		bool served = false;
+
+		for (i = 0; i < gr->n; i++) {
+			struct cand *c = &gr->c[i];
+
+			c->err = 0;
+			if (gr->lifetime && !lat_lifetime_sample) {
+				c->state = CS_STANDBY;
+				continue;
+			}
+			if (served && !gr->all) {
+				c->state = CS_STANDBY;
+				continue;
+			}
+			c->err = cand_register(c);
+			c->state = c->err ? CS_FAILED : CS_ACTIVE;
+			served |= !c->err;
+		}
+		if (!served && !gr->lifetime)
+			pr_info("no probe for %s: its stages are unavailable\n",
+				gr->name);
+	}
+	return 0;
+}
+
+void probes_exit(void)
+{
+	unregister_all();
+	free_percpu(hits);
+	hits = NULL;
+}
+
+void probes_reset(void)
+{
+	size_t g, i;
+	int cpu;
+
+	for (g = 0; g < ARRAY_SIZE(groups); g++)
+		for (i = 0; i < groups[g].n; i++)
+			for_each_possible_cpu(cpu)
+				per_cpu(hits[groups[g].c[i].id], cpu) = 0;
+}
+
+static bool group_matches(const struct group *gr, int kind, int point,
+			  u8 proto)
+{
+	return gr->kind == kind && gr->point == point &&
+	       (!gr->proto || !proto || gr->proto == proto);
+}
+
+bool probes_point_active(int kind, int point, u8 proto)
+{
+	size_t g, i;
+
+	for (g = 0; g < ARRAY_SIZE(groups); g++) {
+		if (!group_matches(&groups[g], kind, point, proto))
+			continue;
+		for (i = 0; i < groups[g].n; i++)
+			if (groups[g].c[i].state == CS_ACTIVE)
+				return true;
+	}
+	return false;
+}
+
+void probes_point_names(struct seq_file *m, int kind, int point, u8 proto)
+{
+	bool first = true;
+	size_t g, i;
+
+	for (g = 0; g < ARRAY_SIZE(groups); g++) {
+		if (!group_matches(&groups[g], kind, point, proto))
+			continue;
+		for (i = 0; i < groups[g].n; i++) {
+			if (groups[g].c[i].state != CS_ACTIVE)
+				continue;
+			seq_printf(m, "%s%s", first ? "" : ",",
+				   groups[g].c[i].sym);
+			first = false;
+		}
+	}
+	if (first)
+		seq_puts(m, "none");
+}
+
+static const char *const type_names[] = {
+	[CT_TP] = "tracepoint",
+	[CT_KPROBE] = "kprobe",
+	[CT_KRETPROBE] = "kretprobe",
+};
+
+static const char *why(int err)
+{
+	switch (err) {
+	case -ENOENT:
+		return "no-such-symbol";
+	case -EINVAL:
+		return "not-probeable";
+	case -EEXIST:
+		return "already-probed";
+	case -EBUSY:
+		return "busy";
+	case -ENOMEM:
+		return "no-memory";
+	default:
+		return "error";
+	}
+}
+
+void probes_stats(struct seq_file *m)
+{
+	size_t g, i;
+	int cpu;
+
+	for (g = 0; g < ARRAY_SIZE(groups); g++) {
+		const struct group *gr = &groups[g];
+
+		for (i = 0; i < gr->n; i++) {
+			const struct cand *c = &gr->c[i];
+			unsigned long missed = 0;
+			u64 n = 0;
+
+			seq_printf(m, "probe %s %s %s ", gr->name, c->sym,
+				   type_names[c->type]);
+			switch (c->state) {
+			case CS_ACTIVE:
+				for_each_possible_cpu(cpu)
+					n += *per_cpu_ptr(hits + c->id, cpu);
+				if (c->type == CT_KPROBE)
+					missed = c->kp.nmissed;
+				else if (c->type == CT_KRETPROBE)
+					missed = c->krp.nmissed +
+						 c->krp.kp.nmissed;
+				seq_printf(m, "active hits %llu nmissed %lu\n",
+					   n, missed);
+				break;
+			case CS_FAILED:
+				seq_printf(m, "unavailable %s(%d)\n",
+					   why(c->err), c->err);
+				break;
+			default:
+				seq_printf(m, "standby %s\n",
+					   gr->lifetime && !lat_lifetime_sample ?
+					   "lifetime-sampling-off" :
+					   "another-candidate-serves");
+				break;
+			}
+		}
+	}
+}

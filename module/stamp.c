@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The stamp table; see stamp.h for the design.
+ *
+ * Locking: bucket b is guarded by locks[b % NLOCKS] (irq-safe: probes run
+ * in process and softirq context).  An entry is linked in, unlinked and
+ * changed only under the lock of the bucket its key hashes to, so holding
+ * that lock and seeing the entry live with the right key means nobody else
+ * can touch it.  The free lists have a lock per CPU, taken inside a bucket
+ * lock, never the other way round.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hash.h>
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/percpu.h>
+#include <linux/rculist_nulls.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/vmalloc.h>
+
+#include "stamp.h"
+
+static unsigned int table_size = 16384;
+module_param(table_size, uint, 0400);
+MODULE_PARM_DESC(table_size,
+		 "Packets the stamp table can follow at once (default 16384)");
+
+#define STAMP_MAX_LOCKS	1024
+
+struct stamp_cpu {
+	spinlock_t lock;		/* guards free, nfree */
+	struct stamp *free;
+	unsigned int nfree;
+	u64 inserts;
+	u64 misses;
+	u64 evictions;
+	u64 full;
+};
+
+static struct stamp *pool;
+static unsigned int capacity;
+static struct hlist_nulls_head *buckets;
+static unsigned int bucket_bits;
+static spinlock_t *locks;
+static unsigned int nlocks;
+static struct stamp_cpu __percpu *pcpu;
+
+static inline unsigned int bucket_of(unsigned long key, u8 kind)
+{
+	return hash_64((u64)key ^ ((u64)kind << 1), bucket_bits);
+}
+
+static inline spinlock_t *lock_of(unsigned int b)
+{
+	return &locks[b & (nlocks - 1)];
+}
+
+/* Called with interrupts off. */
+static struct stamp *pool_get(void)
+{
+	int this = smp_processor_id(), cpu;
+	struct stamp_cpu *c;
+	struct stamp *s;
+
+	c = per_cpu_ptr(pcpu, this);
+	spin_lock(&c->lock);
+	s = c->free;
+	if (s) {
+		c->free = s->free_next;
+		c->nfree--;
+	}
+	spin_unlock(&c->lock);
+	if (s)
+		return s;
+	/* This CPU ran dry (its stamps were freed elsewhere): take one. */
+	for_each_possible_cpu(cpu) {
+		if (cpu == this)
+			continue;
+		c = per_cpu_ptr(pcpu, cpu);
+		if (!READ_ONCE(c->nfree))
+			continue;
+		spin_lock(&c->lock);
+		s = c->free;
+		if (s) {
+			c->free = s->free_next;
+			c->nfree--;
+		}
+		spin_unlock(&c->lock);
+		if (s)
+			return s;
+	}
+	return NULL;
+}
+
+/* Called with interrupts off. */
+static void pool_put(struct stamp *s)
+{
+	struct stamp_cpu *c = this_cpu_ptr(pcpu);
+
+	spin_lock(&c->lock);
+	s->free_next = c->free;
+	c->free = s;
+	c->nfree++;
+	spin_unlock(&c->lock);
+}
+
+/* Lock-free walk; may return an entry that is being reused. */
+static struct stamp *find_rcu(unsigned long key, u8 kind, unsigned int b)
+{
+	struct hlist_nulls_node *n;
+	struct stamp *s;
+
+begin:
+	hlist_nulls_for_each_entry_rcu(s, n, &buckets[b], node) {
+		if (READ_ONCE(s->key) == key && READ_ONCE(s->kind) == kind)
+			return s;
+	}
+	/*
+	 * Entries are reused at once: if the one we stood on moved to another
+	 * chain, the walk ended on that chain's nulls marker.  Start again.
+	 */
+	if (get_nulls_value(n) != b)
+		goto begin;
+	return NULL;
+}
+
+/* Walk under the bucket's lock: the chain cannot change. */
+static struct stamp *find_locked(unsigned long key, u8 kind, unsigned int b)
+{
+	struct hlist_nulls_node *n;
+	struct stamp *s;
+
+	hlist_nulls_for_each_entry(s, n, &buckets[b], node) {
+		if (s->key == key && s->kind == kind)
+			return s;
+	}
+	return NULL;
+}
+
+struct stamp *__stamp_lock(unsigned long key, u8 kind, bool count_miss,
+			   unsigned long *flags)
+{
+	unsigned int b = bucket_of(key, kind);
+	struct stamp *s;
+
+	rcu_read_lock();
+	s = find_rcu(key, kind, b);
+	rcu_read_unlock();
+	if (s) {
+		spin_lock_irqsave(lock_of(b), *flags);
+		if (!(s->live && s->key == key && s->kind == kind))
+			s = find_locked(key, kind, b);	/* it was reused */
+		if (s) {
+			__release(lock_of(b));	/* held: see stamp_bucket */
+			return s;
+		}
+		spin_unlock_irqrestore(lock_of(b), *flags);
+	}
+	if (count_miss)
+		this_cpu_inc(pcpu->misses);
+	return NULL;
+}
+
+struct stamp *__stamp_lock_insert(unsigned long key, u8 kind, bool *fresh,
+				  unsigned long *flags)
+{
+	unsigned int b = bucket_of(key, kind);
+	struct stamp *s;
+
+	spin_lock_irqsave(lock_of(b), *flags);
+	s = find_locked(key, kind, b);
+	if (s) {
+		*fresh = false;
+		__release(lock_of(b));		/* held: see stamp_bucket */
+		return s;
+	}
+	s = pool_get();
+	if (!s) {
+		this_cpu_inc(pcpu->full);
+		spin_unlock_irqrestore(lock_of(b), *flags);
+		return NULL;
+	}
+	/* Lock-free walkers may be reading node and key: leave node alone. */
+	stamp_clear(s);
+	WRITE_ONCE(s->key, key);
+	WRITE_ONCE(s->kind, kind);
+	s->live = 1;
+	hlist_nulls_add_head_rcu(&s->node, &buckets[b]);
+	this_cpu_inc(pcpu->inserts);
+	*fresh = true;
+	__release(lock_of(b));			/* held: see stamp_bucket */
+	return s;
+}
+
+void stamp_unlock(struct stamp *s, unsigned long flags)
+	__releases(stamp_bucket)
+{
+	spin_unlock_irqrestore(lock_of(bucket_of(s->key, s->kind)), flags);
+}
+
+/* Under the bucket lock, interrupts off. */
+static void unlink_entry(struct stamp *s)
+{
+	hlist_nulls_del_init_rcu(&s->node);
+	s->live = 0;
+	pool_put(s);
+}
+
+void stamp_remove(struct stamp *s, unsigned long flags)
+	__releases(stamp_bucket)
+{
+	spinlock_t *l = lock_of(bucket_of(s->key, s->kind));
+
+	unlink_entry(s);
+	spin_unlock_irqrestore(l, flags);
+}
+
+unsigned int stamp_reap(u64 now, u64 max_age, void (*gone)(struct stamp *s))
+{
+	unsigned int b, n = 0;
+
+	for (b = 0; b < (1U << bucket_bits); b++) {
+		struct hlist_nulls_node *pos, *next;
+		unsigned long flags;
+
+		if (is_a_nulls(READ_ONCE(buckets[b].first)))
+			continue;
+		spin_lock_irqsave(lock_of(b), flags);
+		for (pos = buckets[b].first; !is_a_nulls(pos); pos = next) {
+			struct stamp *s = hlist_nulls_entry(pos, struct stamp,
+							    node);
+
+			next = pos->next;
+			if (max_age && now - s->t_start <= max_age)
+				continue;
+			if (gone)
+				gone(s);
+			unlink_entry(s);
+			if (max_age)
+				this_cpu_inc(pcpu->evictions);
+			n++;
+		}
+		spin_unlock_irqrestore(lock_of(b), flags);
+		if (!(b & 255))
+			cond_resched();
+	}
+	return n;
+}
+
+void stamp_show_live(struct seq_file *m, unsigned int max,
+		     void (*show)(struct seq_file *m, const struct stamp *s))
+{
+	unsigned int b, n = 0;
+
+	for (b = 0; b < (1U << bucket_bits) && n < max; b++) {
+		struct hlist_nulls_node *pos;
+		unsigned long flags;
+		struct stamp *s;
+
+		if (is_a_nulls(READ_ONCE(buckets[b].first)))
+			continue;
+		spin_lock_irqsave(lock_of(b), flags);
+		hlist_nulls_for_each_entry(s, pos, &buckets[b], node) {
+			if (n++ >= max)
+				break;
+			show(m, s);
+		}
+		spin_unlock_irqrestore(lock_of(b), flags);
+	}
+}
+
+unsigned int stamp_in_use(void)
+{
+	unsigned int nfree = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		nfree += READ_ONCE(per_cpu_ptr(pcpu, cpu)->nfree);
+	return nfree > capacity ? 0 : capacity - nfree;
+}
+
+void stamp_reset_counters(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct stamp_cpu *c = per_cpu_ptr(pcpu, cpu);
+		unsigned long flags;
+
+		spin_lock_irqsave(&c->lock, flags);
+		c->inserts = 0;
+		c->misses = 0;
+		c->evictions = 0;
+		c->full = 0;
+		spin_unlock_irqrestore(&c->lock, flags);
+	}
+}
+
+void stamp_stats(struct seq_file *m)
+{
+	u64 inserts = 0, misses = 0, evictions = 0, full = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct stamp_cpu *c = per_cpu_ptr(pcpu, cpu);
+
+		inserts += READ_ONCE(c->inserts);
+		misses += READ_ONCE(c->misses);
+		evictions += READ_ONCE(c->evictions);
+		full += READ_ONCE(c->full);
+	}
+	seq_printf(m, "table_capacity %u\n", capacity);
+	seq_printf(m, "table_in_use %u\n", stamp_in_use());
+	seq_printf(m, "table_inserts %llu\n", inserts);
+	seq_printf(m, "table_lookup_misses %llu\n", misses);
+	seq_printf(m, "table_evictions %llu\n", evictions);
+	seq_printf(m, "table_full %llu\n", full);
+}
+
+int stamp_init(void)
+{
+	unsigned int i, nb, per, cpu_i = 0, ncpus = num_possible_cpus();
+	int cpu;
+
+	if (table_size < 64 || table_size > (1U << 24)) {
+		pr_err("table_size=%u: must be between 64 and %u\n",
+		       table_size, 1U << 24);
+		return -EINVAL;
+	}
+	capacity = table_size;
+	nb = roundup_pow_of_two(capacity);
+	bucket_bits = ilog2(nb);
+	nlocks = min_t(unsigned int, nb, STAMP_MAX_LOCKS);
+
+	pool = vzalloc(array_size(capacity, sizeof(*pool)));
+	buckets = vmalloc(array_size(nb, sizeof(*buckets)));
+	locks = kcalloc(nlocks, sizeof(*locks), GFP_KERNEL);
+	pcpu = alloc_percpu(struct stamp_cpu);
+	if (!pool || !buckets || !locks || !pcpu) {
+		stamp_exit();
+		return -ENOMEM;
+	}
+	for (i = 0; i < nb; i++)
+		INIT_HLIST_NULLS_HEAD(&buckets[i], i);
+	for (i = 0; i < nlocks; i++)
+		spin_lock_init(&locks[i]);
+
+	/* Shard the pool over the CPUs: inserts mostly stay local. */
+	per = DIV_ROUND_UP(capacity, ncpus);
+	i = 0;
+	for_each_possible_cpu(cpu) {
+		struct stamp_cpu *c = per_cpu_ptr(pcpu, cpu);
+		unsigned int end = min(capacity, (cpu_i + 1) * per);
+
+		spin_lock_init(&c->lock);
+		for (; i < end; i++) {
+			pool[i].free_next = c->free;
+			c->free = &pool[i];
+			c->nfree++;
+		}
+		cpu_i++;
+	}
+	return 0;
+}
+
+void stamp_exit(void)
+{
+	free_percpu(pcpu);
+	pcpu = NULL;
+	kfree(locks);
+	locks = NULL;
+	vfree(buckets);
+	buckets = NULL;
+	vfree(pool);
+	pool = NULL;
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The stamp table: one timeline per packet and direction, keyed by an
+ * address (skb->head for the stage timelines, which clones share; the skb
+ * itself for lifetimes) and a kind.
+ *
+ * Fixed capacity, preallocated: entries come from per-CPU free lists (a
+ * CPU that runs dry takes from the others), so nothing is allocated in the
+ * hot path.  Lookups are lock-free RCU walks of hlist_nulls chains; an
+ * entry can be reused at once for another key (like SLAB_TYPESAFE_BY_RCU),
+ * so a walker that strays onto another chain notices by the nulls value
+ * and restarts, and a found entry is only trusted after stamp_lock() has
+ * taken its bucket's lock and checked the key again.  Every change to an
+ * entry (insert, update, remove) is made under its bucket's lock.
+ */
+#ifndef _SKBPROF_STAMP_H
+#define _SKBPROF_STAMP_H
+
+#include <linux/list_nulls.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
+#include <linux/in6.h>
+#include <linux/types.h>
+
+enum stamp_kind {
+	STAMP_RX,
+	STAMP_TX,
+	STAMP_LIFE,
+	STAMP_KINDS
+};
+
+/* Most points a timeline can pass (see latency.c). */
+#define STAMP_MAX_POINTS	6
+
+/* Addresses and ports of a packet, network byte order. */
+struct skbprof_tuple {
+	u8 family;		/* 0: unknown */
+	u8 proto;
+	__be16 sport, dport;
+	union {
+		__be32 v4;
+		struct in6_addr v6;
+	} saddr, daddr;
+};
+
+struct stamp {
+	struct hlist_nulls_node node;
+	struct stamp *free_next;	/* in a free list, never in a chain */
+	unsigned long key;
+	u8 kind;
+	u8 live;
+	u8 point;		/* the last point reached */
+	u8 proto;		/* IPPROTO_TCP / IPPROTO_UDP, 0 unknown */
+	/* the skb that last carried the timeline: its free ends it */
+	const void *owner;
+	u64 t_start;		/* the first point: age, totals */
+	u64 t_last;		/* the last point */
+	u64 stage_ns[STAMP_MAX_POINTS];	/* stages done, for attribution */
+	u8 stage_done;		/* bit per stage_ns[] filled */
+	pid_t pid;		/* the task charged, 0: not known yet */
+	char comm[TASK_COMM_LEN];
+	struct skbprof_tuple tuple;
+};
+
+int stamp_init(void);
+/* Callers must have stopped every user and waited for RCU readers. */
+void stamp_exit(void);
+
+/*
+ * Find the live entry of (key, kind) and lock it: NULL when there is none.
+ * Counts a miss when @count_miss.  Interrupts stay off until the unlock.
+ */
+struct stamp *__stamp_lock(unsigned long key, u8 kind, bool count_miss,
+			   unsigned long *flags);
+#define stamp_lock(key, kind, count_miss, flags) ({			\
+	struct stamp *__s;						\
+	__cond_lock(stamp_bucket, (__s = __stamp_lock(key, kind,	\
+						      count_miss, flags))); \
+	__s; })
+/*
+ * Find or create the entry of (key, kind) and lock it.  *@fresh tells a
+ * new entry (zeroed but for key and kind) from an existing one.  NULL when
+ * the table is full.
+ */
+struct stamp *__stamp_lock_insert(unsigned long key, u8 kind, bool *fresh,
+				  unsigned long *flags);
+#define stamp_lock_insert(key, kind, fresh, flags) ({			\
+	struct stamp *__s;						\
+	__cond_lock(stamp_bucket, (__s = __stamp_lock_insert(key, kind, \
+							     fresh, flags))); \
+	__s; })
+/*
+ * "stamp_bucket" is sparse's name for whichever bucket lock the entry
+ * took: the lock is computed, so the functions only tell sparse.
+ */
+void stamp_unlock(struct stamp *s, unsigned long flags)
+	__releases(stamp_bucket);
+
+#define STAMP_TIMELINE	offsetof(struct stamp, point)
+
+/* Forget the timeline of a locked entry, keeping its key. */
+static inline void stamp_clear(struct stamp *s)
+{
+	/* the timeline is everything from @point on */
+	memset((char *)s + STAMP_TIMELINE, 0, sizeof(*s) - STAMP_TIMELINE);
+}
+
+/* Unlink a locked entry, give it back and unlock. */
+void stamp_remove(struct stamp *s, unsigned long flags)
+	__releases(stamp_bucket);
+
+/*
+ * Remove every entry older than @max_age ns (all of them for 0), calling
+ * @gone on each, under its bucket lock, first.  Process context.
+ */
+unsigned int stamp_reap(u64 now, u64 max_age,
+			void (*gone)(struct stamp *s));
+
+/* Show up to @max live entries (under their bucket locks). */
+void stamp_show_live(struct seq_file *m, unsigned int max,
+		     void (*show)(struct seq_file *m, const struct stamp *s));
+
+void stamp_reset_counters(void);
+void stamp_stats(struct seq_file *m);
+/* Entries in use now. */
+unsigned int stamp_in_use(void);
+
+#endif /* _SKBPROF_STAMP_H */
