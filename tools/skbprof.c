@@ -18,13 +18,15 @@
 
 #define DEFAULT_ROOT "/sys/kernel/debug/skbprof"
 
-static const char *const views[] = { "stats", "drops", NULL };
+static const char *const views[] = {
+	"stats", "drops", "latency", "procs", "lifetime", NULL
+};
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: skbprof [--root DIR] VIEW\n"
-		"views: stats, drops\n"
+		"views: stats, drops, latency, procs, lifetime\n"
 		"  -r, --root DIR  read the files from DIR (default %s,\n"
 		"                  or $SKBPROF_ROOT)\n"
 		"  -h, --help      this text\n", DEFAULT_ROOT);
