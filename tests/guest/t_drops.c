@@ -1446,6 +1446,28 @@ static long long nft_out_packets(void)
 	return pkts;
 }
 
+/*
+ * Table skbprof_f: an output-hook rule that counts and drops UDP to
+ * PORT_F1, so the drops happen in the sending process's own context.
+ */
+static int nft_output_drop(void)
+{
+	int err, st;
+
+	err = kmod_probe("nf_tables");
+	CHECK(err == 0, "loading nf_tables: %s", strerror(-err));
+	/* the counter expression is a module on 5.10, built in later */
+	err = kmod_probe("nft_counter");
+	CHECK(err == 0 || (kver() >= 600 && err == -ENOENT),
+	      "loading nft_counter: %s", strerror(-err));
+	sh("nft delete table inet skbprof_f 2>/dev/null");
+	st = sh("nft add table inet skbprof_f && "
+		"nft add chain inet skbprof_f out '{ type filter hook output priority 0; }' && "
+		"nft add rule inet skbprof_f out udp dport %d counter drop", PORT_F1);
+	CHECK(st == 0, "nft setup exited %d", st);
+	return 0;
+}
+
 /* Send @n datagrams to PORT_F1 from a child process named @comm. */
 static pid_t send_as(const char *comm, int n)
 {
@@ -1478,21 +1500,11 @@ TEST(filter_drops_comm)
 	static const char *const syms6[] = { "nft_do_chain", NULL };
 	const char *const *syms = kver() < 600 ? syms510 : syms6;
 	pid_t a, b;
-	int st, rows, err;
+	int rows;
 	long long got;
 
-	err = kmod_probe("nf_tables");
-	CHECK(err == 0, "loading nf_tables: %s", strerror(-err));
-	err = kmod_probe("nft_counter");
-	CHECK(err == 0 || (kver() >= 600 && err == -ENOENT),
-	      "loading nft_counter: %s", strerror(-err));
-	if (load(NULL))
+	if (nft_output_drop() || load(NULL))
 		return -1;
-	sh("nft delete table inet skbprof_f 2>/dev/null");
-	st = sh("nft add table inet skbprof_f && "
-		"nft add chain inet skbprof_f out '{ type filter hook output priority 0; }' && "
-		"nft add rule inet skbprof_f out udp dport %d counter drop", PORT_F1);
-	CHECK(st == 0, "nft setup exited %d", st);
 
 	if (control_set("filter comm skbp-sender\nreset\n"))
 		goto err;
@@ -1523,23 +1535,13 @@ TEST(filter_drops_pid)
 	static const char *const syms510[] = { "nf_hook_slow", NULL };
 	static const char *const syms6[] = { "nft_do_chain", NULL };
 	const char *const *syms = kver() < 600 ? syms510 : syms6;
-	int pipefd[2], st, rows, err, n = 0;
+	int pipefd[2], st, rows, n = 0;
 	char cmd[64], go;
 	pid_t child, other;
 	long long got;
 
-	err = kmod_probe("nf_tables");
-	CHECK(err == 0, "loading nf_tables: %s", strerror(-err));
-	err = kmod_probe("nft_counter");
-	CHECK(err == 0 || (kver() >= 600 && err == -ENOENT),
-	      "loading nft_counter: %s", strerror(-err));
-	if (load(NULL))
+	if (nft_output_drop() || load(NULL))
 		return -1;
-	sh("nft delete table inet skbprof_f 2>/dev/null");
-	st = sh("nft add table inet skbprof_f && "
-		"nft add chain inet skbprof_f out '{ type filter hook output priority 0; }' && "
-		"nft add rule inet skbprof_f out udp dport %d counter drop", PORT_F1);
-	CHECK(st == 0, "nft setup exited %d", st);
 
 	/* a child that sends 8 datagrams once told its pid is filtered */
 	CHECK(pipe(pipefd) == 0, "pipe");
