@@ -11,7 +11,8 @@
 #
 # Environment: SKBPROF_KERNELS="6.1" to limit kernels, SKBPROF_TESTS="a b"
 # to run only some guest tests, SKBPROF_SKIP_SELFTEST=1 to skip step 2,
-# SKBPROF_TIMEOUT (seconds per guest boot, default 900).
+# SKBPROF_TIMEOUT (seconds per guest boot, default 900), SKBPROF_JOBS
+# (guests at once, default the number of CPUs).
 
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -41,16 +42,44 @@ if [ -z "${SKBPROF_SKIP_SELFTEST:-}" ]; then
 	bash "$TOP/tests/selftest.sh" 2>&1 | record
 fi
 
+# One kernel: build, initramfs, boot.  Its lines go to $OUT/VER/lines.
+check_kernel() {
+	local ver=$1
+	mkdir -p "$OUT/$ver"
+	{
+		log "== kernel $ver"
+		if build_module "$ver"; then
+			echo "ok $ver/build: W=1 and sparse clean"
+		else
+			echo "FAIL $ver/build: see $OUT/$ver/build.log"
+			return
+		fi
+		if ! make_initramfs "$ver"; then
+			echo "FAIL $ver/initramfs"
+			return
+		fi
+		boot "$ver" check "${SKBPROF_TIMEOUT:-900}"
+	} > "$OUT/$ver/lines" 2> "$OUT/$ver/check.log"
+}
+
+# Each guest is one single-threaded QEMU: run SKBPROF_JOBS of them at once
+# (default: the number of CPUs, at most 2 on small machines).
+jobs=${SKBPROF_JOBS:-$(nproc)}
+running=0
 for ver in $KERNELS; do
-	log "== kernel $ver"
-	if build_module "$ver"; then
-		echo "ok $ver/build: W=1 and sparse clean" | record
-	else
-		echo "FAIL $ver/build: see $OUT/$ver/build.log" | record
-		continue
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n
+		running=$((running - 1))
 	fi
-	make_initramfs "$ver" || { echo "FAIL $ver/initramfs" | record; continue; }
-	boot "$ver" check "${SKBPROF_TIMEOUT:-900}" | record
+	check_kernel "$ver" &
+	running=$((running + 1))
+done
+wait
+for ver in $KERNELS; do
+	record < "$OUT/$ver/lines"
+	# a kernel whose run stopped short (say, its download failed) fails
+	grep -q "^\(ok\|FAIL\) $ver/\(check\|build\|initramfs\)" "$OUT/$ver/lines" ||
+		echo "FAIL $ver: the run stopped early: $(tail -n 3 "$OUT/$ver/check.log" | tr '\n' '|')" | record
 done
 
 passed=$(grep -c '^ok ' "$results")
