@@ -485,6 +485,15 @@ static void unpin(void)
 	sched_setaffinity(0, sizeof(set), &set);
 }
 
+/* Where an nft drop rule frees packets: nf_hook_slow (5.10), nft_do_chain. */
+static const char *const *nft_drop_syms(void)
+{
+	static const char *const syms510[] = { "nf_hook_slow", NULL };
+	static const char *const syms6[] = { "nft_do_chain", NULL };
+
+	return kver() < 600 ? syms510 : syms6;
+}
+
 /* ---- the tests -------------------------------------------------------- */
 
 /*
@@ -572,9 +581,7 @@ TEST(drops_udp6_closed_port)
  */
 TEST(drops_nft_drop)
 {
-	static const char *const syms510[] = { "nf_hook_slow", NULL };
-	static const char *const syms6[] = { "nft_do_chain", NULL };
-	const char *const *syms = kver() < 600 ? syms510 : syms6;
+	const char *const *syms = nft_drop_syms();
 	const int n = 23;
 	long long pkts = -1;
 	const struct drow *r;
@@ -632,10 +639,8 @@ err:
  */
 TEST(drops_unloaded_module_location)
 {
-	static const char *const syms510[] = { "nf_hook_slow", NULL };
-	static const char *const syms6[] = { "nft_do_chain", NULL };
 	static const char *const unknown[] = { "?", NULL };
-	const char *const *syms = kver() < 600 ? syms510 : syms6;
+	const char *const *syms = nft_drop_syms();
 	int st, rows, err;
 
 	err = kmod_probe("nf_tables");
@@ -1496,9 +1501,7 @@ static pid_t send_as(const char *comm, int n)
  */
 TEST(filter_drops_comm)
 {
-	static const char *const syms510[] = { "nf_hook_slow", NULL };
-	static const char *const syms6[] = { "nft_do_chain", NULL };
-	const char *const *syms = kver() < 600 ? syms510 : syms6;
+	const char *const *syms = nft_drop_syms();
 	pid_t a, b;
 	int rows;
 	long long got;
@@ -1532,9 +1535,7 @@ err:
 
 TEST(filter_drops_pid)
 {
-	static const char *const syms510[] = { "nf_hook_slow", NULL };
-	static const char *const syms6[] = { "nft_do_chain", NULL };
-	const char *const *syms = kver() < 600 ? syms510 : syms6;
+	const char *const *syms = nft_drop_syms();
 	int pipefd[2], st, rows, n = 0;
 	char cmd[64], go;
 	pid_t child, other;
