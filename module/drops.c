@@ -124,6 +124,8 @@ static void drops_record(struct sk_buff *skb, void *location, u32 reason)
 	struct dt_sample s;
 	unsigned long flags;
 
+	if (skbprof_bench_empty)
+		return;
 	rcu_read_lock();
 	cfg = skbprof_config();
 	if (!(cfg->stages & BIT(SKBPROF_STAGE_DROPS)))

@@ -27,6 +27,11 @@ MODULE_PARM_DESC(fail_init_at,
 
 static int init_step;
 
+bool skbprof_bench_empty __read_mostly;
+module_param_named(bench_empty, skbprof_bench_empty, bool, 0400);
+MODULE_PARM_DESC(bench_empty,
+		 "Benchmark only: register every probe but return from its handler at once (the cost floor of the probes themselves)");
+
 int skbprof_init_fault(int step)
 {
 	return fail_init_at == step ? -ENOMEM : 0;

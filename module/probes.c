@@ -57,9 +57,13 @@ struct group {
 
 static u64 __percpu *hits;
 
-static inline void hit(struct cand *c)
+/* Count a hit; false in benchmark mode, where handlers do nothing else. */
+static inline bool hit(struct cand *c)
 {
+	if (skbprof_bench_empty)
+		return false;
 	this_cpu_inc(hits[c->id]);
+	return true;
 }
 
 #define ARG(regs, n)	((void *)regs_get_kernel_argument(regs, n))
@@ -78,47 +82,54 @@ static inline struct cand *krp_cand(struct kretprobe_instance *ri)
 
 static void tp_rx_start(void *data, const struct sk_buff *skb)
 {
-	hit(data);
+	if (!hit(data))
+		return;
 	lat_rx_start(skb);
 }
 
 static int kp_rx_ip(struct kprobe *p, struct pt_regs *regs)
 {
-	hit(kp_cand(p));
+	if (!hit(kp_cand(p)))
+		return 0;
 	lat_rx_point(ARG(regs, 0), RXP_IP, 0);
 	return 0;
 }
 
 static int kp_rx_tcp(struct kprobe *p, struct pt_regs *regs)
 {
-	hit(kp_cand(p));
+	if (!hit(kp_cand(p)))
+		return 0;
 	lat_rx_point(ARG(regs, 0), RXP_L4, IPPROTO_TCP);
 	return 0;
 }
 
 static int kp_rx_udp(struct kprobe *p, struct pt_regs *regs)
 {
-	hit(kp_cand(p));
+	if (!hit(kp_cand(p)))
+		return 0;
 	lat_rx_point(ARG(regs, 0), RXP_L4, IPPROTO_UDP);
 	return 0;
 }
 
 static void tp_rx_app(void *data, const struct sk_buff *skb, int len)
 {
-	hit(data);
+	if (!hit(data))
+		return;
 	lat_rx_point(skb, RXP_APP, 0);
 }
 
 static int kp_rx_app(struct kprobe *p, struct pt_regs *regs)
 {
-	hit(kp_cand(p));
+	if (!hit(kp_cand(p)))
+		return 0;
 	lat_rx_point(ARG(regs, 0), RXP_APP, 0);
 	return 0;
 }
 
 static int kp_rx_app_udp(struct kprobe *p, struct pt_regs *regs)
 {
-	hit(kp_cand(p));
+	if (!hit(kp_cand(p)))
+		return 0;
 	lat_rx_point(ARG(regs, 1), RXP_APP, 0);		/* (sk, skb, len) */
 	return 0;
 }
@@ -127,7 +138,8 @@ static int kp_rx_app_udp(struct kprobe *p, struct pt_regs *regs)
 
 static int kp_tx_tcp_entail(struct kprobe *p, struct pt_regs *regs)
 {
-	hit(kp_cand(p));
+	if (!hit(kp_cand(p)))
+		return 0;
 	lat_tx_start(ARG(regs, 1), ARG(regs, 0), NULL, IPPROTO_TCP);
 	return 0;
 }
@@ -142,6 +154,8 @@ static int krp_save_sk(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct sk_arg *a = (void *)ri->data;
 
+	if (skbprof_bench_empty)
+		return 0;
 	a->sk = ARG(regs, 0);
 	a->fl4 = NULL;
 	return 0;
@@ -153,6 +167,8 @@ static int krp_save_sk_fl4(struct kretprobe_instance *ri,
 {
 	struct sk_arg *a = (void *)ri->data;
 
+	if (skbprof_bench_empty)
+		return 0;
 	a->sk = ARG(regs, 0);
 	a->fl4 = ARG(regs, 1);
 	return 0;
@@ -163,7 +179,8 @@ static int krp_tx_tcp_alloc(struct kretprobe_instance *ri,
 {
 	struct sk_buff *skb = (void *)regs_return_value(regs);
 
-	hit(krp_cand(ri));
+	if (!hit(krp_cand(ri)))
+		return 0;
 	if (skb)
 		lat_tx_start(skb, ((struct sk_arg *)ri->data)->sk, NULL,
 			     IPPROTO_TCP);
@@ -176,7 +193,8 @@ static int krp_tx_udp_make(struct kretprobe_instance *ri,
 	struct sk_buff *skb = (void *)regs_return_value(regs);
 	struct sk_arg *a = (void *)ri->data;
 
-	hit(krp_cand(ri));
+	if (!hit(krp_cand(ri)))
+		return 0;
 	if (!IS_ERR_OR_NULL(skb))
 		lat_tx_start(skb, a->sk, a->fl4, IPPROTO_UDP);
 	return 0;
@@ -184,34 +202,39 @@ static int krp_tx_udp_make(struct kretprobe_instance *ri,
 
 static int kp_tx_tcp(struct kprobe *p, struct pt_regs *regs)
 {
-	hit(kp_cand(p));
+	if (!hit(kp_cand(p)))
+		return 0;
 	lat_tx_point(ARG(regs, 1), TXP_L4, IPPROTO_TCP);
 	return 0;
 }
 
 static int kp_tx_udp(struct kprobe *p, struct pt_regs *regs)
 {
-	hit(kp_cand(p));
+	if (!hit(kp_cand(p)))
+		return 0;
 	lat_tx_point(ARG(regs, 0), TXP_L4, IPPROTO_UDP);
 	return 0;
 }
 
 static int kp_tx_ip(struct kprobe *p, struct pt_regs *regs)
 {
-	hit(kp_cand(p));
+	if (!hit(kp_cand(p)))
+		return 0;
 	lat_tx_point(ARG(regs, 2), TXP_IP, 0);	/* (net, sk, skb) */
 	return 0;
 }
 
 static void tp_tx_dev(void *data, const struct sk_buff *skb)
 {
-	hit(data);
+	if (!hit(data))
+		return;
 	lat_tx_point(skb, TXP_DEV, 0);
 }
 
 static int kp_tx_dev(struct kprobe *p, struct pt_regs *regs)
 {
-	hit(kp_cand(p));
+	if (!hit(kp_cand(p)))
+		return 0;
 	lat_tx_point(ARG(regs, 0), TXP_DEV, 0);
 	return 0;
 }
@@ -219,13 +242,15 @@ static int kp_tx_dev(struct kprobe *p, struct pt_regs *regs)
 static void tp_tx_drv(void *data, const struct sk_buff *skb,
 		      const struct net_device *dev)
 {
-	hit(data);
+	if (!hit(data))
+		return;
 	lat_tx_point(skb, TXP_DRV, 0);
 }
 
 static int kp_tx_drv(struct kprobe *p, struct pt_regs *regs)
 {
-	hit(kp_cand(p));
+	if (!hit(kp_cand(p)))
+		return 0;
 	lat_tx_point(ARG(regs, 0), TXP_DRV, 0);
 	return 0;
 }
@@ -234,19 +259,22 @@ static int kp_tx_drv(struct kprobe *p, struct pt_regs *regs)
 
 static void tp_kfree_skb(SKBPROF_TP_KFREE_SKB_ARGS)
 {
-	hit(data);
+	if (!hit(data))
+		return;
 	lat_free(skb, END_DROPPED);
 }
 
 static void tp_consume_skb(SKBPROF_TP_CONSUME_SKB_ARGS)
 {
-	hit(data);
+	if (!hit(data))
+		return;
 	lat_free(skb, END_FREED);
 }
 
 static int kp_free(struct kprobe *p, struct pt_regs *regs)
 {
-	hit(kp_cand(p));
+	if (!hit(kp_cand(p)))
+		return 0;
 	lat_free(ARG(regs, 0), END_FREED);
 	return 0;
 }
@@ -261,6 +289,8 @@ static int krp_expand_entry(struct kretprobe_instance *ri,
 {
 	struct expand_arg *a = (void *)ri->data;
 
+	if (skbprof_bench_empty)
+		return 0;
 	a->skb = ARG(regs, 0);
 	a->head = a->skb ? a->skb->head : NULL;
 	return 0;
@@ -270,7 +300,8 @@ static int krp_expand_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct expand_arg *a = (void *)ri->data;
 
-	hit(krp_cand(ri));
+	if (!hit(krp_cand(ri)))
+		return 0;
 	if (!regs_return_value(regs) && a->skb &&
 	    READ_ONCE(a->skb->head) != a->head)
 		lat_rekey(a->skb, a->head);
@@ -293,7 +324,8 @@ static int krp_life_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct sk_buff *skb = (void *)regs_return_value(regs);
 
-	hit(krp_cand(ri));
+	if (!hit(krp_cand(ri)))
+		return 0;
 	if (!IS_ERR_OR_NULL(skb))
 		lat_life_start(skb);
 	return 0;

@@ -74,6 +74,13 @@ extern const struct skbprof_part skbprof_drops_part;
  */
 int skbprof_init_fault(int step);
 
+/*
+ * Benchmark mode (module parameter bench_empty): every probe stays
+ * registered but its handler returns at once, to measure what the probe
+ * mechanism alone costs.
+ */
+extern bool skbprof_bench_empty;
+
 /* The parts. */
 extern const struct skbprof_part skbprof_latency_part;
 
