@@ -39,9 +39,11 @@
 
 #include "config.h"
 #include "drops_table.h"
+#include "latency.h"
 #include "pktinfo.h"
 #include "pkttrace.h"
 #include "skbprof.h"
+#include "stamp.h"
 
 static unsigned int drop_keys = 256;
 module_param(drop_keys, uint, 0400);
@@ -64,6 +66,9 @@ static struct dt_table __percpu *drops_tables;
 static unsigned long drops_gen = 1;
 
 static struct tracepoint *drops_tp;
+
+/* Higher runs first; the others use TRACEPOINT_DEFAULT_PRIO. */
+#define DROPS_TP_PRIO	(TRACEPOINT_DEFAULT_PRIO + 1)
 
 static int drops_fault(int step)
 {
@@ -104,7 +109,7 @@ static void drops_skb_proto(const struct sk_buff *skb, struct dt_sample *s)
 
 /* One line on the trace stream per drop. */
 static void drops_trace(const struct skbprof_pktinfo *pi, void *location,
-			u32 reason)
+			u32 reason, u8 stage)
 {
 	const char *name = NULL;
 	char flow[96];
@@ -112,17 +117,19 @@ static void drops_trace(const struct skbprof_pktinfo *pi, void *location,
 	skbprof_fmt_flow(flow, sizeof(flow), pi);
 	if (SKBPROF_HAVE_DROP_REASONS)
 		name = skbprof_drop_reason_name(reason);
-	skbprof_trace_printf("DROP %s %pS | %s | dev %s",
+	skbprof_trace_printf("DROP %s %pS | %s | dev %s | stage %s",
 			     name ? name : "-", location, flow,
-			     pi->dev ? pi->dev : "-");
+			     pi->dev ? pi->dev : "-", lat_reached_name(stage));
 }
 
 static void drops_record(struct sk_buff *skb, void *location, u32 reason)
 {
 	const struct skbprof_config *cfg;
 	struct skbprof_pktinfo pi;
+	struct lat_seen seen;
 	struct dt_sample s;
 	unsigned long flags;
+	bool tracked, match;
 
 	if (skbprof_bench_empty)
 		return;
@@ -132,12 +139,25 @@ static void drops_record(struct sk_buff *skb, void *location, u32 reason)
 		goto out;
 	/* The device is copied once, for the filter and the table alike. */
 	skbprof_skb_info(skb, &pi, s.dev);
-	if (!skbprof_filter_match(&cfg->filter, &pi) ||
-	    !skbprof_sample_keep(cfg->sample))
+	/*
+	 * A packet with a timeline was matched already, where its headers
+	 * were first known; its sender is known too, whoever frees it.
+	 */
+	tracked = lat_seen(skb, &seen);
+	if (tracked && !pi.pid && seen.pid) {
+		pi.pid = seen.pid;
+		pi.comm = seen.comm;
+	}
+	if (tracked && seen.verdict != STAMP_UNDECIDED)
+		match = seen.verdict != STAMP_FILTERED;
+	else
+		match = skbprof_filter_match(&cfg->filter, &pi);
+	if (!match || !skbprof_sample_keep(cfg->sample))
 		goto out;
 
 	s.location = (unsigned long)location;
 	s.reason = reason;
+	s.stage = tracked ? seen.reached : DT_NO_STAGE;
 	s.now_ns = ktime_get_boot_fast_ns();
 	drops_skb_proto(skb, &s);
 
@@ -146,7 +166,7 @@ static void drops_record(struct sk_buff *skb, void *location, u32 reason)
 	local_irq_restore(flags);
 
 	if (cfg->trace != SKBPROF_TRACE_OFF)
-		drops_trace(&pi, location, reason);
+		drops_trace(&pi, location, reason, s.stage);
 out:
 	rcu_read_unlock();
 }
@@ -229,8 +249,8 @@ static int drops_seq_show(struct seq_file *m, void *v)
 	const char *reason;
 
 	if (v == SEQ_START_TOKEN) {
-		seq_printf(m, "%10s %-24s %-14s %-16s %17s %17s %s\n",
-			   "count", "reason", "proto", "dev", "first",
+		seq_printf(m, "%10s %-24s %-14s %-16s %-9s %17s %17s %s\n",
+			   "count", "reason", "proto", "dev", "stage", "first",
 			   "last", "location");
 		return 0;
 	}
@@ -255,7 +275,8 @@ static int drops_seq_show(struct seq_file *m, void *v)
 	else
 		snprintf(dev, sizeof(dev), "-%s",
 			 r->flags & DT_DEV_MIXED ? "+" : "");
-	seq_printf(m, " %-14s %-16s", proto, dev);
+	seq_printf(m, " %-14s %-16s %-9s", proto, dev,
+		   lat_reached_name(r->stage));
 	drops_put_time(m, r->first_ns);
 	drops_put_time(m, r->last_ns);
 
@@ -382,6 +403,7 @@ static int drops_init(void)
 {
 	int err;
 
+	BUILD_BUG_ON(DT_NO_STAGE != LAT_REACHED_NONE);
 	if (drop_keys < DT_MAX_KEYS_MIN || drop_keys > DT_MAX_KEYS_MAX) {
 		pr_err("drop_keys=%u: out of range %u-%u\n", drop_keys,
 		       DT_MAX_KEYS_MIN, DT_MAX_KEYS_MAX);
@@ -404,7 +426,12 @@ static int drops_init(void)
 		err = -ENOENT;
 	}
 	if (!err)
-		err = tracepoint_probe_register(drops_tp, drops_probe, NULL);
+		/*
+		 * Before the latency part's own kfree_skb probe, which ends
+		 * the timeline whose last stage a drop row names.
+		 */
+		err = tracepoint_probe_register_prio(drops_tp, drops_probe,
+						     NULL, DROPS_TP_PRIO);
 	if (err)
 		goto free;
 

@@ -38,9 +38,10 @@ void dt_init(struct dt_table *t, struct dt_slot *slots, u32 max_keys)
 		seqcount_init(&slots[i].seq);
 }
 
-static u32 dt_hash(unsigned long location, u32 reason)
+static u32 dt_hash(unsigned long location, u32 reason, u8 stage)
 {
-	u64 x = (u64)location ^ ((u64)reason << 32) ^ reason;
+	u64 x = (u64)location ^ ((u64)reason << 32) ^ reason ^
+		((u64)stage << 24);
 
 	/* multiplicative hashing; the high bits are the well-mixed ones */
 	x *= 0x9e3779b97f4a7c15ull;
@@ -89,11 +90,12 @@ bool dt_record(struct dt_table *t, unsigned long gen,
 	 * Linear probing, up to the key or an empty slot; the table is never
 	 * more than half full, so there is one.
 	 */
-	i = dt_hash(s->location, s->reason) & t->mask;
+	i = dt_hash(s->location, s->reason, s->stage) & t->mask;
 	slot = &t->slots[i];
 	while (slot->row.location &&
 	       (slot->row.location != s->location ||
-		slot->row.reason != s->reason)) {
+		slot->row.reason != s->reason ||
+		slot->row.stage != s->stage)) {
 		i = (i + 1) & t->mask;
 		slot = &t->slots[i];
 	}
@@ -108,6 +110,7 @@ bool dt_record(struct dt_table *t, unsigned long gen,
 		write_seqcount_begin(&slot->seq);
 		r->location = s->location;
 		r->reason = s->reason;
+		r->stage = s->stage;
 		r->ethertype = s->ethertype;
 		r->l4 = s->l4;
 		r->flags = s->flags & DT_L4;
@@ -169,6 +172,8 @@ static int dt_cmp_key(const void *a, const void *b)
 		return x->location < y->location ? -1 : 1;
 	if (x->reason != y->reason)
 		return x->reason < y->reason ? -1 : 1;
+	if (x->stage != y->stage)
+		return x->stage < y->stage ? -1 : 1;
 	return 0;
 }
 

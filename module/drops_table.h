@@ -4,7 +4,7 @@
  * that it also builds in userspace for the host unit tests.
  *
  * Each CPU owns one table.  A table is an open-addressed hash of
- * dt_capacity(max_keys) slots, keyed by (location, reason), of which at
+ * dt_capacity(max_keys) slots, keyed by (location, reason, stage), of which at
  * most max_keys are ever used: the load factor stays at or below 1/2, so a
  * probe sequence always ends at the key or at an empty slot, and a drop
  * with a new key is counted as overflow, never allocated.
@@ -40,10 +40,14 @@
 /* Reason of a drop on a kernel without drop reasons. */
 #define DT_NO_REASON	0
 
+/* Stage of a drop whose packet had no timeline. */
+#define DT_NO_STAGE	0xff
+
 /* What one drop contributes. */
 struct dt_sample {
 	unsigned long location;	/* caller of kfree_skb, never 0 */
 	u32 reason;		/* the kernel's enum skb_drop_reason value */
+	u8 stage;		/* the last stage the packet reached */
 	u16 ethertype;		/* skb->protocol, host order; 0: none */
 	u8 l4;			/* IP protocol / IPv6 next header */
 	u8 flags;		/* DT_L4 */
@@ -55,6 +59,7 @@ struct dt_sample {
 struct dt_row {
 	unsigned long location;	/* 0: empty slot */
 	u32 reason;
+	u8 stage;		/* DT_NO_STAGE: not known */
 	u16 ethertype;		/* of the latest drop */
 	u8 l4;			/* of the latest drop */
 	u8 flags;

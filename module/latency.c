@@ -47,8 +47,11 @@
 #include <net/ipv6.h>
 #include <net/sock.h>
 
+#include "config.h"
 #include "hist.h"
 #include "latency.h"
+#include "pktinfo.h"
+#include "pkttrace.h"
 #include "stamp.h"
 
 static unsigned int max_age_ms = 60000;
@@ -66,12 +69,34 @@ module_param_named(lifetime_sample, lat_lifetime_sample, uint, 0400);
 MODULE_PARM_DESC(lifetime_sample,
 		 "Follow one skb allocation in N for lifetime (0: off, default 16)");
 
+/* The stages, numbered as the control file's `stages` bits. */
 enum stage {
-	ST_DRV_IP, ST_IP_TCP, ST_IP_UDP, ST_TCP_APP, ST_UDP_APP, ST_RX_TOTAL,
-	ST_APP_TCP, ST_APP_UDP, ST_TCP_IP, ST_UDP_IP, ST_IP_DEV, ST_DEV_DRV,
-	ST_TX_TOTAL,
+	ST_DRV_IP = SKBPROF_STAGE_DRV_IP,
+	ST_IP_TCP = SKBPROF_STAGE_IP_TCP,
+	ST_IP_UDP = SKBPROF_STAGE_IP_UDP,
+	ST_TCP_APP = SKBPROF_STAGE_TCP_APP,
+	ST_UDP_APP = SKBPROF_STAGE_UDP_APP,
+	ST_RX_TOTAL = SKBPROF_STAGE_RX_TOTAL,
+	ST_APP_TCP = SKBPROF_STAGE_APP_TCP,
+	ST_APP_UDP = SKBPROF_STAGE_APP_UDP,
+	ST_TCP_IP = SKBPROF_STAGE_TCP_IP,
+	ST_UDP_IP = SKBPROF_STAGE_UDP_IP,
+	ST_IP_DEV = SKBPROF_STAGE_IP_DEV,
+	ST_DEV_DRV = SKBPROF_STAGE_DEV_DRV,
+	ST_TX_TOTAL = SKBPROF_STAGE_TX_TOTAL,
 	NSTAGES
 };
+
+#define RX_STAGES	GENMASK(ST_RX_TOTAL, ST_DRV_IP)
+#define TX_STAGES	GENMASK(ST_TX_TOTAL, ST_APP_TCP)
+
+/* The points' names in the verbose trace; the transport's is its own. */
+static const char *const point_names[2][STAMP_MAX_POINTS] = {
+	[STAMP_RX] = { "drv", "ip", "l4", "app" },
+	[STAMP_TX] = { "app", "l4", "ip", "dev", "drv" },
+};
+
+static const u8 last_point[2] = { [STAMP_RX] = RXP_APP, [STAMP_TX] = TXP_DRV };
 
 static const struct stage_def {
 	const char *name;
@@ -155,6 +180,8 @@ struct lat_cpu {
 	struct exemplar worst[NSTAGES];
 	struct hist life;
 	u64 incomplete[2][END_REASONS];
+	u64 verdicts[2][STAMP_FILTERED + 1];
+	u32 sample_tick[2];
 	u64 procs_overflow;
 	struct proc_row *rows;
 };
@@ -217,9 +244,11 @@ static void charge(int st, u64 ns, const struct stamp *s)
 	c->procs_overflow++;
 }
 
+/* A measured timeline ended early (the others were never measured). */
 static void end_incomplete(const struct stamp *s, enum lat_end why)
 {
-	if (s->kind == STAMP_RX || s->kind == STAMP_TX)
+	if ((s->kind == STAMP_RX || s->kind == STAMP_TX) &&
+	    s->verdict == STAMP_KEEP)
 		this_lat()->incomplete[s->kind][why]++;
 }
 
@@ -315,16 +344,259 @@ static inline bool stale(const struct stamp *s, u64 now)
 	return now - s->t_start > max_age_ns;
 }
 
-static void start(struct stamp *s, const struct sk_buff *skb, u64 now)
+static inline bool reached(const struct stamp *s, unsigned int point)
 {
-	s->point = 0;
-	s->t_start = now;
-	s->t_last = now;
+	return s->reached & BIT(point);
+}
+
+/* Mark @point reached by @skb at @now, through probe @via. */
+static void reach(struct stamp *s, const struct sk_buff *skb, u8 point,
+		  u16 via, u64 now)
+{
+	s->point = point;
+	s->reached |= BIT(point);
+	s->t_point[point] = now;
+	s->via[point] = via;
 	s->owner = skb;
 }
 
-void lat_rx_start(const struct sk_buff *skb)
+static void start(struct stamp *s, const struct sk_buff *skb,
+		  const struct skbprof_config *cfg, u16 via, u64 now)
 {
+	s->t_start = now;
+	s->stages = cfg->stages;
+	reach(s, skb, 0, via, now);
+}
+
+/* The packet as the filter sees it: what its timeline learnt so far. */
+static void stamp_pktinfo(const struct stamp *s, struct skbprof_pktinfo *pi)
+{
+	const struct skbprof_tuple *t = &s->tuple;
+
+	memset(pi, 0, sizeof(*pi));
+	if (t->family == AF_INET) {
+		pi->family = SKBPROF_AF_INET;
+		memcpy(pi->saddr, &t->saddr.v4, 4);
+		memcpy(pi->daddr, &t->daddr.v4, 4);
+	} else if (t->family == AF_INET6) {
+		pi->family = SKBPROF_AF_INET6;
+		memcpy(pi->saddr, &t->saddr.v6, 16);
+		memcpy(pi->daddr, &t->daddr.v6, 16);
+	}
+	pi->proto = t->proto;
+	pi->sport = ntohs(t->sport);
+	pi->dport = ntohs(t->dport);
+	pi->mark = s->mark;
+	pi->netns = s->netns;
+	pi->dev = s->dev[0] ? s->dev : NULL;
+	if (s->pid) {
+		pi->pid = s->pid;
+		pi->comm = s->comm;
+	}
+}
+
+/* "RX", "TX" */
+static const char *kind_name(const struct stamp *s)
+{
+	return s->kind == STAMP_RX ? "RX" : "TX";
+}
+
+static const char *point_name(const struct stamp *s, unsigned int point)
+{
+	bool l4 = (s->kind == STAMP_RX && point == RXP_L4) ||
+		  (s->kind == STAMP_TX && point == TXP_L4);
+
+	if (l4 && s->proto == IPPROTO_TCP)
+		return "tcp";
+	if (l4 && s->proto == IPPROTO_UDP)
+		return "udp";
+	return point_names[s->kind][point];
+}
+
+/*
+ * Verbose trace: one probe hit of a kept packet, with its time (monotonic,
+ * as ktime_get_ns()) and its offset from the timeline's first point.
+ */
+static void trace_hit(const struct stamp *s, unsigned int point, u16 via,
+		      u64 t)
+{
+	struct skbprof_pktinfo pi;
+	u64 off = t - s->t_start;
+	char flow[96];
+	u32 ns;
+	u64 sec = div_u64_rem(t, NSEC_PER_SEC, &ns);
+
+	stamp_pktinfo(s, &pi);
+	skbprof_fmt_flow(flow, sizeof(flow), &pi);
+	skbprof_trace_printf("HIT %s %s %s %llu.%09u +%llu.%03uus | %s",
+			     kind_name(s), point_name(s, point),
+			     probes_name(via), sec, ns,
+			     div_u64_rem(off, NSEC_PER_USEC, &ns), ns, flow);
+}
+
+/* A comm for a whitespace-separated field: no blanks, never empty. */
+static void clean_comm(char *c, const char *comm)
+{
+	unsigned int i;
+
+	strscpy(c, comm, TASK_COMM_LEN);
+	for (i = 0; c[i]; i++)
+		if (c[i] == ' ' || c[i] == '\t' || !isprint(c[i]))
+			c[i] = '_';
+	if (!c[0])
+		strscpy(c, "-", TASK_COMM_LEN);
+}
+
+/*
+ * One line per completed, kept packet: its stages, flow and process.
+ * "RX drv-ip 23.104us ip-udp 5.200us udp-app 189.000us | UDP a:p > b:p |
+ * comm pid"
+ */
+static void trace_timeline(const struct stamp *s)
+{
+	char line[SKBPROF_TRACE_LINE_MAX / 2], flow[96], comm[TASK_COMM_LEN];
+	struct skbprof_pktinfo pi;
+	unsigned int i, n;
+	int st;
+
+	n = scnprintf(line, sizeof(line), "%s", kind_name(s));
+	for (i = 1; i <= last_point[s->kind]; i++) {
+		u64 d;
+		u32 ns;
+
+		st = stage_of(s->kind, i, s->proto);
+		if (st < 0 || !(s->stages & BIT(st)) || !reached(s, i) ||
+		    !reached(s, i - 1))
+			continue;
+		d = div_u64_rem(s->t_point[i] - s->t_point[i - 1],
+				NSEC_PER_USEC, &ns);
+		n += scnprintf(line + n, sizeof(line) - n, " %s %llu.%03uus",
+			       stages[st].name, d, ns);
+	}
+	stamp_pktinfo(s, &pi);
+	skbprof_fmt_flow(flow, sizeof(flow), &pi);
+	clean_comm(comm, s->pid ? s->comm : "");
+	skbprof_trace_printf("%s | %s | %s %d", line, flow, comm, s->pid);
+}
+
+/* Measure the stage ending at @point of a kept timeline, if it was. */
+static void account(struct stamp *s, unsigned int point)
+{
+	int st;
+	u64 d;
+
+	if (!point || !reached(s, point) || !reached(s, point - 1))
+		return;
+	st = stage_of(s->kind, point, s->proto);
+	if (st < 0 || !(s->stages & BIT(st)))
+		return;
+	d = s->t_point[point] - s->t_point[point - 1];
+	record(st, d, s, s->t_point[point]);
+	/* the sender is known from the start; the receiver only at the end */
+	if (s->kind == STAMP_TX)
+		charge(st, d, s);
+}
+
+/*
+ * Apply the filter and sampling to a timeline, once the facts the filter
+ * asks about are known (@s->decide_at).  A kept timeline then gets the
+ * stages and verbose lines of the points it passed before.
+ */
+static void decide(struct stamp *s, const struct skbprof_config *cfg)
+{
+	struct lat_cpu *c = this_lat();
+	struct skbprof_pktinfo pi;
+	unsigned int i;
+
+	stamp_pktinfo(s, &pi);
+	if (!skbprof_filter_match(&cfg->filter, &pi))
+		s->verdict = STAMP_FILTERED;
+	else if (cfg->sample > 1 && ++c->sample_tick[s->kind] % cfg->sample)
+		s->verdict = STAMP_SAMPLED_OUT;
+	else
+		s->verdict = STAMP_KEEP;
+	c->verdicts[s->kind][s->verdict]++;
+	if (s->verdict != STAMP_KEEP)
+		return;
+	for (i = 0; i <= s->point; i++) {
+		if (!reached(s, i))
+			continue;
+		account(s, i);
+		if (cfg->trace == SKBPROF_TRACE_VERBOSE)
+			trace_hit(s, i, s->via[i], s->t_point[i]);
+	}
+}
+
+/* A point reached for the first time: decide, or measure, or neither. */
+static void progress(struct stamp *s, const struct skbprof_config *cfg,
+		     u8 point)
+{
+	if (s->verdict == STAMP_UNDECIDED) {
+		if (point >= s->decide_at)
+			decide(s, cfg);
+		return;
+	}
+	if (s->verdict != STAMP_KEEP)
+		return;
+	account(s, point);
+	if (cfg->trace == SKBPROF_TRACE_VERBOSE)
+		trace_hit(s, point, s->via[point], s->t_point[point]);
+}
+
+/* A point the timeline passed already: a second probe, a retransmission. */
+static void repeat(const struct stamp *s, const struct skbprof_config *cfg,
+		   u8 point, u16 via, u64 now)
+{
+	if (s->verdict == STAMP_KEEP && cfg->trace == SKBPROF_TRACE_VERBOSE)
+		trace_hit(s, point, via, now);
+}
+
+/* The end of a kept timeline: its total, its process, its trace line. */
+static void finish(struct stamp *s, const struct skbprof_config *cfg,
+		     u64 now)
+{
+	int total = s->kind == STAMP_RX ? ST_RX_TOTAL : ST_TX_TOTAL;
+	unsigned int i;
+
+	if (s->verdict != STAMP_KEEP)
+		return;
+	/* the receiver is known now: it gets the bill of every stage */
+	for (i = 1; s->kind == STAMP_RX && i <= RXP_APP; i++) {
+		int st = stage_of(STAMP_RX, i, s->proto);
+
+		if (st >= 0 && (s->stages & BIT(st)) && reached(s, i) &&
+		    reached(s, i - 1))
+			charge(st, s->t_point[i] - s->t_point[i - 1], s);
+	}
+	if (s->stages & BIT(total)) {
+		record(total, now - s->t_start, s, now);
+		charge(total, now - s->t_start, s);
+	}
+	if (cfg->trace != SKBPROF_TRACE_OFF)
+		trace_timeline(s);
+}
+
+/*
+ * Where the filter can be applied to a receive timeline: at IP receive,
+ * where the headers are known, or at the copy to the application when it
+ * asks about the process; at once when there is no filter.
+ */
+static u8 rx_decide_at(const struct skbprof_filter *f)
+{
+	if (f->terms & (SKBPROF_F_PID | SKBPROF_F_COMM))
+		return RXP_APP;
+	return f->terms ? RXP_IP : RXP_DRV;
+}
+
+/* A transmit timeline knows all but the device from its socket. */
+static u8 tx_decide_at(const struct skbprof_filter *f)
+{
+	return f->terms & SKBPROF_F_DEV ? TXP_DEV : TXP_APP;
+}
+
+void lat_rx_start(const struct sk_buff *skb, u16 via)
+{
+	const struct skbprof_config *cfg;
 	unsigned long flags;
 	struct stamp *s;
 	bool fresh;
@@ -332,97 +604,86 @@ void lat_rx_start(const struct sk_buff *skb)
 
 	if (!skb)
 		return;
+	rcu_read_lock();
+	cfg = skbprof_config();
+	if (!(cfg->stages & RX_STAGES))
+		goto out;
 	now = ktime_get_ns();
 	s = stamp_lock_insert(head_key(skb), STAMP_RX, &fresh, &flags);
 	if (!s)
-		return;
+		goto out;
 	if (!fresh) {
 		/* several hand-off tracepoints see the same skb: keep the first */
 		if (s->point == RXP_DRV && !stale(s, now)) {
 			s->owner = skb;
+			repeat(s, cfg, RXP_DRV, via, now);
 			stamp_unlock(s, flags);
-			return;
+			goto out;
 		}
 		end_incomplete(s, stale(s, now) ? END_EVICTED : END_RESTARTED);
 		stamp_clear(s);
 	}
-	start(s, skb, now);
+	start(s, skb, cfg, via, now);
+	s->netns = skbprof_skb_dev_info(skb, s->dev);
+	s->decide_at = rx_decide_at(&cfg->filter);
+	progress(s, cfg, RXP_DRV);
 	stamp_unlock(s, flags);
+out:
+	rcu_read_unlock();
 }
 
-/* Record the stage ending at @point; under the entry's lock. */
-static void advance(struct stamp *s, const struct sk_buff *skb, u8 point,
-		    u64 now, bool charge_now)
+void lat_rx_point(const struct sk_buff *skb, enum rx_point point, u8 proto,
+		  u16 via)
 {
-	int st;
-
-	if (point == s->point + 1) {
-		st = stage_of(s->kind, point, s->proto);
-		if (st >= 0) {
-			u64 d = now - s->t_last;
-
-			record(st, d, s, now);
-			s->stage_ns[point - 1] = d;
-			s->stage_done |= 1U << (point - 1);
-			if (charge_now)
-				charge(st, d, s);
-		}
-	}
-	s->point = point;
-	s->t_last = now;
-	s->owner = skb;
-}
-
-void lat_rx_point(const struct sk_buff *skb, enum rx_point point, u8 proto)
-{
+	const struct skbprof_config *cfg;
 	unsigned long flags;
 	struct stamp *s;
-	unsigned int i;
 	u64 now;
 
 	if (!skb)
 		return;
+	rcu_read_lock();
+	cfg = skbprof_config();
 	now = ktime_get_ns();
 	/* several copy probes may see one skb: only the first finds it */
 	s = stamp_lock(head_key(skb), STAMP_RX, point != RXP_APP, &flags);
 	if (!s)
-		return;
+		goto out;
 	if (stale(s, now)) {
 		end_incomplete(s, END_EVICTED);
 		stamp_remove(s, flags);
-		return;
+		goto out;
 	}
 	if (point <= s->point) {		/* seen already (another pass) */
+		repeat(s, cfg, point, via, now);
 		stamp_unlock(s, flags);
-		return;
+		goto out;
 	}
 	if (proto)
 		s->proto = proto;
-	if (point == RXP_IP)
+	if (point == RXP_IP) {
 		tuple_from_skb(skb, &s->tuple);
+		s->mark = skb->mark;
+	}
+	/* copied to the application: the task in recvmsg gets the bill */
+	if (point == RXP_APP)
+		set_owner(s, task_tgid_nr(current), current->comm);
+	reach(s, skb, point, via, now);
+	progress(s, cfg, point);
 	if (point != RXP_APP) {
-		advance(s, skb, point, now, false);
 		stamp_unlock(s, flags);
-		return;
+		goto out;
 	}
-
-	/* Copied to the application: the task in recvmsg gets the bill. */
-	set_owner(s, task_tgid_nr(current), current->comm);
-	advance(s, skb, point, now, false);
-	for (i = 0; i < RXP_APP; i++) {
-		int st = stage_of(STAMP_RX, i + 1, s->proto);
-
-		if (st >= 0 && (s->stage_done & (1U << i)))
-			charge(st, s->stage_ns[i], s);
-	}
-	record(ST_RX_TOTAL, now - s->t_start, s, now);
-	charge(ST_RX_TOTAL, now - s->t_start, s);
+	finish(s, cfg, now);
 	stamp_remove(s, flags);
+out:
+	rcu_read_unlock();
 }
 
 void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
-		  const struct flowi4 *fl4, u8 proto)
+		  const struct flowi4 *fl4, u8 proto, u16 via)
 {
+	const struct skbprof_config *cfg;
 	unsigned long flags;
 	struct stamp *s;
 	bool fresh;
@@ -430,46 +691,66 @@ void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
 
 	if (!skb)
 		return;
+	rcu_read_lock();
+	cfg = skbprof_config();
+	if (!(cfg->stages & TX_STAGES))
+		goto out;
 	now = ktime_get_ns();
 	s = stamp_lock_insert(head_key(skb), STAMP_TX, &fresh, &flags);
 	if (!s)
-		return;
+		goto out;
 	if (!fresh) {
 		if (s->point == TXP_APP && !stale(s, now)) {
+			repeat(s, cfg, TXP_APP, via, now);
 			stamp_unlock(s, flags);
-			return;
+			goto out;
 		}
 		end_incomplete(s, stale(s, now) ? END_EVICTED : END_RESTARTED);
 		stamp_clear(s);
 	}
-	start(s, skb, now);
+	start(s, skb, cfg, via, now);
 	s->proto = proto;
 	/* the sending task, in its sendmsg: later stages run elsewhere */
 	set_owner(s, task_tgid_nr(current), current->comm);
 	tuple_from_sk(sk, fl4, proto, &s->tuple);
+	s->mark = skb->mark;
+	if (sk) {
+		if (!s->mark)
+			s->mark = READ_ONCE(sk->sk_mark);
+		s->netns = sock_net(sk)->ns.inum;
+	}
+	s->decide_at = tx_decide_at(&cfg->filter);
+	progress(s, cfg, TXP_APP);
 	stamp_unlock(s, flags);
+out:
+	rcu_read_unlock();
 }
 
-void lat_tx_point(const struct sk_buff *skb, enum tx_point point, u8 proto)
+void lat_tx_point(const struct sk_buff *skb, enum tx_point point, u8 proto,
+		  u16 via)
 {
+	const struct skbprof_config *cfg;
 	unsigned long flags;
 	struct stamp *s;
 	u64 now;
 
 	if (!skb)
 		return;
+	rcu_read_lock();
+	cfg = skbprof_config();
 	now = ktime_get_ns();
 	s = stamp_lock(head_key(skb), STAMP_TX, true, &flags);
 	if (!s)
-		return;
+		goto out;
 	if (stale(s, now)) {
 		end_incomplete(s, END_EVICTED);
 		stamp_remove(s, flags);
-		return;
+		goto out;
 	}
 	if (point <= s->point) {	/* e.g. a retransmission in flight */
+		repeat(s, cfg, point, via, now);
 		stamp_unlock(s, flags);
-		return;
+		goto out;
 	}
 	/*
 	 * A TCP skb without payload (a FIN or SYN that got a fresh skb) is
@@ -477,20 +758,63 @@ void lat_tx_point(const struct sk_buff *skb, enum tx_point point, u8 proto)
 	 */
 	if (point == TXP_L4 && proto == IPPROTO_TCP && !skb->len) {
 		stamp_remove(s, flags);
-		return;
+		goto out;
 	}
 	if (proto)
 		s->proto = proto;
 	if (point == TXP_IP)
 		tuple_from_skb(skb, &s->tuple);
-	advance(s, skb, point, now, true);
-	if (point == TXP_DRV) {
-		record(ST_TX_TOTAL, now - s->t_start, s, now);
-		charge(ST_TX_TOTAL, now - s->t_start, s);
-		stamp_remove(s, flags);
-		return;
+	if (point >= TXP_DEV && !s->dev[0])
+		skbprof_skb_dev_info(skb, s->dev);
+	reach(s, skb, point, via, now);
+	progress(s, cfg, point);
+	if (point != TXP_DRV) {
+		stamp_unlock(s, flags);
+		goto out;
 	}
+	finish(s, cfg, now);
+	stamp_remove(s, flags);
+out:
+	rcu_read_unlock();
+}
+
+static bool seen_as(unsigned long key, u8 kind, struct lat_seen *seen)
+{
+	unsigned long flags;
+	struct stamp *s;
+	int st;
+
+	s = stamp_lock(key, kind, false, &flags);
+	if (!s)
+		return false;
+	if (s->point)
+		st = stage_of(kind, s->point, s->proto);
+	else
+		st = kind == STAMP_RX ? LAT_REACHED_RX_DRV : LAT_REACHED_TX_APP;
+	seen->reached = st < 0 ? LAT_REACHED_NONE : st;
+	seen->verdict = s->verdict;
+	seen->pid = s->pid;
+	memcpy(seen->comm, s->comm, sizeof(seen->comm));
 	stamp_unlock(s, flags);
+	return true;
+}
+
+bool lat_seen(const struct sk_buff *skb, struct lat_seen *seen)
+{
+	/* transmit first: over veth and loopback a packet is both */
+	return seen_as(head_key(skb), STAMP_TX, seen) ||
+	       seen_as(head_key(skb), STAMP_RX, seen);
+}
+
+const char *lat_reached_name(u8 reached)
+{
+	if (reached < NSTAGES)
+		return stages[reached].name;
+	if (reached == LAT_REACHED_RX_DRV)
+		return "rx-drv";
+	if (reached == LAT_REACHED_TX_APP)
+		return "tx-app";
+	return "-";
 }
 
 void lat_free(const struct sk_buff *skb, enum lat_end why)
@@ -574,8 +898,10 @@ void lat_life_start(const struct sk_buff *skb)
 	if (!s)
 		return;
 	/* nested constructors return the same skb: keep the first stamp */
-	if (fresh || stale(s, now))
-		start(s, skb, now);
+	if (fresh || stale(s, now)) {
+		s->t_start = now;
+		s->owner = skb;
+	}
 	stamp_unlock(s, flags);
 }
 
@@ -667,13 +993,9 @@ static void print_tuple(struct seq_file *m, const struct skbprof_tuple *t)
 static void print_comm(struct seq_file *m, const char *comm)
 {
 	char c[TASK_COMM_LEN];
-	unsigned int i;
 
-	strscpy(c, comm, sizeof(c));
-	for (i = 0; c[i]; i++)
-		if (c[i] == ' ' || c[i] == '\t' || !isprint(c[i]))
-			c[i] = '_';
-	seq_puts(m, c[0] ? c : "-");
+	clean_comm(c, comm);
+	seq_puts(m, c);
 }
 
 static const char *dir_name(int st)
@@ -851,6 +1173,22 @@ static void latency_stats(struct seq_file *m)
 			seq_printf(m, "incomplete_%s_%s %llu\n",
 				   k == STAMP_RX ? "rx" : "tx", end_names[r],
 				   inc[k][r]);
+	for (k = 0; k < 2; k++) {
+		static const char *const vn[] = {
+			[STAMP_KEEP] = "kept",
+			[STAMP_SAMPLED_OUT] = "sampled_out",
+			[STAMP_FILTERED] = "filtered",
+		};
+
+		for (r = STAMP_KEEP; r <= STAMP_FILTERED; r++) {
+			u64 sum = 0;
+
+			for_each_possible_cpu(cpu)
+				sum += READ_ONCE(lcpu[cpu]->verdicts[k][r]);
+			seq_printf(m, "timelines_%s_%s %llu\n",
+				   k == STAMP_RX ? "rx" : "tx", vn[r], sum);
+		}
+	}
 	seq_printf(m, "procs_overflow %llu\n", overflow);
 	seq_printf(m, "lifetime_sample %u\n", lat_lifetime_sample);
 }

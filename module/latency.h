@@ -40,17 +40,42 @@ enum lat_end {
 	END_REASONS
 };
 
-/* Events from the probes (any context but NMI). */
-void lat_rx_start(const struct sk_buff *skb);
-void lat_rx_point(const struct sk_buff *skb, enum rx_point point, u8 proto);
+/*
+ * Events from the probes (any context but NMI).  @via names the probe
+ * (probes_name()) for the verbose trace.
+ */
+void lat_rx_start(const struct sk_buff *skb, u16 via);
+void lat_rx_point(const struct sk_buff *skb, enum rx_point point, u8 proto,
+		  u16 via);
 struct flowi4;
 /* @sk: the sending socket; @fl4: the flow of an IPv4 datagram, or NULL */
 void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
-		  const struct flowi4 *fl4, u8 proto);
-void lat_tx_point(const struct sk_buff *skb, enum tx_point point, u8 proto);
+		  const struct flowi4 *fl4, u8 proto, u16 via);
+void lat_tx_point(const struct sk_buff *skb, enum tx_point point, u8 proto,
+		  u16 via);
 void lat_free(const struct sk_buff *skb, enum lat_end why);
 void lat_rekey(const struct sk_buff *skb, const void *old_head);
 void lat_life_start(const struct sk_buff *skb);
+
+/* How far the timeline of a dropped skb got, for drops.c. */
+#define LAT_REACHED_RX_DRV	0xfd	/* the driver hand-off, no stage done */
+#define LAT_REACHED_TX_APP	0xfe	/* made for the application, no more */
+#define LAT_REACHED_NONE	0xff	/* no timeline */
+
+struct lat_seen {
+	u8 reached;		/* the last stage done, or LAT_REACHED_* */
+	u8 verdict;		/* enum stamp_verdict */
+	pid_t pid;		/* 0: not known */
+	char comm[TASK_COMM_LEN];
+};
+
+/*
+ * What the timelines know of @skb, about to be dropped: false when it has
+ * none.  Called from the kfree_skb tracepoint before lat_free().
+ */
+bool lat_seen(const struct sk_buff *skb, struct lat_seen *seen);
+/* "ip-udp", "rx-drv", "tx-app" or "-" for a lat_seen.reached value. */
+const char *lat_reached_name(u8 reached);
 
 /* The probe points (probes.c). */
 int probes_init(void);
@@ -58,6 +83,8 @@ void probes_exit(void);
 void probes_stats(struct seq_file *m);
 /* Zero the hit counters (nmissed is the kernel's own). */
 void probes_reset(void);
+/* The symbol or tracepoint of probe @id. */
+const char *probes_name(unsigned int id);
 /* Whether some probe serves timeline point @point of @kind (STAMP_RX...). */
 bool probes_point_active(int kind, int point, u8 proto);
 /* Names of the probes serving a point, comma separated, for stats. */

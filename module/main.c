@@ -41,8 +41,9 @@ int skbprof_init_fault(int step)
 static const struct skbprof_part *const parts[] = {
 	&skbprof_control_part,
 	&skbprof_trace_part,
-	&skbprof_drops_part,
+	/* before drops, whose rows ask the timelines how far a packet got */
 	&skbprof_latency_part,
+	&skbprof_drops_part,
 };
 
 int skbprof_create_file(const char *name, umode_t mode, void *data,

@@ -47,11 +47,6 @@ static const struct net_device *skb_real_dev(const struct sk_buff *skb,
 	return dev;
 }
 
-void skbprof_skb_dev_name(const struct sk_buff *skb, char *name)
-{
-	skb_real_dev(skb, name);
-}
-
 static u64 dev_netns(const struct net_device *dev)
 {
 	struct net *net;
@@ -61,6 +56,13 @@ static u64 dev_netns(const struct net_device *dev)
 	    copy_from_kernel_nofault(&inum, &net->ns.inum, sizeof(inum)))
 		return 0;
 	return inum;
+}
+
+u64 skbprof_skb_dev_info(const struct sk_buff *skb, char *name)
+{
+	const struct net_device *dev = skb_real_dev(skb, name);
+
+	return dev ? dev_netns(dev) : 0;
 }
 
 void skbprof_skb_info(const struct sk_buff *skb, struct skbprof_pktinfo *pi,

@@ -23,8 +23,11 @@
 void skbprof_skb_info(const struct sk_buff *skb, struct skbprof_pktinfo *pi,
 		      char *dev);
 
-/* The name of skb->dev into @name (SKBPROF_DEVLEN bytes), "" when none. */
-void skbprof_skb_dev_name(const struct sk_buff *skb, char *name);
+/*
+ * The name of skb->dev into @name (SKBPROF_DEVLEN bytes), "" when none;
+ * returns the inode of its network namespace, 0 when not known.
+ */
+u64 skbprof_skb_dev_info(const struct sk_buff *skb, char *name);
 
 /* "UDP 10.0.0.1:53 > 10.0.0.2:4000" or "ipv6/58 [::1] > [::1]" or "-". */
 int skbprof_fmt_flow(char *buf, size_t size, const struct skbprof_pktinfo *pi);

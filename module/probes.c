@@ -84,14 +84,14 @@ static void tp_rx_start(void *data, const struct sk_buff *skb)
 {
 	if (!hit(data))
 		return;
-	lat_rx_start(skb);
+	lat_rx_start(skb, ((struct cand *)data)->id);
 }
 
 static int kp_rx_ip(struct kprobe *p, struct pt_regs *regs)
 {
 	if (!hit(kp_cand(p)))
 		return 0;
-	lat_rx_point(ARG(regs, 0), RXP_IP, 0);
+	lat_rx_point(ARG(regs, 0), RXP_IP, 0, kp_cand(p)->id);
 	return 0;
 }
 
@@ -99,7 +99,7 @@ static int kp_rx_tcp(struct kprobe *p, struct pt_regs *regs)
 {
 	if (!hit(kp_cand(p)))
 		return 0;
-	lat_rx_point(ARG(regs, 0), RXP_L4, IPPROTO_TCP);
+	lat_rx_point(ARG(regs, 0), RXP_L4, IPPROTO_TCP, kp_cand(p)->id);
 	return 0;
 }
 
@@ -107,7 +107,7 @@ static int kp_rx_udp(struct kprobe *p, struct pt_regs *regs)
 {
 	if (!hit(kp_cand(p)))
 		return 0;
-	lat_rx_point(ARG(regs, 0), RXP_L4, IPPROTO_UDP);
+	lat_rx_point(ARG(regs, 0), RXP_L4, IPPROTO_UDP, kp_cand(p)->id);
 	return 0;
 }
 
@@ -115,14 +115,14 @@ static void tp_rx_app(void *data, const struct sk_buff *skb, int len)
 {
 	if (!hit(data))
 		return;
-	lat_rx_point(skb, RXP_APP, 0);
+	lat_rx_point(skb, RXP_APP, 0, ((struct cand *)data)->id);
 }
 
 static int kp_rx_app(struct kprobe *p, struct pt_regs *regs)
 {
 	if (!hit(kp_cand(p)))
 		return 0;
-	lat_rx_point(ARG(regs, 0), RXP_APP, 0);
+	lat_rx_point(ARG(regs, 0), RXP_APP, 0, kp_cand(p)->id);
 	return 0;
 }
 
@@ -130,7 +130,8 @@ static int kp_rx_app_udp(struct kprobe *p, struct pt_regs *regs)
 {
 	if (!hit(kp_cand(p)))
 		return 0;
-	lat_rx_point(ARG(regs, 1), RXP_APP, 0);		/* (sk, skb, len) */
+	/* (sk, skb, len) */
+	lat_rx_point(ARG(regs, 1), RXP_APP, 0, kp_cand(p)->id);
 	return 0;
 }
 
@@ -140,7 +141,8 @@ static int kp_tx_tcp_entail(struct kprobe *p, struct pt_regs *regs)
 {
 	if (!hit(kp_cand(p)))
 		return 0;
-	lat_tx_start(ARG(regs, 1), ARG(regs, 0), NULL, IPPROTO_TCP);
+	lat_tx_start(ARG(regs, 1), ARG(regs, 0), NULL, IPPROTO_TCP,
+		     kp_cand(p)->id);
 	return 0;
 }
 
@@ -183,7 +185,7 @@ static int krp_tx_tcp_alloc(struct kretprobe_instance *ri,
 		return 0;
 	if (skb)
 		lat_tx_start(skb, ((struct sk_arg *)ri->data)->sk, NULL,
-			     IPPROTO_TCP);
+			     IPPROTO_TCP, krp_cand(ri)->id);
 	return 0;
 }
 
@@ -196,7 +198,8 @@ static int krp_tx_udp_make(struct kretprobe_instance *ri,
 	if (!hit(krp_cand(ri)))
 		return 0;
 	if (!IS_ERR_OR_NULL(skb))
-		lat_tx_start(skb, a->sk, a->fl4, IPPROTO_UDP);
+		lat_tx_start(skb, a->sk, a->fl4, IPPROTO_UDP,
+			     krp_cand(ri)->id);
 	return 0;
 }
 
@@ -204,7 +207,7 @@ static int kp_tx_tcp(struct kprobe *p, struct pt_regs *regs)
 {
 	if (!hit(kp_cand(p)))
 		return 0;
-	lat_tx_point(ARG(regs, 1), TXP_L4, IPPROTO_TCP);
+	lat_tx_point(ARG(regs, 1), TXP_L4, IPPROTO_TCP, kp_cand(p)->id);
 	return 0;
 }
 
@@ -212,7 +215,7 @@ static int kp_tx_udp(struct kprobe *p, struct pt_regs *regs)
 {
 	if (!hit(kp_cand(p)))
 		return 0;
-	lat_tx_point(ARG(regs, 0), TXP_L4, IPPROTO_UDP);
+	lat_tx_point(ARG(regs, 0), TXP_L4, IPPROTO_UDP, kp_cand(p)->id);
 	return 0;
 }
 
@@ -220,7 +223,8 @@ static int kp_tx_ip(struct kprobe *p, struct pt_regs *regs)
 {
 	if (!hit(kp_cand(p)))
 		return 0;
-	lat_tx_point(ARG(regs, 2), TXP_IP, 0);	/* (net, sk, skb) */
+	/* (net, sk, skb) */
+	lat_tx_point(ARG(regs, 2), TXP_IP, 0, kp_cand(p)->id);
 	return 0;
 }
 
@@ -228,14 +232,14 @@ static void tp_tx_dev(void *data, const struct sk_buff *skb)
 {
 	if (!hit(data))
 		return;
-	lat_tx_point(skb, TXP_DEV, 0);
+	lat_tx_point(skb, TXP_DEV, 0, ((struct cand *)data)->id);
 }
 
 static int kp_tx_dev(struct kprobe *p, struct pt_regs *regs)
 {
 	if (!hit(kp_cand(p)))
 		return 0;
-	lat_tx_point(ARG(regs, 0), TXP_DEV, 0);
+	lat_tx_point(ARG(regs, 0), TXP_DEV, 0, kp_cand(p)->id);
 	return 0;
 }
 
@@ -244,14 +248,14 @@ static void tp_tx_drv(void *data, const struct sk_buff *skb,
 {
 	if (!hit(data))
 		return;
-	lat_tx_point(skb, TXP_DRV, 0);
+	lat_tx_point(skb, TXP_DRV, 0, ((struct cand *)data)->id);
 }
 
 static int kp_tx_drv(struct kprobe *p, struct pt_regs *regs)
 {
 	if (!hit(kp_cand(p)))
 		return 0;
-	lat_tx_point(ARG(regs, 0), TXP_DRV, 0);
+	lat_tx_point(ARG(regs, 0), TXP_DRV, 0, kp_cand(p)->id);
 	return 0;
 }
 
@@ -634,6 +638,17 @@ static bool group_matches(const struct group *gr, int kind, int point,
 {
 	return gr->kind == kind && gr->point == point &&
 	       (!gr->proto || !proto || gr->proto == proto);
+}
+
+const char *probes_name(unsigned int id)
+{
+	size_t g, i;
+
+	for (g = 0; g < ARRAY_SIZE(groups); g++)
+		for (i = 0; i < groups[g].n; i++)
+			if (groups[g].c[i].id == id)
+				return groups[g].c[i].sym;
+	return "?";
 }
 
 bool probes_point_active(int kind, int point, u8 proto)

@@ -16,6 +16,7 @@
 #ifndef _SKBPROF_STAMP_H
 #define _SKBPROF_STAMP_H
 
+#include <linux/if.h>
 #include <linux/list_nulls.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
@@ -44,22 +45,38 @@ struct skbprof_tuple {
 	} saddr, daddr;
 };
 
+/* What the filter and sampling made of a timeline (struct stamp.verdict). */
+enum stamp_verdict {
+	STAMP_UNDECIDED,	/* the filter needs a later point */
+	STAMP_KEEP,		/* matched and sampled: measured */
+	STAMP_SAMPLED_OUT,	/* matched, not sampled */
+	STAMP_FILTERED,		/* did not match */
+};
+
 struct stamp {
 	struct hlist_nulls_node node;
 	struct stamp *free_next;	/* in a free list, never in a chain */
 	unsigned long key;
 	u8 kind;
 	u8 live;
+	/* the timeline, cleared by stamp_clear(): from here on */
 	u8 point;		/* the last point reached */
 	u8 proto;		/* IPPROTO_TCP / IPPROTO_UDP, 0 unknown */
+	u8 verdict;		/* enum stamp_verdict */
+	u8 decide_at;		/* the point where the filter is applied */
+	u8 reached;		/* bit per point reached */
+	u8 trace;		/* trace mode when it was kept */
+	u16 via[STAMP_MAX_POINTS];	/* the probe that served each point */
 	/* the skb that last carried the timeline: its free ends it */
 	const void *owner;
 	u64 t_start;		/* the first point: age, totals */
-	u64 t_last;		/* the last point */
-	u64 stage_ns[STAMP_MAX_POINTS];	/* stages done, for attribution */
-	u8 stage_done;		/* bit per stage_ns[] filled */
+	u64 t_point[STAMP_MAX_POINTS];	/* when each point was reached */
+	u32 stages;		/* SKBPROF_STAGE_* bits measured */
+	u32 mark;
+	u64 netns;		/* 0: not known */
 	pid_t pid;		/* the task charged, 0: not known yet */
 	char comm[TASK_COMM_LEN];
+	char dev[IFNAMSIZ];	/* "": not known */
 	struct skbprof_tuple tuple;
 };
 

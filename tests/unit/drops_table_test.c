@@ -295,6 +295,40 @@ UNIT_TEST(merge_sums_keys_across_cpus_and_sorts)
 	free(b.slots);
 }
 
+UNIT_TEST(stage_is_part_of_the_key)
+{
+	struct dt_sample s = smp(0x1000, 2, 10, ETH_P_IP, IPPROTO_UDP, "lo");
+	struct dt_row rows[8];
+	struct tbl a, b;
+	size_t n;
+
+	tbl_init(&a, 8);
+	tbl_init(&b, 8);
+	s.stage = 2;
+	dt_record(&a.t, 1, &s);
+	dt_record(&b.t, 1, &s);
+	s.stage = DT_NO_STAGE;		/* same place and reason, no timeline */
+	dt_record(&a.t, 1, &s);
+	s.stage = 9;
+	dt_record(&b.t, 1, &s);
+	dt_record(&b.t, 1, &s);
+	EXPECT_EQ(a.t.used, 2);
+	EXPECT_EQ(b.t.used, 2);
+	n = snap(&a, 1, rows, 8);
+	n += snap(&b, 1, rows + n, 8 - n);
+	n = dt_merge(rows, n);
+	EXPECT_EQ(n, 3);
+	/* two each for stages 2 and 9; ties by location, reason, stage */
+	EXPECT_EQ(rows[0].stage, 2);
+	EXPECT_EQ(rows[0].count, 2);
+	EXPECT_EQ(rows[1].stage, 9);
+	EXPECT_EQ(rows[1].count, 2);
+	EXPECT_EQ(rows[2].stage, DT_NO_STAGE);
+	EXPECT_EQ(rows[2].count, 1);
+	free(a.slots);
+	free(b.slots);
+}
+
 UNIT_TEST(merge_takes_latest_attributes_and_flags_differences)
 {
 	struct dt_row rows[4];
