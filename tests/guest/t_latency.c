@@ -306,28 +306,34 @@ struct traffic {
 	int family;		/* AF_INET, AF_INET6 */
 	int type;		/* SOCK_DGRAM, SOCK_STREAM */
 	int n;			/* messages */
+	int port;		/* the receiver's; 0: PORT */
+	unsigned int mark;	/* the sender's SO_MARK; 0: none */
+	/* called when both ends are up, before the first message */
+	int (*ready)(struct traffic *t);
 	unsigned long long wait_ns;	/* receiver lets each wait this long */
 	const char *rx_comm, *tx_comm;
 	unsigned long long waited_min;	/* out: shortest wait it made */
 	pid_t rx_pid, tx_pid;		/* out */
 };
 
-static void fill_addr(int family, const char *v4, const char *v6,
+static void fill_addr(int family, const char *v4, const char *v6, int port,
 		      struct sockaddr_storage *ss, socklen_t *len)
 {
 	memset(ss, 0, sizeof(*ss));
+	if (!port)
+		port = PORT;
 	if (family == AF_INET) {
 		struct sockaddr_in *s = (void *)ss;
 
 		s->sin_family = AF_INET;
-		s->sin_port = htons(PORT);
+		s->sin_port = htons(port);
 		inet_pton(AF_INET, v4, &s->sin_addr);
 		*len = sizeof(*s);
 	} else {
 		struct sockaddr_in6 *s = (void *)ss;
 
 		s->sin6_family = AF_INET6;
-		s->sin6_port = htons(PORT);
+		s->sin6_port = htons(port);
 		inet_pton(AF_INET6, v6, &s->sin6_addr);
 		*len = sizeof(*s);
 	}
@@ -358,7 +364,7 @@ static int receiver(struct traffic *t, struct peer *p)
 	if (enter_ns(NS_B))
 		return 1;
 	prctl(PR_SET_NAME, t->rx_comm);
-	fill_addr(t->family, IP4_B, IP6_B, &ss, &len);
+	fill_addr(t->family, IP4_B, IP6_B, t->port, &ss, &len);
 	s = socket(t->family, t->type, 0);
 	if (s < 0)
 		return 2;
@@ -414,10 +420,13 @@ static int sender(struct traffic *t, struct peer *p)
 		return 1;
 	prctl(PR_SET_NAME, t->tx_comm);
 	memset(buf, 'x', sizeof(buf));
-	fill_addr(t->family, IP4_B, IP6_B, &ss, &len);
+	fill_addr(t->family, IP4_B, IP6_B, t->port, &ss, &len);
 	s = socket(t->family, t->type, 0);
 	if (s < 0)
 		return 2;
+	if (t->mark &&
+	    setsockopt(s, SOL_SOCKET, SO_MARK, &t->mark, sizeof(t->mark)))
+		return 7;
 	if (t->type == SOCK_STREAM) {
 		setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		if (connect(s, (void *)&ss, len))
@@ -484,6 +493,13 @@ static int run_traffic(struct traffic *t)
 	CHECK(spawn(&tx, sender, t) == 0, "cannot start the sender");
 	t->rx_pid = rx.pid;
 	t->tx_pid = tx.pid;
+	if (t->ready && t->ready(t)) {
+		kill(tx.pid, SIGKILL);
+		kill(rx.pid, SIGKILL);
+		reap_child(&tx);
+		reap_child(&rx);
+		return fail("preparing the traffic failed");
+	}
 	for (i = 0; i < t->n; i++) {
 		tell(tx.to[1], 's');
 		if (lockstep && hear(rx.from[0]) != 'g')
@@ -982,6 +998,471 @@ TEST(latency_load_unload_under_traffic)
 	close(pfd[0]);
 	close(pfd[1]);
 	CHECK(err == 0, "cycle %d: %s", i, strerror(-err));
+	teardown();
+	return 0;
+}
+
+/* ---- filters, sampling and the trace applied to the timelines ---- */
+
+static int control(const char *cmds)
+{
+	int err = write_file(DEBUGFS_DIR "/control", cmds);
+
+	CHECK(err == 0, "writing '%s' to control: %s", cmds, strerror(-err));
+	return 0;
+}
+
+/*
+ * Datagrams to a port nobody listens on any more, sent from A in a child:
+ * B drops them (Udp NoPorts).
+ */
+static int send_closed(int family, int port, int n)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	pid_t pid;
+	int st;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return fail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		int s, i;
+
+		if (enter_ns(NS_A))
+			_exit(1);
+		fill_addr(family, IP4_B, IP6_B, port, &ss, &len);
+		s = socket(family, SOCK_DGRAM, 0);
+		for (i = 0; s >= 0 && i < n; i++) {
+			if (sendto(s, "x", 1, 0, (void *)&ss, len) != 1)
+				_exit(2);
+			sleep_ns(2 * MS);	/* under the ICMP rate limit */
+		}
+		_exit(s < 0 ? 3 : 0);
+	}
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0, "the closed-port sender failed (0x%x)", st);
+	return 0;
+}
+
+/* Sum of the counts of the drops rows whose location is in @sym. */
+static unsigned long long drops_at(const char *sym)
+{
+	char *s = read_file(DEBUGFS_DIR "/drops"), *line, *save = NULL;
+	unsigned long long sum = 0, c;
+	size_t n = strlen(sym);
+
+	for (line = s ? strtok_r(s, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		const char *loc = strrchr(line, ' ');
+
+		if (loc && !strncmp(loc + 1, sym, n) && loc[1 + n] == '+' &&
+		    sscanf(line, "%llu", &c) == 1)
+			sum += c;
+	}
+	free(s);
+	return sum;
+}
+
+/*
+ * Two UDP flows, to ports 5001 and 5002, and then datagrams to each port
+ * closed: with `filter port 5001` the latency rows count the first flow
+ * alone and the drops rows its closed-port datagrams alone; `filter clear`
+ * brings the second back.
+ */
+TEST(filter_latency_and_drops_port)
+{
+	struct traffic t1 = {
+		.family = AF_INET, .type = SOCK_DGRAM, .n = 30, .port = 5001,
+		.rx_comm = "skbp_r1", .tx_comm = "skbp_t1",
+	};
+	struct traffic t2 = t1;
+	long long nop0, nop1;
+	int round;
+	char *s;
+
+	t2.n = 20;
+	t2.port = 5002;
+	CHECK(setup(false) == 0, "setup");
+	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
+	for (round = 0; round < 2; round++) {
+		unsigned long long want = round ? t1.n + t2.n : t1.n;
+		unsigned long long dwant = round ? 7 + 5 : 7;
+
+		CHECK(control(round ? "filter clear\nreset\n" :
+				      "filter port 5001\nreset\n") == 0, "control");
+		nop0 = snmp(NS_B, "Udp", "NoPorts");
+		CHECK(run_traffic(&t1) == 0 && run_traffic(&t2) == 0,
+		      "traffic");
+		CHECK(send_closed(AF_INET, 5001, 7) == 0 &&
+		      send_closed(AF_INET, 5002, 5) == 0, "closed ports");
+		sleep_ns(100 * MS);
+		nop1 = snmp(NS_B, "Udp", "NoPorts");
+		CHECK_EQ(nop1 - nop0, 7 + 5);
+		s = read_file(DEBUGFS_DIR "/latency");
+		CHECK(s, "cannot read latency");
+		/* the closed-port datagrams pass drv-ip and ip-udp too */
+		CHECK_ROW(s, "rx", "udp-app", want);
+		CHECK_ROW(s, "rx", "ip-udp", want + dwant);
+		CHECK_ROW(s, "rx", "drv-ip", want + dwant);
+		CHECK_ROW(s, "tx", "app-udp", want + dwant);
+		CHECK_ROW(s, "tx", "dev-drv", want + dwant);
+		free(s);
+		CHECK_EQ(drops_at("__udp4_lib_rcv"), dwant);
+	}
+	teardown();
+	return 0;
+}
+
+/* One filter and what it must let through of the two flows below. */
+struct fcase {
+	const char *filter;	/* NULL: pid of flow 1's sender or receiver */
+	int rx1, rx2, tx1, tx2;	/* 1: that flow's packets are counted */
+};
+
+static bool pid_of_receiver;
+
+/* `pid` filters name a sender or receiver once it exists. */
+static int set_pid_filter(struct traffic *t)
+{
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "filter pid %d\nreset\n",
+		 pid_of_receiver ? t->rx_pid : t->tx_pid);
+	return control(cmd);
+}
+
+/*
+ * Two flows that differ in every term: 1 is IPv4 to port 5001, marked
+ * 0x9999, between skbp_t1 and skbp_r1; 2 is IPv6 to port 5002, unmarked,
+ * between skbp_t2 and skbp_r2.  The transmit side goes out of va, the
+ * receive side comes in on vb; the mark does not cross the namespaces.
+ */
+TEST(filter_latency_terms)
+{
+	static const struct fcase cases[] = {
+		{ "family ipv4", 1, 0, 1, 0 },
+		{ "family ipv6", 0, 1, 0, 1 },
+		{ "proto udp port 5002", 0, 1, 0, 1 },
+		{ "dst 10.201.0.2/32", 1, 0, 1, 0 },
+		{ "src fd00:201::/64", 0, 1, 0, 1 },
+		{ "host 10.201.0.0/24", 1, 0, 1, 0 },
+		{ "dst 10.201.1.0/24", 0, 0, 0, 0 },
+		{ "mark 0x9999", 0, 0, 1, 0 },
+		{ "mark 0x1000/0xf000", 0, 0, 0, 0 },
+		{ "comm skbp_t1", 0, 0, 1, 0 },
+		{ "comm skbp_r2", 0, 1, 0, 0 },
+		{ "dev vb", 1, 1, 0, 0 },
+		{ "dev va", 0, 0, 1, 1 },
+		{ NULL, 0, 0, 1, 0 },	/* pid of flow 1's sender */
+		{ NULL, 1, 0, 0, 0 },	/* pid of flow 1's receiver */
+	};
+	struct traffic ft[2];
+	size_t i;
+
+	ft[0] = (struct traffic){
+		.family = AF_INET, .type = SOCK_DGRAM, .n = 12, .port = 5001,
+		.mark = 0x9999, .rx_comm = "skbp_r1", .tx_comm = "skbp_t1",
+	};
+	ft[1] = (struct traffic){
+		.family = AF_INET6, .type = SOCK_DGRAM, .n = 9, .port = 5002,
+		.rx_comm = "skbp_r2", .tx_comm = "skbp_t2",
+	};
+	CHECK(setup(true) == 0, "setup");
+	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
+	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		const struct fcase *c = &cases[i];
+		unsigned long long rx, tx;
+		char cmd[96], *s;
+
+		if (c->filter) {
+			snprintf(cmd, sizeof(cmd), "filter %s\nreset\n",
+				 c->filter);
+			CHECK(control(cmd) == 0, "control");
+		}
+		/* the pid cases set their filter once the processes exist */
+		ft[0].ready = c->filter ? NULL : set_pid_filter;
+		pid_of_receiver = !c->filter && c->rx1;
+		CHECK(run_traffic(&ft[0]) == 0 && run_traffic(&ft[1]) == 0,
+		      "traffic");
+		rx = c->rx1 * ft[0].n + c->rx2 * ft[1].n;
+		tx = c->tx1 * ft[0].n + c->tx2 * ft[1].n;
+		s = read_file(DEBUGFS_DIR "/latency");
+		CHECK(s, "cannot read latency");
+		note("filter %s", c->filter ? c->filter : "pid");
+		CHECK_ROW(s, "rx", "ip-udp", rx);
+		CHECK_ROW(s, "rx", "udp-app", rx);
+		CHECK_ROW(s, "tx", "app-udp", tx);
+		CHECK_ROW(s, "tx", "udp-ip", tx);
+		CHECK_ROW(s, "tx", "tx-total", tx);
+		free(s);
+	}
+	teardown();
+	return 0;
+}
+
+/*
+ * `sample 10` on N matching packets keeps N/10 of them, to within one per
+ * CPU (each CPU keeps every tenth it sees); a kept packet is measured at
+ * every stage, a dropped one at none.
+ */
+TEST(sample_latency)
+{
+	struct traffic t = {
+		.family = AF_INET, .type = SOCK_DGRAM, .n = 200,
+		.rx_comm = "skbp_sr", .tx_comm = "skbp_st",
+	};
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned long long rx, tx;
+	char *s;
+
+	CHECK(setup(false) == 0, "setup");
+	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
+	CHECK(control("filter port 5001\nsample 10\nreset\n") == 0, "control");
+	CHECK(run_traffic(&t) == 0, "traffic");
+	s = read_file(DEBUGFS_DIR "/latency");
+	CHECK(s, "cannot read latency");
+	rx = row_count(s, "rx", "udp-app");
+	tx = row_count(s, "tx", "app-udp");
+	note("sampled rx %llu tx %llu of %d", rx, tx, t.n);
+	CHECK(rx + ncpu >= (unsigned long long)t.n / 10 &&
+	      rx <= (unsigned long long)t.n / 10 + ncpu,
+	      "rx udp-app %llu, want %d +- %ld", rx, t.n / 10, ncpu);
+	CHECK(tx + ncpu >= (unsigned long long)t.n / 10 &&
+	      tx <= (unsigned long long)t.n / 10 + ncpu,
+	      "tx app-udp %llu, want %d +- %ld", tx, t.n / 10, ncpu);
+	/* the same packets at every stage */
+	CHECK_ROW(s, "rx", "drv-ip", rx);
+	CHECK_ROW(s, "rx", "ip-udp", rx);
+	CHECK_ROW(s, "rx", "rx-total", rx);
+	CHECK_ROW(s, "tx", "dev-drv", tx);
+	free(s);
+	CHECK_EQ(stat_value("timelines_rx_kept") +
+		 stat_value("timelines_rx_sampled_out"), t.n);
+	teardown();
+	return 0;
+}
+
+/* Everything the trace holds now, without waiting. */
+static char *trace_take(void)
+{
+	static char buf[1 << 18];
+	size_t len = 0;
+	ssize_t n;
+	int fd = open(DEBUGFS_DIR "/trace", O_RDONLY | O_NONBLOCK);
+
+	if (fd < 0)
+		return NULL;
+	while (len < sizeof(buf) - 1 &&
+	       (n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += n;
+	close(fd);
+	buf[len] = 0;
+	return buf;
+}
+
+static int count_matching(const char *text, const char *a, const char *b)
+{
+	const char *p = text;
+	int n = 0;
+
+	while (p && *p) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		char line[512];
+
+		snprintf(line, sizeof(line), "%.*s", (int)len, p);
+		if (strstr(line, a) && (!b || strstr(line, b)))
+			n++;
+		p = e ? e + 1 : NULL;
+	}
+	return n;
+}
+
+/*
+ * `trace on`: one line per completed packet, with its stages, its flow
+ * and the process charged: N datagrams give N receive and N transmit
+ * lines, and nothing of a flow the filter leaves out.
+ */
+TEST(trace_timeline_lines)
+{
+	struct traffic t = {
+		.family = AF_INET, .type = SOCK_DGRAM, .n = 8,
+		.rx_comm = "skbp_tr", .tx_comm = "skbp_tt",
+	};
+	struct traffic other = t;
+	char rx_tail[64], tx_tail[64], *buf;
+	int lines;
+
+	other.port = 5002;
+	CHECK(setup(false) == 0, "setup");
+	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
+	CHECK(control("filter port 5001\ntrace on\n") == 0, "control");
+	trace_take();			/* whatever came before */
+	CHECK(run_traffic(&t) == 0 && run_traffic(&other) == 0, "traffic");
+	buf = trace_take();
+	CHECK(buf, "cannot read trace");
+	note("trace:\n%s", buf);
+	snprintf(rx_tail, sizeof(rx_tail), "| skbp_tr %d", t.rx_pid);
+	snprintf(tx_tail, sizeof(tx_tail), "| skbp_tt %d", t.tx_pid);
+	lines = count_matching(buf, " RX drv-ip ", rx_tail);
+	CHECK_EQ(lines, t.n);
+	CHECK_EQ(count_matching(buf, " ip-udp ", " udp-app "), t.n);
+	CHECK_EQ(count_matching(buf, "| UDP " IP4_A ":", " > " IP4_B ":5001 |"),
+		 2 * t.n);
+	CHECK_EQ(count_matching(buf, " TX app-udp ", tx_tail), t.n);
+	CHECK_EQ(count_matching(buf, " udp-ip ", " dev-drv "), t.n);
+	CHECK_EQ(count_matching(buf, ":5002", NULL), 0);
+	CHECK_EQ(count_matching(buf, "", NULL), 2 * t.n);
+	teardown();
+	return 0;
+}
+
+#define VPORT		5003
+#define VSPORT_MARKED	40001
+#define VSPORT_PLAIN	40002
+
+/*
+ * In namespace A, over loopback: three datagrams from a socket marked
+ * 0x9999 and three from an unmarked one, each read before the next.
+ */
+static int marked_traffic(void)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = htons(VPORT) };
+	unsigned int mark = 0x9999;
+	int r, m, u, i, st;
+	char buf[64];
+	pid_t pid;
+
+	inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		struct sockaddr_in a = to;
+
+		if (enter_ns(NS_A))
+			_exit(1);
+		prctl(PR_SET_NAME, "skbp_mark");
+		r = socket(AF_INET, SOCK_DGRAM, 0);
+		m = socket(AF_INET, SOCK_DGRAM, 0);
+		u = socket(AF_INET, SOCK_DGRAM, 0);
+		if (r < 0 || m < 0 || u < 0 || bind(r, (void *)&to, sizeof(to)))
+			_exit(2);
+		a.sin_port = htons(VSPORT_MARKED);
+		if (bind(m, (void *)&a, sizeof(a)) ||
+		    setsockopt(m, SOL_SOCKET, SO_MARK, &mark, sizeof(mark)))
+			_exit(3);
+		a.sin_port = htons(VSPORT_PLAIN);
+		if (bind(u, (void *)&a, sizeof(a)))
+			_exit(4);
+		for (i = 0; i < 6; i++) {
+			if (sendto(i % 2 ? u : m, "v", 1, 0, (void *)&to,
+				   sizeof(to)) != 1)
+				_exit(5);
+			if (recv(r, buf, sizeof(buf), 0) != 1)
+				_exit(6);
+		}
+		_exit(0);
+	}
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0, "marked traffic failed (0x%x)", st);
+	return 0;
+}
+
+/* The position of a verbose point name on its timeline; -1: unknown. */
+static int point_rank(const char *dir, const char *point)
+{
+	static const char *const rx[] = { "drv", "ip", "udp", "app", NULL };
+	static const char *const tx[] = { "app", "udp", "ip", "dev", "drv",
+					  NULL };
+	const char *const *p = strcmp(dir, "RX") ? tx : rx;
+	int i;
+
+	for (i = 0; p[i]; i++)
+		if (!strcmp(p[i], point))
+			return i;
+	return -1;
+}
+
+/*
+ * `filter mark 0x9999` and `trace verbose`: every probe hit of the marked
+ * datagrams, and nothing of the others.  Each timeline lists its points in
+ * order, each at least once, with non-decreasing times and offsets.
+ */
+TEST(trace_verbose_marked_packets)
+{
+	int timelines[2] = { 0, 0 }, last[2] = { -1, -1 }, seen[2] = { 0, 0 };
+	unsigned long long prev[2] = { 0, 0 };
+	double prev_off[2] = { 0, 0 };
+	const int full[2] = { 0xf, 0x1f };	/* RX 4 points, TX 5 */
+	char *buf, *line, *save = NULL;
+	int hits = 0;
+
+	CHECK(setup(false) == 0, "setup");
+	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
+	CHECK(control("filter mark 0x9999\ntrace verbose\n") == 0, "control");
+	trace_take();
+	CHECK(marked_traffic() == 0, "traffic");
+	buf = trace_take();
+	CHECK(buf, "cannot read trace");
+	note("trace:\n%s", buf);
+	CHECK_EQ(count_matching(buf, ":40002", NULL), 0);
+	/* completed timelines: the marked datagrams, both ways */
+	CHECK_EQ(count_matching(buf, " TX app-udp ", ":40001 > 127.0.0.1:5003"),
+		 3);
+	CHECK_EQ(count_matching(buf, " RX drv-ip ", ":40001 > 127.0.0.1:5003"),
+		 3);
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char dir[4], point[8], sym[64];
+		unsigned long long sec, nsec, t;
+		double off;
+		const char *h = strstr(line, " HIT ");
+		int d, rank;
+
+		if (!h)
+			continue;
+		CHECK(sscanf(h, " HIT %3s %7s %63s %llu.%llu +%lfus", dir, point,
+			     sym, &sec, &nsec, &off) == 6,
+		      "cannot parse '%s'", line);
+		CHECK(strstr(line, "| UDP 127.0.0.1:40001 > 127.0.0.1:5003"),
+		      "flow of '%s'", line);
+		d = !strcmp(dir, "TX");
+		rank = point_rank(dir, point);
+		CHECK(rank >= 0, "point '%s' in '%s'", point, line);
+		t = sec * 1000000000ULL + nsec;
+		hits++;
+		/* point 0 again after others: the next timeline */
+		if (rank == 0 && (!timelines[d] || last[d] > 0)) {
+			CHECK(off == 0, "first hit at an offset: '%s'", line);
+			CHECK(!timelines[d] || seen[d] == full[d],
+			      "a %s timeline missed points (0x%x) before '%s'",
+			      dir, seen[d], line);
+			timelines[d]++;
+			seen[d] = 0;
+			last[d] = 0;
+			prev[d] = t;
+			prev_off[d] = 0;
+		}
+		CHECK(timelines[d], "'%s' before its timeline's first point",
+		      line);
+		CHECK(rank >= last[d], "point out of order: '%s'", line);
+		CHECK(t >= prev[d] && off >= prev_off[d],
+		      "time went back at '%s'", line);
+		seen[d] |= 1 << rank;
+		last[d] = rank;
+		prev[d] = t;
+		prev_off[d] = off;
+	}
+	CHECK_EQ(timelines[0], 3);
+	CHECK_EQ(timelines[1], 3);
+	CHECK(seen[0] == full[0] && seen[1] == full[1],
+	      "the last timelines missed points (rx 0x%x, tx 0x%x)", seen[0],
+	      seen[1]);
+	note("%d hits", hits);
 	teardown();
 	return 0;
 }
