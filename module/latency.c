@@ -421,17 +421,17 @@ static void trace_hit(const struct stamp *s, unsigned int point, u16 via,
 		      u64 t)
 {
 	struct skbprof_pktinfo pi;
-	u64 off = t - s->t_start;
+	u32 ns, off_ns;
+	u64 sec, off_us;
 	char flow[96];
-	u32 ns;
-	u64 sec = div_u64_rem(t, NSEC_PER_SEC, &ns);
 
+	sec = div_u64_rem(t, NSEC_PER_SEC, &ns);
+	off_us = div_u64_rem(t - s->t_start, NSEC_PER_USEC, &off_ns);
 	stamp_pktinfo(s, &pi);
 	skbprof_fmt_flow(flow, sizeof(flow), &pi);
 	skbprof_trace_printf("HIT %s %s %s %llu.%09u +%llu.%03uus | %s",
 			     kind_name(s), point_name(s, point),
-			     probes_name(via), sec, ns,
-			     div_u64_rem(off, NSEC_PER_USEC, &ns), ns, flow);
+			     probes_name(via), sec, ns, off_us, off_ns, flow);
 }
 
 /* A comm for a whitespace-separated field: no blanks, never empty. */
@@ -588,10 +588,19 @@ static u8 rx_decide_at(const struct skbprof_filter *f)
 	return f->terms ? RXP_IP : RXP_DRV;
 }
 
-/* A transmit timeline knows all but the device from its socket. */
-static u8 tx_decide_at(const struct skbprof_filter *f)
+/*
+ * A transmit timeline knows all but the device from its socket, unless
+ * the socket is not connected and the datagram's flow was not at hand
+ * (IPv6 UDP): then IP output, where the headers are complete.
+ */
+static u8 tx_decide_at(const struct skbprof_filter *f,
+		       const struct skbprof_tuple *t)
 {
-	return f->terms & SKBPROF_F_DEV ? TXP_DEV : TXP_APP;
+	if (f->terms & SKBPROF_F_DEV)
+		return TXP_DEV;
+	if (f->terms && (!t->family || !t->dport))
+		return TXP_IP;
+	return TXP_APP;
 }
 
 void lat_rx_start(const struct sk_buff *skb, u16 via)
@@ -719,7 +728,7 @@ void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
 			s->mark = READ_ONCE(sk->sk_mark);
 		s->netns = sock_net(sk)->ns.inum;
 	}
-	s->decide_at = tx_decide_at(&cfg->filter);
+	s->decide_at = tx_decide_at(&cfg->filter, &s->tuple);
 	progress(s, cfg, TXP_APP);
 	stamp_unlock(s, flags);
 out:
