@@ -12,7 +12,9 @@ set -u
 
 "$TOP/scripts/deps.sh" demo || die "cannot install the dependencies"
 guest_tools || die "cannot build the guest programs"
-for ver in "${@:-5.10 6.1 6.12}"; do
+vers=("$@")
+[ ${#vers[@]} -gt 0 ] || vers=(5.10 6.1 6.12)
+for ver in "${vers[@]}"; do
 	build_module "$ver" || die "build failed, see $OUT/$ver/build.log"
 	make_initramfs "$ver" || die "cannot make the initramfs"
 	# the demo mode runs /usr/share/skbprof/demo.sh: run the capture instead

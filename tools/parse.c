@@ -532,22 +532,24 @@ static json_object *trace_flow(const char *seg)
 	for (i = 1; i <= 3; i += 2) {
 		const char *a = i == 1 ? "src" : "dst";
 		const char *pt = i == 1 ? "sport" : "dport";
-		char *addr = tok[i];
+		char *addr = tok[i], *port = NULL;
 
 		if (addr[0] == '[') {
 			c = strstr(addr, "]:");
 			addr++;
 			if (c) {
 				*c = 0;
-				json_object_object_add(f, pt, value_of(pt, c + 2));
+				port = c + 2;
 			} else if ((c = strchr(addr, ']'))) {
 				*c = 0;
 			}
 		} else if ((c = strchr(addr, ':')) && c == strrchr(addr, ':')) {
 			*c = 0;
-			json_object_object_add(f, pt, value_of(pt, c + 1));
+			port = c + 1;
 		}
 		json_object_object_add(f, a, json_object_new_string(addr));
+		if (port)
+			json_object_object_add(f, pt, value_of(pt, port));
 	}
 	return f;
 }
