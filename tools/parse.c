@@ -449,12 +449,12 @@ json_object *parse_hists(char *text, const char *rows_key)
 			for (i = 0; i < n; i++)
 				if (!strcmp(tok[i], "count"))
 					break;
-			if (i < n) {
+			s = strstr(line, " one allocation in ");
+			if (i < n)
 				set_header(&h, tok, n);
-			} else if ((s = strstr(line, " one allocation in "))) {
+			else if (s)
 				json_object_object_add(o, "sample",
 					json_object_new_uint64(strtoull(s + 19, NULL, 10)));
-			}
 			continue;
 		}
 		if (line[0] == '@') {
@@ -535,17 +535,20 @@ static json_object *trace_flow(const char *seg)
 		char *addr = tok[i], *port = NULL;
 
 		if (addr[0] == '[') {
-			c = strstr(addr, "]:");
+			/* "[v6]:port" or "[v6]" */
 			addr++;
-			if (c) {
-				*c = 0;
+			c = strchr(addr, ']');
+			if (c && c[1] == ':')
 				port = c + 2;
-			} else if ((c = strchr(addr, ']'))) {
+			if (c)
 				*c = 0;
+		} else {
+			/* "v4:port"; a bare v6 address has several colons */
+			c = strchr(addr, ':');
+			if (c && c == strrchr(addr, ':')) {
+				*c = 0;
+				port = c + 1;
 			}
-		} else if ((c = strchr(addr, ':')) && c == strrchr(addr, ':')) {
-			*c = 0;
-			port = c + 1;
 		}
 		json_object_object_add(f, a, json_object_new_string(addr));
 		if (port)
@@ -611,8 +614,8 @@ static bool trace_event(json_object *o, char *ev)
 		json_object_object_add(o, "location", json_object_new_string(loc));
 		return true;
 	}
-	if (n == 6 && !strcmp(tok[0], "HIT") && tok[5][0] == '+' &&
-	    (us = usecs(tok[5] + 1))) {
+	us = n == 6 && !strcmp(tok[0], "HIT") && tok[5][0] == '+' ? usecs(tok[5] + 1) : NULL;
+	if (us) {
 		json_object_object_add(o, "type", json_object_new_string("hit"));
 		json_object_object_add(o, "dir", json_object_new_string(!strcmp(tok[1], "RX") ? "rx" : "tx"));
 		json_object_object_add(o, "point", json_object_new_string(tok[2]));

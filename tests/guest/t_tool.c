@@ -291,6 +291,13 @@ TEST(tool_not_loaded)
 	out = tool(&st, "nosuchview");
 	CHECK(st == 2, "unknown view: exit %d", st);
 	free(out);
+	/* debugfs not mounted: said so, not "module not loaded" */
+	CHECK(sh("umount /sys/kernel/debug") == 0, "umount debugfs");
+	out = tool(&st, "stats");
+	CHECK(sh("mount -t debugfs debugfs /sys/kernel/debug && chmod 0700 /sys/kernel/debug") == 0,
+	      "mount debugfs again");
+	CHECK(st == 1 && strstr(out, "debugfs is not mounted"), "exit %d: %s", st, out);
+	free(out);
 	return 0;
 }
 
