@@ -9,16 +9,18 @@
 set -euo pipefail
 
 base=(gcc make libc6-dev libelf1 pahole kmod libkmod-dev pkg-config
-      xz-utils zstd gzip cpio apt dpkg sparse perl)
+      xz-utils zstd gzip cpio apt dpkg sparse perl libjson-c-dev)
 guest=(qemu-system-x86 busybox-static iproute2 nftables)
 fuzz=(clang-14 libclang-rt-14-dev)
+# host tests of the tool: JSON parsed back by jq, promtool (in prometheus)
+tool_check=(jq prometheus)
 kernel_build=(flex bison bc libssl-dev libelf-dev)
 
 want=("${base[@]}")
 for what in "${@:-check}"; do
 	case $what in
 	build)	;;
-	check)	want+=("${guest[@]}" "${fuzz[@]}") ;;
+	check)	want+=("${guest[@]}" "${fuzz[@]}" "${tool_check[@]}") ;;
 	fuzz)	want+=("${fuzz[@]}") ;;
 	debug)	want+=("${guest[@]}" "${kernel_build[@]}") ;;
 	demo)	want+=("${guest[@]}") ;;

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * skbprof - read the skbprof module's views.
+ * skbprof - read and steer the skbprof module (see skbprof.8).
  *
- *   skbprof [--root DIR] VIEW     print /sys/kernel/debug/skbprof/VIEW
- *
- * Exit codes: 0 success, 1 runtime error (module not loaded, debugfs not
- * mounted, permission denied, I/O error), 2 usage error.
+ *   skbprof [OPTIONS] latency|drops|procs|lifetime|stats|control
+ *   skbprof [OPTIONS] filter ['TERMS'|clear]
+ *   skbprof [OPTIONS] reset|trace|top|prom
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,111 +12,260 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#define DEFAULT_ROOT "/sys/kernel/debug/skbprof"
+#include "skbprof.h"
 
-static const char *const views[] = {
-	"stats", "drops", "latency", "procs", "lifetime", NULL
+struct opts opt = {
+	.root = DEFAULT_ROOT,
+	.interval = 1.0,
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: skbprof [--root DIR] VIEW\n"
-		"views: stats, drops, latency, procs, lifetime\n"
-		"  -r, --root DIR  read the files from DIR (default %s,\n"
-		"                  or $SKBPROF_ROOT)\n"
-		"  -h, --help      this text\n", DEFAULT_ROOT);
+		"usage: skbprof [OPTIONS] VIEW\n"
+		"views:\n"
+		"  latency             per-stage latency: count, percentiles, histograms\n"
+		"  drops               dropped packets by reason and location\n"
+		"  procs               per-process stage latency\n"
+		"  lifetime            skb lifetime, allocation to free\n"
+		"  stats               probes, stages, tables, counters\n"
+		"  control             the configuration in force and last_error\n"
+		"  filter ['TERMS']    show, or set the filter (see skbprof.8)\n"
+		"  filter clear        remove the filter\n"
+		"  reset               zero every counter and histogram\n"
+		"  trace               stream the packet trace (until SIGINT)\n"
+		"  top                 live screen: rates and percentiles per interval\n"
+		"  prom                Prometheus text exposition format\n"
+		"options:\n"
+		"  -j, --json          JSON output (trace, top: one object per line)\n"
+		"  -p, --pretty        pretty JSON (implies --json)\n"
+		"  -i, --interval SEC  top: seconds between frames (default 1)\n"
+		"  -n, --count N       top: stop after N frames\n"
+		"  -r, --root DIR      read the files from DIR (default %s,\n"
+		"                      or $SKBPROF_ROOT)\n"
+		"  -h, --help          this text\n"
+		"exit codes: 0 success; 1 module not loaded, debugfs not mounted,\n"
+		"permission denied or I/O error; 2 usage error; 3 the module\n"
+		"rejected a control write (its last_error is printed)\n",
+		DEFAULT_ROOT);
 }
 
-/* Explain why the module's directory cannot be used. */
-static int root_error(const char *root)
+static int usage_error(const char *fmt, const char *arg)
 {
-	struct stat st;
-
-	if (stat(root, &st) == 0)
-		return 0;
-	if (errno == EACCES) {
-		fprintf(stderr, "skbprof: %s: permission denied (run as root)\n", root);
-	} else if (stat("/sys/kernel/debug", &st) == 0 && strcmp(root, DEFAULT_ROOT) == 0) {
-		struct stat st2;
-
-		if (stat("/sys/kernel", &st2) == 0 && st.st_dev == st2.st_dev)
-			fprintf(stderr, "skbprof: debugfs is not mounted (mount -t debugfs none /sys/kernel/debug)\n");
-		else
-			fprintf(stderr, "skbprof: module not loaded (no %s; modprobe skbprof)\n", root);
-	} else {
-		fprintf(stderr, "skbprof: %s: %s\n", root, strerror(errno));
-	}
-	return -1;
+	fprintf(stderr, "skbprof: ");
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	usage(stderr);
+	return EXIT_USAGE;
 }
 
-static int cat_view(const char *root, const char *view)
+static int write_all(int fd, const char *s, size_t len)
 {
-	char path[4096], buf[65536];
-	ssize_t n;
-	int fd;
+	ssize_t n = write(fd, s, len);
 
-	if (root_error(root))
-		return 1;
-	snprintf(path, sizeof(path), "%s/%s", root, view);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+/* Write one control line; on rejection print the module's last_error. */
+static int control_write(const char *line)
+{
+	char path[4096], cmd[512], *text;
+	const char *why = NULL;
+	json_object *c = NULL;
+	int fd, err, rc;
+
+	rc = check_root();
+	if (rc)
+		return rc;
+	snprintf(path, sizeof(path), "%s/control", opt.root);
+	snprintf(cmd, sizeof(cmd), "%.*s", (int)strcspn(line, "\n"), line);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0) {
-		fprintf(stderr, "skbprof: %s: %s\n", path,
-			errno == EACCES ? "permission denied (run as root)" : strerror(errno));
-		return 1;
+		err = errno;
+		if (err == EACCES || err == EPERM)
+			return report(EXIT_RUNTIME, err,
+				      "%s: permission denied (skbprof needs root)", path);
+		return report(EXIT_RUNTIME, err, "%s: %s", path, strerror(err));
 	}
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		if (fwrite(buf, 1, n, stdout) != (size_t)n) {
-			perror("skbprof: write");
-			close(fd);
-			return 1;
-		}
-	}
-	if (n < 0) {
-		fprintf(stderr, "skbprof: %s: %s\n", path, strerror(errno));
-		close(fd);
-		return 1;
-	}
+	err = -write_all(fd, line, strlen(line));
 	close(fd);
-	return fflush(stdout) ? 1 : 0;
+	if (!err)
+		return 0;
+	if (err == EPERM || err == EACCES)
+		return report(EXIT_RUNTIME, err,
+			      "%s: permission denied (needs CAP_NET_ADMIN)", path);
+	/* The module says why in the last_error line of control. */
+	text = read_view("control", &rc);
+	if (text) {
+		c = parse_control(text);
+		why = jget_str(c, "last_error");
+	}
+	rc = report(EXIT_REJECTED, err, "the module rejected '%s': %s", cmd,
+		    why ? why : strerror(err));
+	json_object_put(c);
+	free(text);
+	return rc;
+}
+
+static int cat_or_json(const char *view)
+{
+	json_object *o;
+	char *text;
+	int rc;
+
+	text = read_view(view, &rc);
+	if (!text)
+		return rc;
+	if (!opt.json) {
+		rc = fputs(text, stdout) < 0 || fflush(stdout) ? EXIT_RUNTIME : 0;
+		free(text);
+		return rc;
+	}
+	if (!strcmp(view, "stats"))
+		o = parse_stats(text);
+	else if (!strcmp(view, "drops"))
+		o = parse_drops(text);
+	else if (!strcmp(view, "control"))
+		o = parse_control(text);
+	else if (!strcmp(view, "latency"))
+		o = parse_hists(text, "stages");
+	else if (!strcmp(view, "procs"))
+		o = parse_hists(text, "procs");
+	else {
+		/* lifetime: one row, labelled "lifetime" */
+		json_object *rows, *life = NULL;
+
+		o = parse_hists(text, "rows");
+		rows = json_object_object_get(o, "rows");
+		if (json_object_array_length(rows) > 0)
+			life = json_object_get(json_object_array_get_idx(rows, 0));
+		json_object_object_del(o, "rows");
+		if (life)
+			json_object_object_del(life, "label");
+		json_object_object_add(o, "lifetime", life);
+	}
+	free(text);
+	return print_json(o);
+}
+
+static int filter_main(int argc, char **argv)
+{
+	char line[4096];
+	size_t len;
+	int i, rc;
+
+	if (argc == 0) {
+		json_object *c;
+		char *text = read_view("control", &rc);
+		const char *f;
+
+		if (!text)
+			return rc;
+		c = parse_control(text);
+		free(text);
+		f = jget_str(c, "filter");
+		if (opt.json) {
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "filter", f ? json_object_new_string(f) : NULL);
+			json_object_put(c);
+			return print_json(o);
+		}
+		printf("filter %s\n", f ? f : "clear");
+		json_object_put(c);
+		return fflush(stdout) ? EXIT_RUNTIME : 0;
+	}
+	len = snprintf(line, sizeof(line), "filter");
+	for (i = 0; i < argc && len < sizeof(line); i++)
+		len += snprintf(line + len, sizeof(line) - len, " %s", argv[i]);
+	if (len + 2 > sizeof(line))
+		return report(EXIT_USAGE, E2BIG, "filter: too long");
+	if (strchr(line, '\n'))
+		return report(EXIT_USAGE, EINVAL, "filter: terms hold a newline");
+	strcat(line, "\n");
+	rc = control_write(line);
+	if (!rc && opt.json)
+		return cat_or_json("control");
+	return rc;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
+	static const struct option lopts[] = {
 		{ "root", required_argument, NULL, 'r' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "pretty", no_argument, NULL, 'p' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *root = getenv("SKBPROF_ROOT");
-	int c, i;
+	static const char *const views[] = {
+		"stats", "drops", "latency", "procs", "lifetime", "control", NULL
+	};
+	const char *env = getenv("SKBPROF_ROOT"), *view;
+	char *end;
+	int c, i, rc;
 
-	if (!root || !*root)
-		root = DEFAULT_ROOT;
-	while ((c = getopt_long(argc, argv, "r:h", opts, NULL)) != -1) {
+	if (env && *env)
+		opt.root = env;
+	while ((c = getopt_long(argc, argv, "r:jpi:n:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
-			root = optarg;
+			opt.root = optarg;
+			break;
+		case 'j':
+			opt.json = true;
+			break;
+		case 'p':
+			opt.json = opt.pretty = true;
+			break;
+		case 'i':
+			opt.interval = strtod(optarg, &end);
+			if (*end || end == optarg || !(opt.interval >= 0.01 && opt.interval <= 86400))
+				return usage_error("bad interval '%s' (seconds, 0.01-86400)", optarg);
+			break;
+		case 'n':
+			errno = 0;
+			opt.count = strtol(optarg, &end, 10);
+			if (*end || end == optarg || errno || opt.count < 1)
+				return usage_error("bad count '%s' (a positive number)", optarg);
 			break;
 		case 'h':
 			usage(stdout);
 			return 0;
 		default:
 			usage(stderr);
-			return 2;
+			return EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
+	if (optind >= argc) {
 		usage(stderr);
-		return 2;
+		return EXIT_USAGE;
 	}
+	view = argv[optind++];
+	if (!strcmp(view, "filter"))
+		return filter_main(argc - optind, argv + optind);
+	if (optind != argc)
+		return usage_error("%s: unexpected arguments", view);
 	for (i = 0; views[i]; i++)
-		if (strcmp(argv[optind], views[i]) == 0)
-			return cat_view(root, views[i]);
-	fprintf(stderr, "skbprof: unknown view '%s'\n", argv[optind]);
-	usage(stderr);
-	return 2;
+		if (!strcmp(view, views[i]))
+			return cat_or_json(view);
+	if (!strcmp(view, "reset")) {
+		rc = control_write("reset\n");
+		if (!rc && opt.json)
+			return print_json(json_object_new_object());
+		return rc;
+	}
+	if (!strcmp(view, "trace"))
+		return trace_main();
+	if (!strcmp(view, "top"))
+		return top_main();
+	if (!strcmp(view, "prom"))
+		return prom_main();
+	return usage_error("unknown view '%s'", view);
 }

@@ -1,14 +1,27 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Host tests of the reader tool against fixture directories: what it
-# prints, its errors and its exit codes.  One ok/FAIL line per test.
+# Host tests of the reader tool against fixture directories captured from
+# real guest runs (tests/host/fixtures/README): every view in text, JSON
+# (parsed back with jq, numbers compared with what awk reads from the
+# fixture files, and drop counts with the kernel's own /proc/net/snmp
+# counters captured alongside) and Prometheus (checked by promtool); top's
+# per-interval numbers; every error path and exit code.  The views run
+# twice: with the normal build and with an ASan/UBSan build.
+# One ok/FAIL line per test.
 
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-tool=$top/tools/skbprof
+fix=$top/tests/host/fixtures
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+
+ok() { echo "ok host/tool/$1"; }
+fail() { echo "FAIL host/tool/$1: $2"; }
+# eq NAME GOT WANT
+eq() {
+	if [ "$2" = "$3" ] && [ -n "$3" ]; then ok "$1"; else fail "$1" "got '$2', want '$3'"; fi
+}
 
 t() {	# t NAME WANT_RC WANT_OUTPUT_PATTERN COMMAND...
 	local name=$1 want_rc=$2 pat=$3 out rc
@@ -16,26 +29,255 @@ t() {	# t NAME WANT_RC WANT_OUTPUT_PATTERN COMMAND...
 	out=$("$@" 2>&1)
 	rc=$?
 	if [ $rc -ne "$want_rc" ]; then
-		echo "FAIL host/tool/$name: exit $rc, want $want_rc: $out"
+		fail "$name" "exit $rc, want $want_rc: $out"
 	elif ! grep -E -q -- "$pat" <<< "$out"; then
-		echo "FAIL host/tool/$name: output lacks '$pat': $out"
+		fail "$name" "output lacks '$pat': $out"
 	else
-		echo "ok host/tool/$name"
+		ok "$name"
 	fi
 }
 
-make -s -C "$top/tools" >/dev/null || { echo "FAIL host/tool/build"; exit 1; }
+for p in jq promtool; do
+	command -v $p >/dev/null || { fail deps "$p is missing (scripts/deps.sh check)"; exit 1; }
+done
+make -s -C "$top/tools" >/dev/null || { fail build "make -C tools"; exit 1; }
+make -s -C "$top/tools" skbprof-asan >/dev/null && cp "$top/tools/skbprof-asan" "$tmp/" ||
+	{ fail build-asan "make -C tools skbprof-asan"; exit 1; }
+cc -shared -fPIC -O2 -Wall -Werror -o "$tmp/failwrite.so" "$top/tests/host/lib/failwrite.c" -ldl ||
+	{ fail build-shim "failwrite.so"; exit 1; }
+
+# ---- views against the captured fixtures ------------------------------
+
+# views TOOL TAG KERNEL: every view of fixtures/KERNEL/t1 with TOOL.
+views() {
+	local tool=$1 tag=$2 k=$3 d=$fix/$3/t1 n=$2/$3 v got want
+	for v in stats drops latency procs lifetime control; do
+		if diff <("$tool" --root "$d" "$v") "$d/$v" >/dev/null; then
+			ok "$n/text/$v"
+		else
+			fail "$n/text/$v" "text output differs from the file"
+		fi
+		"$tool" --root "$d" -j "$v" > "$tmp/$v.json" 2>&1 &&
+			jq -e . "$tmp/$v.json" >/dev/null || fail "$n/json/$v" "not JSON: $(head -c 300 "$tmp/$v.json")"
+		"$tool" --root "$d" -p "$v" | jq -e . >/dev/null || fail "$n/pretty/$v" "not JSON"
+	done
+
+	# drops: each row's count and location; the sum; no reasons on 5.10
+	got=$(jq -r '.drops[] | "\(.count) \(.location)"' "$tmp/drops.json")
+	want=$(awk 'NR > 1 { print $1, $NF }' "$d/drops")
+	eq "$n/json/drops-rows" "$got" "$want"
+	got=$(jq '[.drops[].count] | add' "$tmp/drops.json")
+	eq "$n/json/drops-sum" "$got" "$(awk 'NR > 1 { s += $1 } END { print s }' "$d/drops")"
+	# ground truth: the kernel's own count of UDP datagrams to closed ports
+	got=$(jq '.drops[] | select(.location | startswith("__udp4_lib_rcv+")) | .count' "$tmp/drops.json")
+	eq "$n/json/drops-udp-equals-snmp-noports" "$got" \
+		"$(awk '/^Udp: [0-9]/ { print $3 }' "$d/snmp")"
+	if [ "$k" = 5.10 ]; then
+		eq "$n/json/drops-no-reasons" "$(jq '[.drops[].reason] | unique' -c "$tmp/drops.json")" '[null]'
+	else
+		eq "$n/json/drops-reasons" "$(jq -r '.drops[0].reason' "$tmp/drops.json")" NO_SOCKET
+	fi
+
+	# latency: every stage's numbers; histogram buckets add up to count
+	got=$(jq -r '.stages[] | "\(.dir) \(.stage) \(.count) \(.min) \(.p50) \(.p90) \(.p99) \(.max) \(.avg)"' "$tmp/latency.json")
+	want=$(grep -E '^(rx|tx) ' "$d/latency")
+	eq "$n/json/latency-rows" "$got" "$want"
+	got=$(jq -r '.stages[] | select(([.histogram[].count] | add) != .count) | .stage' "$tmp/latency.json")
+	eq "$n/json/latency-histograms-add-up" "${got:-none}" none
+	got=$(jq -r '.stages[] | select(.worst.ns != .max) | .stage' "$tmp/latency.json")
+	eq "$n/json/latency-worst-is-max" "${got:-none}" none
+	eq "$n/json/latency-buckets" \
+		"$(jq '[.stages[].histogram | length] | add' "$tmp/latency.json")" \
+		"$(grep -c '^\[' "$d/latency")"
+
+	# procs, lifetime, stats, control
+	eq "$n/json/procs" "$(jq -r '.procs[] | "\(.dir) \(.stage) \(.pid) \(.comm) \(.count) \(.p50) \(.p99) \(.max)"' "$tmp/procs.json")" \
+		"$(grep -E '^(rx|tx) ' "$d/procs")"
+	eq "$n/json/lifetime" "$(jq -r '.lifetime | "lifetime \(.count) \(.min) \(.p50) \(.p90) \(.p99) \(.max) \(.avg)"' "$tmp/lifetime.json")" \
+		"$(grep '^lifetime ' "$d/lifetime")"
+	eq "$n/json/lifetime-sample" "$(jq .sample "$tmp/lifetime.json")" 4
+	eq "$n/json/lifetime-histogram" "$(jq '[.lifetime.histogram[].count] | add' "$tmp/lifetime.json")" \
+		"$(jq .lifetime.count "$tmp/lifetime.json")"
+	eq "$n/json/stats-counters" \
+		"$(jq -r '.counters | to_entries[] | "\(.key) \(.value)"' "$tmp/stats.json")" \
+		"$(grep -E '^[a-z_]+ [0-9]+$' "$d/stats")"
+	eq "$n/json/stats-probes" \
+		"$(jq -r '.probes[] | select(.state == "active") | "probe \(.group) \(.symbol) \(.type) active hits \(.hits) nmissed \(.nmissed)"' "$tmp/stats.json")" \
+		"$(grep '^probe .* active ' "$d/stats")"
+	eq "$n/json/stats-stages" "$(jq -r '.stages[] | "\(.dir) \(.stage) \(.state)"' "$tmp/stats.json")" \
+		"$(awk '$1 == "stage" { print $2, $3, $4 }' "$d/stats")"
+	eq "$n/json/stats-kernel" "$(jq -r .kernel "$tmp/stats.json")" "$(awk '$1 == "kernel" { print $2 }' "$d/stats")"
+	eq "$n/json/stats-nothing-unparsed" "$(jq '.other | length' "$tmp/stats.json")" 0
+	eq "$n/json/control" "$(jq -c . "$tmp/control.json")" \
+		'{"filter":null,"sample":1,"stages":"all","trace":"on","last_error":null}'
+
+	# prom: promtool, and its numbers against the files
+	if "$tool" --root "$d" prom > "$tmp/p.prom" && promtool check metrics < "$tmp/p.prom" > "$tmp/promtool.out" 2>&1; then
+		ok "$n/prom/promtool"
+	else
+		fail "$n/prom/promtool" "$(head -c 500 "$tmp/promtool.out")"
+	fi
+	eq "$n/prom/drops" "$(awk '/^skbprof_drops_total\{/ { s += $NF } END { print s }' "$tmp/p.prom")" \
+		"$(awk 'NR > 1 { s += $1 } END { print s }' "$d/drops")"
+	got=$(grep -E '^skbprof_stage_latency_seconds_count\{' "$tmp/p.prom" | sed -E 's/.*dir="([a-z]+)",stage="([a-z-]+)"\} /\1 \2 /')
+	eq "$n/prom/latency-count" "$got" "$(awk '/^(rx|tx) / { print $1, $2, $3 }' "$d/latency")"
+	got=$(grep -E '^skbprof_stage_latency_seconds_bucket\{dir="rx",stage="drv-ip",le="\+Inf"\}' "$tmp/p.prom" | awk '{ print $2 }')
+	eq "$n/prom/latency-inf" "$got" "$(awk '$1 == "rx" && $2 == "drv-ip" { print $3 }' "$d/latency")"
+	# the cumulative bucket at le=2^k ns equals the sum of the file's
+	# log2 buckets below 2^k: checked at 16384 ns
+	got=$(grep -F 'skbprof_stage_latency_seconds_bucket{dir="rx",stage="drv-ip",le="1.6384e-05"}' "$tmp/p.prom" | awk '{ print $2 }')
+	want=$(jq '[.stages[] | select(.stage == "drv-ip") | .histogram[] | select(.hi <= 16384) | .count] | add // 0' "$tmp/latency.json")
+	eq "$n/prom/latency-bucket" "$got" "$want"
+	got=$(awk -F'[{}]' '/_bucket\{/ { key = $2; sub(/,?le="[^"]*"/, "", key);
+		if (key == last && $3 + 0 < prev + 0) bad++; last = key; prev = $3 }
+		END { print bad + 0 }' "$tmp/p.prom")
+	eq "$n/prom/buckets-cumulative" "$got" 0
+	eq "$n/prom/probe-hits" "$(grep -F 'skbprof_probe_hits_total{group="rx-drv",symbol="netif_receive_skb",type="tracepoint"}' "$tmp/p.prom" | awk '{ print $2 }')" \
+		"$(awk '$1 == "probe" && $3 == "netif_receive_skb" { print $7 }' "$d/stats")"
+	eq "$n/prom/stats" "$(awk '$1 == "skbprof_stats_table_inserts_total" { print $2 }' "$tmp/p.prom")" \
+		"$(awk '$1 == "table_inserts" { print $2 }' "$d/stats")"
+
+	# trace: text as is; JSON Lines, one object per line, drops parsed
+	if diff <("$tool" --root "$d" trace) "$d/trace" >/dev/null; then ok "$n/trace/text"; else fail "$n/trace/text" "differs"; fi
+	"$tool" --root "$d" -j trace > "$tmp/trace.jsonl"
+	eq "$n/trace/lines" "$(jq -c . "$tmp/trace.jsonl" | wc -l)" "$(wc -l < "$d/trace")"
+	eq "$n/trace/drops" "$(jq -r 'select(.type == "drop") | .location' "$tmp/trace.jsonl" | sort | uniq -c)" \
+		"$(grep -o 'DROP [^ ]* [^ ]*' "$d/trace" | awk '{ print $3 }' | sort | uniq -c)"
+	eq "$n/trace/udp-dport" "$(jq -r 'select(.type == "drop" and .flow.proto == "UDP") | .flow.dport' "$tmp/trace.jsonl" | sort -u)" 9999
+
+	# top: t0 then t1 through FIFOs, so the interval's numbers are known
+	rm -rf "$tmp/top"
+	mkdir "$tmp/top"
+	for v in latency drops; do
+		mkfifo "$tmp/top/$v"
+		( cat "$fix/$k/t0/$v" > "$tmp/top/$v"; sleep 0.3; cat "$d/$v" > "$tmp/top/$v" ) &
+	done
+	timeout 20 "$tool" --root "$tmp/top" top -j -n 1 -i 0.5 > "$tmp/top.json"
+	wait
+	got=$(jq '.drops[] | select(.location | startswith("__udp4_lib_rcv+")) | .count' "$tmp/top.json")
+	want=$(( $(awk '/^Udp: [0-9]/ { print $3 }' "$d/snmp") - $(awk '/^Udp: [0-9]/ { print $3 }' "$fix/$k/t0/snmp") ))
+	eq "$n/top/udp-drops-equal-snmp-delta" "$got" "$want"
+	got=$(jq -r '.stages[] | "\(.dir) \(.stage) \(.count)"' "$tmp/top.json" | sort)
+	want=$(join <(awk '/^(rx|tx) / { print $1 "/" $2, $3 }' "$fix/$k/t0/latency" | sort) \
+		    <(awk '/^(rx|tx) / { print $1 "/" $2, $3 }' "$d/latency" | sort) |
+		awk '$3 != $2 { sub("/", " ", $1); print $1, $3 - $2 }' | sort)
+	eq "$n/top/stage-deltas" "$got" "$want"
+	eq "$n/top/rate" "$(jq '[.stages[] | (.rate * $i - .count) as $e | $e * $e < 0.0001 * .count * .count] | all' --argjson i "$(jq .interval_s "$tmp/top.json")" "$tmp/top.json")" true
+	# the interval's p99 bound: from bucket differences, never below the
+	# interval's smallest possible value (its lowest differing bucket)
+	eq "$n/top/p99-bound" "$(jq '[.stages[] | .p99_below_ns >= .p50_below_ns and .p50_below_ns > 0] | all' "$tmp/top.json")" true
+}
+
+for k in $(cd "$fix" && ls -d [0-9]* 2>/dev/null); do
+	views "$top/tools/skbprof" plain "$k"
+	ASAN_OPTIONS=detect_leaks=1 views "$tmp/skbprof-asan" asan "$k"
+done
+[ -d "$fix/5.10" ] && [ -d "$fix/6.1" ] && ok fixtures-present || fail fixtures-present "5.10 and 6.1 needed"
+
+# ---- the formats announced for the next module version ----------------
+
+d=$fix/next
+tool=$top/tools/skbprof
+eq next/drops-stage "$("$tool" -r "$d" -j drops | jq -r '.drops[] | "\(.count) \(.stage) \(.dev) \(.location)"')" \
+"42 ip-udp lo __udp4_lib_rcv+0x9a2/0xc30
+2 ip-tcp lo tcp_v4_rcv+0x81/0xee0
+1 null null sk_stream_kill_queues+0x58/0xe0
+3 drv veth0+ __dev_queue_xmit+0x1c2/0xd30
+5 app eth0 nf_hook_slow+0xa1/0xf0 [nf_tables]"
+"$tmp/skbprof-asan" -r "$d" -j trace > "$tmp/next.jsonl"
+eq next/trace-kinds "$(jq -r .type "$tmp/next.jsonl" | tr '\n' ' ')" "packet packet drop drop hit lost unknown "
+eq next/trace-rx "$(jq -c 'select(.type == "packet" and .dir == "rx") | [.cpu, .stages, .flow, .comm]' "$tmp/next.jsonl")" \
+	'[1,[{"stage":"drv-ip","us":23.104},{"stage":"ip-udp","us":5.2},{"stage":"udp-app","us":189}],{"proto":"UDP","src":"10.0.0.1","sport":443,"dst":"10.0.0.2","dport":51234},"1234"]'
+eq next/trace-tx-v6 "$(jq -c 'select(.dir == "tx") | [(.stages | length), .flow.src, .flow.dport]' "$tmp/next.jsonl")" '[4,"2001:db8::1",53]'
+eq next/trace-drop "$(jq -c 'select(.type == "drop") | [.reason, .location, .dev, .stage, .flow.dst]' "$tmp/next.jsonl" | tr '\n' ' ')" \
+	'["NO_SOCKET","__udp4_lib_rcv+0x9a2/0xc30","lo","ip-udp","127.0.0.1"] [null,"nf_hook_slow+0xa1/0xf0 [nf_tables]","eth0",null,"ff02::1"] '
+eq next/trace-hit "$(jq -c 'select(.type == "hit") | [.dir, .point, .symbol, .mono, .offset_us, .flow.sport]' "$tmp/next.jsonl")" \
+	'["rx","ip","udp_rcv",1234.000000567,12.5,443]'
+eq next/trace-lost "$(jq -c 'select(.type == "lost") | .lost' "$tmp/next.jsonl")" 17
+eq next/trace-unknown-raw "$(jq -r 'select(.type == "unknown") | .raw' "$tmp/next.jsonl")" \
+	"$(grep SOMETHING "$d/trace")"
+
+# trace: SIGPIPE and SIGINT end the stream cleanly
+yes "12:00:00.000000 cpu0 DROP - x+0x1/0x2 | - | dev -" | head -n 200000 > "$tmp/big" 2>/dev/null
+mkdir -p "$tmp/tr" && cp "$tmp/big" "$tmp/tr/trace"
+"$tool" -r "$tmp/tr" -j trace | head -n 2 > /dev/null
+eq trace-sigpipe "${PIPESTATUS[0]}" 0
+mkfifo "$tmp/tr2" 2>/dev/null; mkdir -p "$tmp/tr3" && mkfifo "$tmp/tr3/trace"
+( exec 3> "$tmp/tr3/trace"; echo "12:00:00.000000 cpu0 DROP - x+0x1/0x2 | - | dev -" >&3; sleep 5 ) &
+writer=$!
+"$tool" -r "$tmp/tr3" trace > "$tmp/tr3.out" &
+reader=$!
+sleep 1
+kill -INT $reader
+wait $reader
+eq trace-sigint "$?" 0
+eq trace-line-buffered "$(wc -l < "$tmp/tr3.out")" 1
+kill $writer 2>/dev/null
+wait $writer 2>/dev/null
+
+# ---- errors and exit codes --------------------------------------------
 
 mkdir -p "$tmp/root"
 printf 'version 9.9.9\nkernel fixture\n' > "$tmp/root/stats"
-
+tool=$top/tools/skbprof
 t prints_view 0 '^version 9\.9\.9$' "$tool" --root "$tmp/root" stats
 t env_root 0 '^kernel fixture$' env SKBPROF_ROOT="$tmp/root" "$tool" stats
-t missing_root 1 "$tmp/none: No such file" "$tool" --root "$tmp/none" stats
+t missing_root 1 "$tmp/none: No such file or directory \(module not loaded\?\)" "$tool" --root "$tmp/none" stats
+t missing_root_json 1 '^\{"error":".*No such file.*","errno":2\}$' "$tool" --root "$tmp/none" -j stats
 t unknown_view 2 "unknown view 'nosuch'" "$tool" --root "$tmp/root" nosuch
 t no_view 2 '^usage:' "$tool" --root "$tmp/root"
-t help 0 '^usage:' "$tool" --help
+t help 0 '^exit codes: 0 success' "$tool" --help
 t bad_option 2 '^usage:' "$tool" --bogus
+t bad_interval 2 "bad interval 'x'" "$tool" -i x top
+t bad_count 2 "bad count '0'" "$tool" -n 0 top
+t extra_args 2 'stats: unexpected arguments' "$tool" --root "$tmp/root" stats more
 rm "$tmp/root/stats"
 t missing_file 1 "stats: No such file" "$tool" --root "$tmp/root" stats
+t missing_file_prom 1 "stats: No such file" "$tool" --root "$tmp/root" prom
+# permission denied: a root-only file read by nobody
+mkdir -p "$tmp/perm" && cp "$fix/6.1/t1/drops" "$tmp/perm/" && chmod 0400 "$tmp/perm/drops"
+chmod 0755 "$tmp" "$tmp/perm" && cp "$tool" "$tmp/skbprof" && chmod 0755 "$tmp/skbprof"
+t permission 1 "drops: permission denied \(skbprof needs root\)" \
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$tmp/skbprof" --root "$tmp/perm" drops
+t permission_json 1 '"errno":13' \
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$tmp/skbprof" --root "$tmp/perm" -j drops
 
+# control writes: a fake control file; the shim makes writes fail as the
+# module's do, and the tool must print the module's last_error
+mkdir -p "$tmp/ctl"
+printf 'filter clear\nsample 1\nstages all\ntrace off\nlast_error: none\n' > "$tmp/ctl/control"
+t filter_show 0 '^filter clear$' "$tool" --root "$tmp/ctl" filter
+t filter_show_json 0 '^\{"filter":null\}$' "$tool" --root "$tmp/ctl" -j filter
+t filter_set 0 '' "$tool" --root "$tmp/ctl" filter 'port 5000'
+eq filter_written "$(head -n 1 "$tmp/ctl/control")" "filter port 5000"
+t filter_set_words 0 '' "$tool" --root "$tmp/ctl" filter proto udp dport 53
+eq filter_words_written "$(head -n 1 "$tmp/ctl/control")" "filter proto udp dport 53"
+t filter_clear 0 '' "$tool" --root "$tmp/ctl" filter clear
+eq filter_clear_written "$(head -n 1 "$tmp/ctl/control")" "filter clear"
+t reset 0 '' "$tool" --root "$tmp/ctl" reset
+eq reset_written "$(head -n 1 "$tmp/ctl/control")" "reset"
+printf "filter clear\nsample 1\nstages all\ntrace off\nlast_error: filter: '70000' is not a port (1-65535)\n" > "$tmp/ctl/control"
+t filter_rejected 3 "the module rejected 'filter port 70000': filter: '70000' is not a port \(1-65535\)" \
+	env LD_PRELOAD="$tmp/failwrite.so" FAILWRITE_ERRNO=22 "$tool" --root "$tmp/ctl" filter 'port 70000'
+t filter_rejected_json 3 '^\{"error":"the module rejected .*70000.*","errno":22\}$' \
+	env LD_PRELOAD="$tmp/failwrite.so" FAILWRITE_ERRNO=22 "$tool" --root "$tmp/ctl" -j filter 'port 70000'
+t filter_eperm 1 'permission denied \(needs CAP_NET_ADMIN\)' \
+	env LD_PRELOAD="$tmp/failwrite.so" FAILWRITE_ERRNO=1 "$tool" --root "$tmp/ctl" filter 'port 1'
+t filter_newline 2 'newline' "$tool" --root "$tmp/ctl" filter "$(printf 'port 1\nreset')"
+t filter_no_module 1 'No such file' "$tool" --root "$tmp/none" filter 'port 1'
+
+# ---- install and the man page -----------------------------------------
+
+make -s -C "$top/tools" install DESTDIR="$tmp/inst" PREFIX=/usr >/dev/null 2>&1
+if [ -x "$tmp/inst/usr/sbin/skbprof" ] && [ -f "$tmp/inst/usr/share/man/man8/skbprof.8" ]; then
+	ok install
+else
+	fail install "no sbin/skbprof or share/man/man8/skbprof.8 under DESTDIR"
+fi
+man_txt=$(MANWIDTH=80 man -l "$top/tools/skbprof.8" 2>"$tmp/man.err")
+if [ -s "$tmp/man.err" ]; then fail man-renders "$(head -c 300 "$tmp/man.err")"; else ok man-renders; fi
+for w in latency drops procs lifetime stats control filter reset trace top prom --json --pretty \
+	 --interval --count --root SKBPROF_ROOT 'EXIT STATUS' promtool; do
+	grep -q -- "$w" <<< "$man_txt" || fail "man-mentions-$w" "skbprof.8 lacks '$w'"
+done
+ok man-mentions

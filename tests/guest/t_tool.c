@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The reader tool (/bin/skbprof) against the live module.  Its JSON is
+ * parsed here with json-c and its numbers compared with ground truths the
+ * kernel keeps itself (/proc/net/snmp) or the packets this test sent.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define CONTROL		DEBUGFS_DIR "/control"
+#define CLOSED_PORT	9
+
+static void tool_msleep(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* A counter of /proc/net/snmp's "Udp:" lines, by name; -1 if missing. */
+static long long udp_ctr(const char *field)
+{
+	char *s = read_file("/proc/net/snmp"), *names = NULL, *vals = NULL;
+	char *line, *save = NULL, *a, *b, *sa = NULL, *sb = NULL;
+	long long v = -1;
+
+	if (!s)
+		return -1;
+	for (line = strtok_r(s, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, "Udp: ", 5))
+			continue;
+		if (!names)
+			names = line;
+		else
+			vals = line;
+	}
+	if (names && vals) {
+		a = strtok_r(names + 5, " ", &sa);
+		b = strtok_r(vals + 5, " ", &sb);
+		while (a && b) {
+			if (!strcmp(a, field)) {
+				v = atoll(b);
+				break;
+			}
+			a = strtok_r(NULL, " ", &sa);
+			b = strtok_r(NULL, " ", &sb);
+		}
+	}
+	free(s);
+	return v;
+}
+
+/* Send n datagrams to 127.0.0.1:CLOSED_PORT; wait until NoPorts saw them. */
+static int udp_to_closed_port(int n, long long *noports_delta)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET, .sin_port = htons(CLOSED_PORT),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	long long before = udp_ctr("NoPorts"), now;
+	int fd, i;
+
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0)
+		return -errno;
+	for (i = 0; i < n; i++)
+		if (sendto(fd, "x", 1, 0, (struct sockaddr *)&sin, sizeof(sin)) != 1) {
+			close(fd);
+			return -errno;
+		}
+	close(fd);
+	for (i = 0; i < 200 && (now = udp_ctr("NoPorts")) < before + n; i++)
+		tool_msleep(10);
+	tool_msleep(50);	/* the kfree_skb after the counter */
+	*noports_delta = udp_ctr("NoPorts") - before;
+	return 0;
+}
+
+/* Run the tool; its stdout (malloc'd) and exit status. */
+static char *tool(int *st, const char *args)
+{
+	return sh_out(st, TOOL " %s 2>&1", args);
+}
+
+/* The count of the drops row at __udp4_lib_rcv for ipv4/udp, or -1. */
+static long long udp_drop_row(json_object *rows)
+{
+	size_t i;
+
+	for (i = 0; i < json_object_array_length(rows); i++) {
+		json_object *r = json_object_array_get_idx(rows, i), *loc, *proto, *c;
+
+		if (!json_object_object_get_ex(r, "location", &loc) ||
+		    !json_object_object_get_ex(r, "proto", &proto) ||
+		    !json_object_object_get_ex(r, "count", &c))
+			continue;
+		if (!strncmp(json_object_get_string(loc), "__udp4_lib_rcv+", 15) &&
+		    !strcmp(json_object_get_string(proto), "ipv4/udp"))
+			return json_object_get_int64(c);
+	}
+	return -1;
+}
+
+TEST(tool_views)
+{
+	static const char *const views[] = {
+		"stats", "drops", "latency", "procs", "lifetime", "control", "prom",
+		"filter", NULL
+	};
+	char args[64], *out;
+	json_object *o;
+	int i, st;
+
+	CHECK(skbprof_load(NULL) == 0, "load");
+	for (i = 0; views[i]; i++) {
+		out = tool(&st, views[i]);
+		CHECK(st == 0, "skbprof %s: exit %d: %s", views[i], st, out);
+		CHECK(strlen(out) > 0, "skbprof %s printed nothing", views[i]);
+		free(out);
+		if (!strcmp(views[i], "prom"))
+			continue;
+		snprintf(args, sizeof(args), "-j %s", views[i]);
+		out = tool(&st, args);
+		o = json_tokener_parse(out);
+		CHECK(st == 0 && o, "skbprof -j %s: exit %d, not JSON: %.300s", views[i], st, out);
+		json_object_put(o);
+		free(out);
+	}
+	return 0;
+}
+
+/* N datagrams to a closed port: the drops row and the prom counter. */
+TEST(tool_drops_equal_snmp)
+{
+	long long delta = 0, got;
+	json_object *o, *rows;
+	char *out, want[64];
+	int st;
+
+	CHECK(skbprof_load(NULL) == 0, "load");
+	CHECK(write_file(CONTROL, "reset\n") == 0, "reset");
+	CHECK(udp_to_closed_port(23, &delta) == 0, "send");
+	CHECK_EQ(delta, 23);
+	out = tool(&st, "drops -j");
+	o = json_tokener_parse(out);
+	CHECK(st == 0 && o, "skbprof drops -j: exit %d: %.300s", st, out);
+	CHECK(json_object_object_get_ex(o, "drops", &rows), "no drops key: %.300s", out);
+	got = udp_drop_row(rows);
+	CHECK(got == delta, "drops row count %lld, NoPorts rose by %lld: %.500s", got, delta, out);
+	json_object_put(o);
+	free(out);
+
+	out = tool(&st, "prom");
+	CHECK(st == 0, "skbprof prom: exit %d", st);
+	snprintf(want, sizeof(want), "} %lld\n", delta);
+	{
+		char *l = strstr(out, "skbprof_drops_total{reason=");
+
+		while (l && !(strstr(l, "location=\"__udp4_lib_rcv+") &&
+			      strstr(l, "location=\"__udp4_lib_rcv+") < strchr(l, '\n')))
+			l = strstr(l + 1, "skbprof_drops_total{reason=");
+		CHECK(l, "no skbprof_drops_total for __udp4_lib_rcv: %.800s", out);
+		CHECK(strstr(l, want) && strstr(l, want) < strchr(l, '\n') + 1,
+		      "prom counter is not %lld: %.200s", delta, l);
+	}
+	free(out);
+	return 0;
+}
+
+/* The tool's tx app-udp count equals the kernel's OutDatagrams rise. */
+TEST(tool_latency_equals_snmp)
+{
+	long long out0, out1, got = -1;
+	json_object *o, *rows;
+	char *out;
+	size_t i;
+	int st;
+
+	CHECK(skbprof_load("lifetime_sample=0") == 0, "load");
+	CHECK(write_file(CONTROL, "reset\n") == 0, "reset");
+	out0 = udp_ctr("OutDatagrams");
+	CHECK(sh("skbprof-traffic udp-pair 127.0.0.1 9100 40 100") == 0, "traffic");
+	out1 = udp_ctr("OutDatagrams");
+	CHECK_EQ(out1 - out0, 40);
+	out = tool(&st, "-j latency");
+	o = json_tokener_parse(out);
+	CHECK(st == 0 && o, "skbprof -j latency: exit %d: %.300s", st, out);
+	CHECK(json_object_object_get_ex(o, "stages", &rows), "no stages");
+	for (i = 0; i < json_object_array_length(rows); i++) {
+		json_object *r = json_object_array_get_idx(rows, i), *d, *s, *c;
+
+		if (json_object_object_get_ex(r, "dir", &d) &&
+		    json_object_object_get_ex(r, "stage", &s) &&
+		    json_object_object_get_ex(r, "count", &c) &&
+		    !strcmp(json_object_get_string(d), "tx") &&
+		    !strcmp(json_object_get_string(s), "app-udp"))
+			got = json_object_get_int64(c);
+	}
+	CHECK(got == out1 - out0, "tx app-udp count %lld, OutDatagrams rose by %lld: %.600s",
+	      got, out1 - out0, out);
+	json_object_put(o);
+	free(out);
+	return 0;
+}
+
+TEST(tool_filter)
+{
+	char *out, *ctl;
+	int st;
+
+	CHECK(skbprof_load(NULL) == 0, "load");
+	/* rejected: the kernel's last_error names the token; nothing changes */
+	out = tool(&st, "filter 'port 70000'");
+	CHECK(st == 3, "skbprof filter 'port 70000': exit %d, want 3: %s", st, out);
+	CHECK(strstr(out, "70000") && strstr(out, "rejected"), "message: %s", out);
+	free(out);
+	ctl = read_file(CONTROL);
+	CHECK(ctl && strstr(ctl, "filter clear\n") && strstr(ctl, "last_error: ") &&
+	      strstr(strstr(ctl, "last_error: "), "70000"), "control: %s", ctl);
+	free(ctl);
+	out = tool(&st, "-j filter 'port 70000'");
+	CHECK(st == 3 && strstr(out, "\"errno\":22") && strstr(out, "70000"), "json: %d %s", st, out);
+	free(out);
+
+	out = tool(&st, "filter 'port 5000'");
+	CHECK(st == 0, "skbprof filter 'port 5000': exit %d: %s", st, out);
+	free(out);
+	ctl = read_file(CONTROL);
+	CHECK(ctl && strstr(ctl, "filter port 5000\n"), "control: %s", ctl);
+	free(ctl);
+	out = tool(&st, "filter");
+	CHECK(st == 0 && !strcmp(out, "filter port 5000\n"), "skbprof filter: %d %s", st, out);
+	free(out);
+	out = tool(&st, "filter clear");
+	CHECK(st == 0, "skbprof filter clear: exit %d: %s", st, out);
+	free(out);
+	ctl = read_file(CONTROL);
+	CHECK(ctl && strstr(ctl, "filter clear\n"), "control: %s", ctl);
+	free(ctl);
+	return 0;
+}
+
+TEST(tool_reset)
+{
+	long long delta = 0;
+	json_object *o, *rows;
+	char *out;
+	int st;
+
+	CHECK(skbprof_load(NULL) == 0, "load");
+	CHECK(udp_to_closed_port(5, &delta) == 0, "send");
+	out = tool(&st, "reset");
+	CHECK(st == 0, "skbprof reset: exit %d: %s", st, out);
+	free(out);
+	out = tool(&st, "-j drops");
+	o = json_tokener_parse(out);
+	CHECK(st == 0 && o && json_object_object_get_ex(o, "drops", &rows), "drops: %s", out);
+	CHECK(udp_drop_row(rows) == -1, "a udp row survived reset: %s", out);
+	json_object_put(o);
+	free(out);
+	return 0;
+}
+
+TEST(tool_not_loaded)
+{
+	char *out;
+	int st;
+
+	if (module_loaded("skbprof"))
+		CHECK(skbprof_unload() == 0, "unload");
+	out = tool(&st, "stats");
+	CHECK(st == 1 && strstr(out, "module not loaded"), "exit %d: %s", st, out);
+	free(out);
+	out = tool(&st, "-j drops");
+	CHECK(st == 1 && strstr(out, "\"errno\":2"), "exit %d: %s", st, out);
+	free(out);
+	out = tool(&st, "nosuchview");
+	CHECK(st == 2, "unknown view: exit %d", st);
+	free(out);
+	/* debugfs not mounted: said so, not "module not loaded" */
+	CHECK(sh("umount /sys/kernel/debug") == 0, "umount debugfs");
+	out = tool(&st, "stats");
+	CHECK(sh("mount -t debugfs debugfs /sys/kernel/debug && chmod 0700 /sys/kernel/debug") == 0,
+	      "mount debugfs again");
+	CHECK(st == 1 && strstr(out, "debugfs is not mounted"), "exit %d: %s", st, out);
+	free(out);
+	return 0;
+}
+
+/* Start the tool in the background with stdout to @path. */
+static pid_t tool_bg(const char *path, char *const argv[])
+{
+	pid_t pid = fork();
+	int fd;
+
+	if (pid == 0) {
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0)
+			_exit(127);
+		dup2(fd, 1);
+		execv(TOOL, argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Count of lines of @s holding every one of the needles. */
+static int count_lines(const char *s, const char *n1, const char *n2)
+{
+	const char *l = s, *e;
+	char line[2048];
+	int n = 0;
+
+	while (l && *l) {
+		e = strchr(l, '\n');
+		snprintf(line, sizeof(line), "%.*s", (int)(e ? e - l : (long)strlen(l)), l);
+		if (strstr(line, n1) && strstr(line, n2))
+			n++;
+		l = e ? e + 1 : NULL;
+	}
+	return n;
+}
+
+TEST(tool_trace)
+{
+	char *const argv[] = { "skbprof", "-j", "trace", NULL };
+	long long delta = 0;
+	char *out;
+	pid_t pid;
+	int st;
+
+	CHECK(skbprof_load("trace=on") == 0, "load");
+	pid = tool_bg("/tmp/trace.jsonl", argv);
+	CHECK(pid > 0, "fork");
+	tool_msleep(300);
+	CHECK(udp_to_closed_port(7, &delta) == 0, "send");
+	tool_msleep(500);
+	kill(pid, SIGINT);
+	CHECK(waitpid(pid, &st, 0) == pid, "waitpid");
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "skbprof trace ended with status 0x%x", st);
+	out = read_file("/tmp/trace.jsonl");
+	CHECK(out, "no output");
+	CHECK_EQ(count_lines(out, "\"type\":\"drop\"", "\"dport\":9}"), delta);
+	free(out);
+	return 0;
+}
+
+/* top: a frame over an interval in which N datagrams were dropped. */
+TEST(tool_top)
+{
+	char *const argv[] = { "skbprof", "top", "-j", "-n", "1", "-i", "3", NULL };
+	long long delta = 0;
+	json_object *o;
+	char *out, want[64];
+	pid_t pid;
+	int st;
+
+	CHECK(skbprof_load(NULL) == 0, "load");
+	CHECK(udp_to_closed_port(4, &delta) == 0, "send before");
+	pid = tool_bg("/tmp/top.json", argv);
+	CHECK(pid > 0, "fork");
+	tool_msleep(1000);
+	CHECK(udp_to_closed_port(11, &delta) == 0, "send");
+	CHECK(waitpid(pid, &st, 0) == pid, "waitpid");
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "skbprof top ended with status 0x%x", st);
+	out = read_file("/tmp/top.json");
+	o = out ? json_tokener_parse(out) : NULL;
+	CHECK(o, "not JSON: %s", out);
+	json_object_put(o);
+	/* the interval's count, not the 4 + 11 since load */
+	snprintf(want, sizeof(want), "{\"count\":%lld,", delta);
+	CHECK(count_lines(out, want, "__udp4_lib_rcv+") == 1 &&
+	      strstr(out, "\"drops_count\":11,"), "want 11 drops in the frame: %s", out);
+	free(out);
+	return 0;
+}

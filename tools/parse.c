@@ -1,0 +1,680 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * skbprof reader tool: parsers of the module's files into json-c trees.
+ *
+ * Table columns are found by the names of the header line, so columns the
+ * module adds later (or moves) are picked up by name.  The last column of
+ * a table takes the rest of the line (a drop location may hold a space:
+ * "sym+0x1/0x2 [module]").
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skbprof.h"
+
+#define MAXTOK	64
+
+int split(char *line, char **tok, int max)
+{
+	int n = 0;
+	char *p = line, *e;
+
+	while (n < max) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			break;
+		tok[n++] = p;
+		if (n == max) {
+			/* the last one takes the rest, less trailing blanks */
+			e = p + strlen(p);
+			while (e > p && (e[-1] == ' ' || e[-1] == '\t'))
+				e--;
+			*e = 0;
+			break;
+		}
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+		if (*p)
+			*p++ = 0;
+	}
+	return n;
+}
+
+bool is_uint(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+bool is_decimal(const char *s)
+{
+	const char *dot = strchr(s, '.');
+	size_t i, n = strlen(s);
+
+	if (!dot || dot == s || !dot[1])
+		return false;
+	for (i = 0; i < n; i++)
+		if (s + i != dot && !isdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+/* Columns that hold names even when they look like numbers. */
+static bool string_column(const char *name)
+{
+	static const char *const names[] = {
+		"dir", "stage", "reason", "proto", "dev", "location", "comm",
+		"label", NULL
+	};
+	int i;
+
+	for (i = 0; name && names[i]; i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
+json_object *value_of(const char *name, const char *s)
+{
+	if (!strcmp(s, "-"))
+		return NULL;	/* json null */
+	if (string_column(name))
+		return json_object_new_string(s);
+	if (is_uint(s))
+		return json_object_new_uint64(strtoull(s, NULL, 10));
+	if (is_decimal(s))
+		return json_object_new_double_s(strtod(s, NULL), s);
+	return json_object_new_string(s);
+}
+
+uint64_t jget_u64(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v) || !v)
+		return 0;
+	return json_object_get_uint64(v);
+}
+
+const char *jget_str(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!o || !json_object_object_get_ex(o, key, &v) || !v)
+		return NULL;
+	return json_object_get_string(v);
+}
+
+/* Next line of *p, NUL-terminated in place; NULL at the end. */
+static char *next_line(char **p)
+{
+	char *l = *p, *nl;
+
+	if (!l || !*l)
+		return NULL;
+	nl = strchr(l, '\n');
+	if (nl) {
+		*nl = 0;
+		*p = nl + 1;
+	} else {
+		*p = l + strlen(l);
+	}
+	return l;
+}
+
+/* Tokens joined by spaces, as one string (or null for "-"). */
+static json_object *joined(char **tok, int n)
+{
+	char buf[512];
+	size_t len = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < n; i++)
+		len += snprintf(buf + len, len < sizeof(buf) ? sizeof(buf) - len : 0,
+				"%s%s", i ? " " : "", tok[i]);
+	if (n == 0 || !strcmp(buf, "-"))
+		return NULL;
+	return json_object_new_string(buf);
+}
+
+/* "a,b,c" (or "none") as an array of strings. */
+static json_object *list_of(const char *s)
+{
+	json_object *a = json_object_new_array();
+	const char *p = s, *c;
+
+	if (!strcmp(s, "none"))
+		return a;
+	while (*p) {
+		c = strchr(p, ',');
+		if (!c)
+			c = p + strlen(p);
+		json_object_array_add(a, json_object_new_string_len(p, c - p));
+		p = *c ? c + 1 : c;
+	}
+	return a;
+}
+
+/* ---- stats ---- */
+
+static json_object *stats_probe(char **tok, int n)
+{
+	json_object *p = json_object_new_object();
+	int i;
+
+	json_object_object_add(p, "group", json_object_new_string(tok[1]));
+	json_object_object_add(p, "symbol", json_object_new_string(tok[2]));
+	json_object_object_add(p, "type", json_object_new_string(tok[3]));
+	json_object_object_add(p, "state", json_object_new_string(tok[4]));
+	if (!strcmp(tok[4], "active")) {
+		for (i = 5; i + 1 < n; i += 2)
+			json_object_object_add(p, tok[i], value_of(tok[i], tok[i + 1]));
+	} else if (n > 5) {
+		/* "no-such-symbol(-2)" or "another-candidate-serves" */
+		char *par = strchr(tok[5], '(');
+
+		if (par) {
+			json_object_object_add(p, "error",
+					       json_object_new_int(atoi(par + 1)));
+			*par = 0;
+		}
+		json_object_object_add(p, "reason", json_object_new_string(tok[5]));
+	}
+	return p;
+}
+
+static json_object *stats_stage(char **tok, int n)
+{
+	json_object *s = json_object_new_object();
+
+	json_object_object_add(s, "dir", json_object_new_string(tok[1]));
+	json_object_object_add(s, "stage", json_object_new_string(tok[2]));
+	json_object_object_add(s, "state", json_object_new_string(tok[3]));
+	if (n >= 7 && !strcmp(tok[5], "->")) {
+		json_object_object_add(s, "from", list_of(tok[4]));
+		json_object_object_add(s, "to", list_of(tok[6]));
+	}
+	return s;
+}
+
+/* "inflight rx point 3 age_ns 1234 udp 1.2.3.4:5 -> 6.7.8.9:10 pid 42" */
+static json_object *stats_inflight(char **tok, int n)
+{
+	json_object *s = json_object_new_object();
+	int i = 2, f;
+
+	json_object_object_add(s, "kind", json_object_new_string(tok[1]));
+	for (; i + 1 < n && (!strcmp(tok[i], "point") || !strcmp(tok[i], "age_ns")); i += 2)
+		json_object_object_add(s, tok[i], value_of(tok[i], tok[i + 1]));
+	for (f = i; i < n && strcmp(tok[i], "pid"); i++)
+		;
+	json_object_object_add(s, "flow", joined(tok + f, i - f));
+	if (i + 1 < n)
+		json_object_object_add(s, "pid", value_of("pid", tok[i + 1]));
+	return s;
+}
+
+json_object *parse_stats(char *text)
+{
+	json_object *o = json_object_new_object();
+	json_object *counters = json_object_new_object();
+	json_object *probes = json_object_new_array();
+	json_object *stages = json_object_new_array();
+	json_object *inflight = json_object_new_array();
+	json_object *other = json_object_new_array();
+	char *p = text, *line, *tok[MAXTOK], raw[1024];
+	int n;
+
+	while ((line = next_line(&p))) {
+		snprintf(raw, sizeof(raw), "%s", line);
+		n = split(line, tok, MAXTOK);
+		if (n == 0)
+			continue;
+		if (n >= 5 && !strcmp(tok[0], "probe"))
+			json_object_array_add(probes, stats_probe(tok, n));
+		else if (n >= 4 && !strcmp(tok[0], "stage"))
+			json_object_array_add(stages, stats_stage(tok, n));
+		else if (n >= 2 && !strcmp(tok[0], "inflight"))
+			json_object_array_add(inflight, stats_inflight(tok, n));
+		else if (n == 2 && is_uint(tok[1]))
+			json_object_object_add(counters, tok[0], value_of(tok[0], tok[1]));
+		else if (n >= 2 && strchr(raw, ' ') && !json_object_object_get_ex(o, tok[0], NULL))
+			/* "version 0.1.0", "kernel 6.1.0-...", "drops_reasons ..." */
+			json_object_object_add(o, tok[0],
+					       json_object_new_string(strchr(raw, ' ') + 1));
+		else
+			json_object_array_add(other, json_object_new_string(raw));
+	}
+	json_object_object_add(o, "counters", counters);
+	json_object_object_add(o, "probes", probes);
+	json_object_object_add(o, "stages", stages);
+	json_object_object_add(o, "inflight", inflight);
+	json_object_object_add(o, "other", other);
+	return o;
+}
+
+/* ---- tables with a header line ---- */
+
+struct header {
+	int n;
+	char names[MAXTOK][32];
+};
+
+/* Take the names of a header line (tokens; "#" and "(ns)" dropped). */
+static void set_header(struct header *h, char **tok, int n)
+{
+	int i;
+
+	h->n = 0;
+	for (i = 0; i < n && h->n < MAXTOK; i++) {
+		if (!strcmp(tok[i], "#") || !strcmp(tok[i], "(ns)"))
+			continue;
+		snprintf(h->names[h->n++], sizeof(h->names[0]), "%s",
+			 tok[i][0] == '#' ? tok[i] + 1 : tok[i]);
+	}
+}
+
+/* Row of @line under @h; @label: the row may carry a leading name. */
+static json_object *table_row(const struct header *h, char *line, bool label)
+{
+	char *tok[MAXTOK + 1];
+	json_object *r;
+	int n, i, off = 0;
+
+	if (h->n == 0)
+		return NULL;
+	n = split(line, tok, h->n + (label ? 1 : 0));
+	if (label && n == h->n + 1)
+		off = 1;
+	else if (n != h->n)
+		return NULL;
+	r = json_object_new_object();
+	if (off)
+		json_object_object_add(r, "label", json_object_new_string(tok[0]));
+	for (i = 0; i < h->n; i++)
+		json_object_object_add(r, h->names[i], value_of(h->names[i], tok[i + off]));
+	return r;
+}
+
+json_object *parse_drops(char *text)
+{
+	json_object *o = json_object_new_object();
+	json_object *rows = json_object_new_array();
+	json_object *other = json_object_new_array();
+	char *p = text, *line, *tok[MAXTOK], raw[1024];
+	struct header h = { 0 };
+	json_object *r;
+	int n;
+
+	while ((line = next_line(&p))) {
+		snprintf(raw, sizeof(raw), "%s", line);
+		if (h.n == 0) {
+			n = split(line, tok, MAXTOK);
+			if (n > 0 && (!strcmp(tok[0], "count") || !strcmp(tok[0], "#")))
+				set_header(&h, tok, n);
+			continue;
+		}
+		r = table_row(&h, line, false);
+		if (r)
+			json_object_array_add(rows, r);
+		else if (raw[strspn(raw, " \t")])
+			json_object_array_add(other, json_object_new_string(raw));
+	}
+	json_object_object_add(o, "drops", rows);
+	if (json_object_array_length(other))
+		json_object_object_add(o, "other", other);
+	else
+		json_object_put(other);
+	return o;
+}
+
+/* ---- latency, procs, lifetime ---- */
+
+/* "512", "1K", "4M": a log2 bucket bound in ns. */
+static bool parse_size(const char *s, size_t len, uint64_t *v)
+{
+	static const char units[] = "KMGT";
+	char num[32], *end;
+	const char *u;
+	uint64_t x;
+
+	if (len == 0 || len >= sizeof(num))
+		return false;
+	memcpy(num, s, len);
+	num[len] = 0;
+	x = strtoull(num, &end, 10);
+	if (end == num)
+		return false;
+	if (*end) {
+		u = strchr(units, *end);
+		if (!u || !*u || end[1])
+			return false;
+		x <<= 10 * (u - units + 1);
+	}
+	*v = x;
+	return true;
+}
+
+/* "[512, 1K)     12 |@@@   |" */
+static json_object *hist_bucket(const char *line)
+{
+	const char *a = line + 1, *comma = strchr(a, ','), *close, *b;
+	uint64_t lo, hi, count;
+	json_object *o;
+	char *end;
+
+	if (!comma)
+		return NULL;
+	b = comma + 1 + strspn(comma + 1, " ");
+	close = strchr(b, ')');
+	if (!close || !parse_size(a, comma - a, &lo) || !parse_size(b, close - b, &hi))
+		return NULL;
+	count = strtoull(close + 1, &end, 10);
+	if (end == close + 1)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "lo", json_object_new_uint64(lo));
+	json_object_object_add(o, "hi", json_object_new_uint64(hi));
+	json_object_object_add(o, "count", json_object_new_uint64(count));
+	return o;
+}
+
+/* "worst 8123 ns at 12.000000001 udp 1.2.3.4:5 -> 6.7.8.9:10 pid 42 comm x" */
+static json_object *hist_worst(char *line)
+{
+	json_object *w = json_object_new_object();
+	char *tok[MAXTOK];
+	int n, i, f;
+
+	n = split(line, tok, MAXTOK);
+	if (n >= 2)
+		json_object_object_add(w, "ns", value_of("ns", tok[1]));
+	if (n >= 5 && !strcmp(tok[3], "at"))
+		json_object_object_add(w, "at", value_of("at", tok[4]));
+	for (f = i = 5; i < n && strcmp(tok[i], "pid"); i++)
+		;
+	json_object_object_add(w, "flow", joined(tok + f, i - f));
+	for (; i + 1 < n; i += 2)
+		json_object_object_add(w, tok[i], value_of(tok[i], tok[i + 1]));
+	return w;
+}
+
+/* The row a "@rx drv-ip (ns):" or "@lifetime (ns):" section is about. */
+static json_object *find_section(json_object *rows, char *line)
+{
+	char *tok[4];
+	size_t i;
+	int n;
+
+	n = split(line + 1, tok, 4);
+	if (n > 0 && !strcmp(tok[n - 1], "(ns):"))
+		n--;
+	for (i = 0; i < json_object_array_length(rows); i++) {
+		json_object *r = json_object_array_get_idx(rows, i);
+		const char *l = jget_str(r, "label"), *d = jget_str(r, "dir");
+		const char *s = jget_str(r, "stage");
+
+		if (n == 1 && l && !strcmp(l, tok[0]))
+			return r;
+		if (n == 2 && d && s && !strcmp(d, tok[0]) && !strcmp(s, tok[1]))
+			return r;
+	}
+	return NULL;
+}
+
+json_object *parse_hists(char *text, const char *rows_key)
+{
+	json_object *o = json_object_new_object();
+	json_object *rows = json_object_new_array();
+	json_object *sec = NULL, *r, *b;
+	char *p = text, *line, *tok[MAXTOK], *s;
+	struct header h = { 0 };
+	int n;
+
+	while ((line = next_line(&p))) {
+		if (line[0] == '#') {
+			char copy[1024];
+			int i;
+
+			snprintf(copy, sizeof(copy), "%s", line);
+			n = split(copy, tok, MAXTOK);
+			for (i = 0; i < n; i++)
+				if (!strcmp(tok[i], "count"))
+					break;
+			s = strstr(line, " one allocation in ");
+			if (i < n)
+				set_header(&h, tok, n);
+			else if (s)
+				json_object_object_add(o, "sample",
+					json_object_new_uint64(strtoull(s + 19, NULL, 10)));
+			continue;
+		}
+		if (line[0] == '@') {
+			sec = find_section(rows, line);
+			if (sec && !json_object_object_get_ex(sec, "histogram", NULL))
+				json_object_object_add(sec, "histogram",
+						       json_object_new_array());
+			continue;
+		}
+		if (line[0] == '[') {
+			b = hist_bucket(line);
+			if (b && sec)
+				json_object_array_add(json_object_object_get(sec, "histogram"), b);
+			else
+				json_object_put(b);
+			continue;
+		}
+		if (!strncmp(line, "worst ", 6)) {
+			if (sec)
+				json_object_object_add(sec, "worst", hist_worst(line));
+			continue;
+		}
+		r = table_row(&h, line, true);
+		if (r)
+			json_object_array_add(rows, r);
+	}
+	json_object_object_add(o, rows_key, rows);
+	return o;
+}
+
+/* ---- control ---- */
+
+json_object *parse_control(char *text)
+{
+	json_object *o = json_object_new_object();
+	char *p = text, *line, *sp;
+
+	while ((line = next_line(&p))) {
+		if (!strncmp(line, "last_error:", 11)) {
+			const char *e = line + 11 + strspn(line + 11, " ");
+
+			json_object_object_add(o, "last_error", strcmp(e, "none") ?
+					       json_object_new_string(e) : NULL);
+			continue;
+		}
+		sp = strchr(line, ' ');
+		if (!sp || line[0] == '#')
+			continue;
+		*sp++ = 0;
+		if (!strcmp(line, "filter") && !strcmp(sp, "clear"))
+			json_object_object_add(o, line, NULL);
+		else if (is_uint(sp))
+			json_object_object_add(o, line, value_of(line, sp));
+		else
+			json_object_object_add(o, line, json_object_new_string(sp));
+	}
+	return o;
+}
+
+/* ---- trace ---- */
+
+/* "UDP 10.0.0.1:443 > 10.0.0.2:51234", "ICMP 1.2.3.4 > 5.6.7.8", v6 in []. */
+static json_object *trace_flow(const char *seg)
+{
+	char buf[256], *tok[8], *c;
+	json_object *f;
+	int n, i;
+
+	snprintf(buf, sizeof(buf), "%s", seg);
+	n = split(buf, tok, 8);
+	if (n != 4 || strcmp(tok[2], ">"))
+		return NULL;
+	f = json_object_new_object();
+	json_object_object_add(f, "proto", json_object_new_string(tok[0]));
+	for (i = 1; i <= 3; i += 2) {
+		const char *a = i == 1 ? "src" : "dst";
+		const char *pt = i == 1 ? "sport" : "dport";
+		char *addr = tok[i], *port = NULL;
+
+		if (addr[0] == '[') {
+			/* "[v6]:port" or "[v6]" */
+			addr++;
+			c = strchr(addr, ']');
+			if (c && c[1] == ':')
+				port = c + 2;
+			if (c)
+				*c = 0;
+		} else {
+			/* "v4:port"; a bare v6 address has several colons */
+			c = strchr(addr, ':');
+			if (c && c == strrchr(addr, ':')) {
+				*c = 0;
+				port = c + 1;
+			}
+		}
+		json_object_object_add(f, a, json_object_new_string(addr));
+		if (port)
+			json_object_object_add(f, pt, value_of(pt, port));
+	}
+	return f;
+}
+
+/* "23.104us" */
+static json_object *usecs(const char *s)
+{
+	char num[32];
+	size_t n = strlen(s);
+
+	if (n < 3 || n >= sizeof(num) || strcmp(s + n - 2, "us"))
+		return NULL;
+	memcpy(num, s, n - 2);
+	num[n - 2] = 0;
+	if (!is_decimal(num) && !is_uint(num))
+		return NULL;
+	return json_object_new_double_s(strtod(num, NULL), num);
+}
+
+/* The first segment of an event line, the one before " | ". */
+static bool trace_event(json_object *o, char *ev)
+{
+	char *tok[MAXTOK];
+	json_object *st, *us;
+	int n, i;
+
+	n = split(ev, tok, MAXTOK);
+	if (n >= 2 && (!strcmp(tok[0], "RX") || !strcmp(tok[0], "TX"))) {
+		json_object_object_add(o, "type", json_object_new_string("packet"));
+		json_object_object_add(o, "dir", json_object_new_string(tok[0][0] == 'R' ? "rx" : "tx"));
+		st = json_object_new_array();
+		for (i = 1; i + 1 < n; i += 2) {
+			json_object *s = json_object_new_object();
+
+			us = usecs(tok[i + 1]);
+			if (!us) {
+				json_object_put(s);
+				json_object_put(st);
+				return false;
+			}
+			json_object_object_add(s, "stage", json_object_new_string(tok[i]));
+			json_object_object_add(s, "us", us);
+			json_object_array_add(st, s);
+		}
+		json_object_object_add(o, "stages", st);
+		return i == n;
+	}
+	if (n >= 3 && !strcmp(tok[0], "DROP")) {
+		/* the location may be "sym+0x1/0x2 [module]" */
+		char loc[512];
+		size_t len = 0;
+
+		loc[0] = 0;
+		for (i = 2; i < n; i++)
+			len += snprintf(loc + len, len < sizeof(loc) ? sizeof(loc) - len : 0,
+					"%s%s", i > 2 ? " " : "", tok[i]);
+		json_object_object_add(o, "type", json_object_new_string("drop"));
+		json_object_object_add(o, "reason", value_of("reason", tok[1]));
+		json_object_object_add(o, "location", json_object_new_string(loc));
+		return true;
+	}
+	us = n == 6 && !strcmp(tok[0], "HIT") && tok[5][0] == '+' ? usecs(tok[5] + 1) : NULL;
+	if (us) {
+		json_object_object_add(o, "type", json_object_new_string("hit"));
+		json_object_object_add(o, "dir", json_object_new_string(!strcmp(tok[1], "RX") ? "rx" : "tx"));
+		json_object_object_add(o, "point", json_object_new_string(tok[2]));
+		json_object_object_add(o, "symbol", json_object_new_string(tok[3]));
+		json_object_object_add(o, "mono", value_of("mono", tok[4]));
+		json_object_object_add(o, "offset_us", us);
+		return true;
+	}
+	return false;
+}
+
+json_object *parse_trace_line(const char *line)
+{
+	json_object *o = json_object_new_object(), *f;
+	char buf[1024], *tok[3], *rest, *seg, *next;
+	unsigned long long lost;
+	int n;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	if (sscanf(line, "# lost %llu events", &lost) == 1) {
+		json_object_object_add(o, "type", json_object_new_string("lost"));
+		json_object_object_add(o, "lost", json_object_new_uint64(lost));
+		return o;
+	}
+	n = split(buf, tok, 3);
+	if (n != 3 || strlen(tok[0]) != 15 || tok[0][2] != ':' || tok[0][8] != '.' ||
+	    strncmp(tok[1], "cpu", 3) || !is_uint(tok[1] + 3))
+		goto unknown;
+	json_object_object_add(o, "time", json_object_new_string(tok[0]));
+	json_object_object_add(o, "cpu", json_object_new_int(atoi(tok[1] + 3)));
+	rest = tok[2];
+	next = strstr(rest, " | ");
+	if (next)
+		*next = 0;
+	if (!trace_event(o, rest))
+		goto unknown;
+	while (next) {
+		seg = next + 3;
+		next = strstr(seg, " | ");
+		if (next)
+			*next = 0;
+		f = trace_flow(seg);
+		if (f || !strcmp(seg, "-")) {
+			json_object_object_add(o, "flow", f);
+		} else {
+			/* "dev eth0", "stage ip-udp", "comm nginx", "pid 12" */
+			char *sp = strchr(seg, ' ');
+
+			if (!sp)
+				goto unknown;
+			*sp++ = 0;
+			json_object_object_add(o, seg, value_of(seg, sp));
+		}
+	}
+	return o;
+unknown:
+	json_object_put(o);
+	o = json_object_new_object();
+	json_object_object_add(o, "type", json_object_new_string("unknown"));
+	json_object_object_add(o, "raw", json_object_new_string(line));
+	return o;
+}

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * skbprof prom: the Prometheus text exposition format, for node_exporter's
+ * textfile collector (skbprof prom > DIR/skbprof.prom.$$ && mv ...).
+ *
+ * Histograms are the module's log2 histograms with a fixed set of bounds,
+ * 2^8 ns to 2^33 ns (256 ns to 8.6 s), so series are the same on every
+ * host and scrape.  A log2 bucket [2^(k-1), 2^k) counts in le="2^k ns":
+ * a value of exactly 2^k ns counts in the next bound.  _sum is count
+ * times the module's integer mean, so it may be short by up to count ns.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "skbprof.h"
+
+#define LE_FIRST	8
+#define LE_LAST		33
+
+/* A label value, escaped as the format wants (\\, \", \n). */
+static void put_label(const char *name, const char *v, bool first)
+{
+	printf("%s%s=\"", first ? "" : ",", name);
+	for (; v && *v; v++) {
+		if (*v == '\\' || *v == '"')
+			printf("\\%c", *v);
+		else if (*v == '\n')
+			fputs("\\n", stdout);
+		else
+			putchar(*v);
+	}
+	putchar('"');
+}
+
+static void family(const char *name, const char *type, const char *help)
+{
+	printf("# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* Labels from keys of @o: "{k1="v1",k2="v2"" (no closing brace). */
+static void put_labels(json_object *o, const char *const *keys)
+{
+	int i;
+
+	putchar('{');
+	for (i = 0; keys[i]; i++)
+		put_label(keys[i], jget_str(o, keys[i]), i == 0);
+}
+
+static void histogram(const char *name, json_object *row, const char *const *keys)
+{
+	json_object *h = NULL, *b;
+	uint64_t count = jget_u64(row, "count"), cum = 0, bound;
+	size_t i = 0, n = 0;
+	int k;
+
+	if (json_object_object_get_ex(row, "histogram", &h))
+		n = json_object_array_length(h);
+	for (k = LE_FIRST; k <= LE_LAST; k++) {
+		bound = (uint64_t)1 << k;
+		for (; i < n; i++) {
+			b = json_object_array_get_idx(h, i);
+			if (jget_u64(b, "hi") > bound)
+				break;
+			cum += jget_u64(b, "count");
+		}
+		printf("%s_bucket", name);
+		put_labels(row, keys);
+		printf("%sle=\"%.10g\"} %llu\n", keys[0] ? "," : "", bound * 1e-9,
+		       (unsigned long long)cum);
+	}
+	printf("%s_bucket", name);
+	put_labels(row, keys);
+	put_label("le", "+Inf", !keys[0]);
+	printf("} %llu\n", (unsigned long long)count);
+	printf("%s_sum", name);
+	put_labels(row, keys);
+	printf("} %.9f\n", (double)jget_u64(row, "avg") * count * 1e-9);
+	printf("%s_count", name);
+	put_labels(row, keys);
+	printf("} %llu\n", (unsigned long long)count);
+}
+
+static void latency(json_object *lat, json_object *life)
+{
+	static const char *const keys[] = { "dir", "stage", NULL };
+	static const char *const none[] = { NULL };
+	json_object *rows = json_object_object_get(lat, "stages"), *l;
+	size_t i;
+
+	family("skbprof_stage_latency_seconds", "histogram",
+	       "Time packets spent in a stage of the network stack.");
+	for (i = 0; i < json_object_array_length(rows); i++)
+		histogram("skbprof_stage_latency_seconds",
+			  json_object_array_get_idx(rows, i), keys);
+	rows = json_object_object_get(life, "rows");
+	if (json_object_array_length(rows) > 0) {
+		l = json_object_array_get_idx(rows, 0);
+		family("skbprof_skb_lifetime_seconds", "histogram",
+		       "Lifetime of sampled socket buffers, allocation to free.");
+		histogram("skbprof_skb_lifetime_seconds", l, none);
+	}
+}
+
+static void drops(json_object *d)
+{
+	static const char *const keys[] = {
+		"reason", "location", "proto", "dev", "stage", NULL
+	};
+	json_object *rows = json_object_object_get(d, "drops");
+	size_t n = json_object_array_length(rows), i, j;
+	uint64_t *sum = calloc(n ? n : 1, sizeof(*sum));
+	int k;
+
+	if (!sum)
+		return;
+	family("skbprof_drops_total", "counter",
+	       "Packets freed as dropped, by drop reason and code location.");
+	/* rows with the same labels (say, two "-+" devices) add up */
+	for (i = 0; i < n; i++) {
+		json_object *r = json_object_array_get_idx(rows, i);
+
+		sum[i] = jget_u64(r, "count");
+		for (j = 0; j < i; j++) {
+			json_object *q = json_object_array_get_idx(rows, j);
+
+			for (k = 0; keys[k]; k++) {
+				const char *a = jget_str(r, keys[k]), *b = jget_str(q, keys[k]);
+
+				if (strcmp(a ? a : "", b ? b : ""))
+					break;
+			}
+			if (!keys[k] && sum[j] != UINT64_MAX) {
+				sum[j] += sum[i];
+				sum[i] = UINT64_MAX;	/* merged */
+				break;
+			}
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (sum[i] == UINT64_MAX)
+			continue;
+		fputs("skbprof_drops_total", stdout);
+		put_labels(json_object_array_get_idx(rows, i), keys);
+		printf("} %llu\n", (unsigned long long)sum[i]);
+	}
+	free(sum);
+}
+
+static bool is_gauge(const char *key)
+{
+	static const char *const gauges[] = {
+		"table_capacity", "table_in_use", "drops_keys_max",
+		"drops_keys_used", "lifetime_sample", "trace_buffer_bytes", NULL
+	};
+	int i;
+
+	for (i = 0; gauges[i]; i++)
+		if (!strcmp(key, gauges[i]))
+			return true;
+	return false;
+}
+
+static void probes(json_object *st)
+{
+	static const char *const keys[] = { "group", "symbol", "type", NULL };
+	static const char *const skeys[] = { "dir", "stage", NULL };
+	json_object *rows = json_object_object_get(st, "probes"), *r;
+	size_t i, n = json_object_array_length(rows);
+
+	family("skbprof_probe_active", "gauge",
+	       "1 when the probe is registered and counting, else 0.");
+	for (i = 0; i < n; i++) {
+		r = json_object_array_get_idx(rows, i);
+		fputs("skbprof_probe_active", stdout);
+		put_labels(r, keys);
+		printf("} %d\n", !strcmp(jget_str(r, "state"), "active"));
+	}
+	family("skbprof_probe_hits_total", "counter", "Times an active probe fired.");
+	for (i = 0; i < n; i++) {
+		r = json_object_array_get_idx(rows, i);
+		if (strcmp(jget_str(r, "state"), "active"))
+			continue;
+		fputs("skbprof_probe_hits_total", stdout);
+		put_labels(r, keys);
+		printf("} %llu\n", (unsigned long long)jget_u64(r, "hits"));
+	}
+	family("skbprof_probe_missed_total", "counter",
+	       "Times a probe could not run (nmissed of the kprobe).");
+	for (i = 0; i < n; i++) {
+		r = json_object_array_get_idx(rows, i);
+		if (strcmp(jget_str(r, "state"), "active"))
+			continue;
+		fputs("skbprof_probe_missed_total", stdout);
+		put_labels(r, keys);
+		printf("} %llu\n", (unsigned long long)jget_u64(r, "nmissed"));
+	}
+	rows = json_object_object_get(st, "stages");
+	family("skbprof_stage_active", "gauge",
+	       "1 when both ends of the stage have an active probe, else 0.");
+	for (i = 0; i < json_object_array_length(rows); i++) {
+		r = json_object_array_get_idx(rows, i);
+		fputs("skbprof_stage_active", stdout);
+		put_labels(r, skeys);
+		printf("} %d\n", !strcmp(jget_str(r, "state"), "active"));
+	}
+}
+
+static void counters(json_object *st)
+{
+	json_object *c = json_object_object_get(st, "counters");
+	char name[128], dir[4];
+	int pass, i;
+
+	/* incomplete_<dir>_<why>: one family with labels */
+	family("skbprof_incomplete_total", "counter",
+	       "Stage timelines that ended early, by direction and cause.");
+	json_object_object_foreach(c, key, val) {
+		if (sscanf(key, "incomplete_%2[rtx]_", dir) != 1)
+			continue;
+		printf("skbprof_incomplete_total{dir=\"%s\",reason=\"%s\"} %llu\n",
+		       dir, key + 14, (unsigned long long)json_object_get_uint64(val));
+	}
+	for (pass = 0; pass < 2; pass++) {
+		json_object_object_foreach(c, k, v) {
+			size_t len = strlen(k);
+
+			if (!strncmp(k, "incomplete_", 11) || is_gauge(k) != (pass == 0))
+				continue;
+			if (len > 6 && !strcmp(k + len - 6, "_total"))
+				len -= 6;
+			snprintf(name, sizeof(name), "skbprof_stats_%.*s%s", (int)len, k,
+				 pass ? "_total" : "");
+			for (i = 0; name[i]; i++)
+				if (!isalnum((unsigned char)name[i]) && name[i] != '_')
+					name[i] = '_';
+			family(name, pass ? "counter" : "gauge", "skbprof stats line of the same name.");
+			printf("%s %llu\n", name, (unsigned long long)json_object_get_uint64(v));
+		}
+	}
+	family("skbprof_info", "gauge", "The module's version and the kernel's release.");
+	fputs("skbprof_info", stdout);
+	put_labels(st, (const char *const[]){ "version", "kernel", NULL });
+	fputs("} 1\n", stdout);
+}
+
+int prom_main(void)
+{
+	static const char *const files[] = { "stats", "latency", "lifetime", "drops" };
+	json_object *t[4];
+	char *text;
+	int i, rc = 0;
+
+	memset(t, 0, sizeof(t));
+	for (i = 0; i < 4; i++) {
+		text = read_view(files[i], &rc);
+		if (!text)
+			goto out;
+		t[i] = i == 0 ? parse_stats(text) : i == 3 ? parse_drops(text) :
+		       parse_hists(text, i == 1 ? "stages" : "rows");
+		free(text);
+	}
+	latency(t[1], t[2]);
+	drops(t[3]);
+	probes(t[0]);
+	counters(t[0]);
+	rc = fflush(stdout) ? EXIT_RUNTIME : 0;
+out:
+	for (i = 0; i < 4; i++)
+		json_object_put(t[i]);
+	return rc;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * skbprof, the reader tool: shared declarations.
+ *
+ * Every view is parsed into a json-c tree (the "model"); the JSON output
+ * prints the tree, the Prometheus exposition and `top` walk it.  Parsers
+ * find columns by the names in the files' header lines, never by position,
+ * so a column added to the module's files does not break them.
+ */
+#ifndef SKBPROF_TOOL_H
+#define SKBPROF_TOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+#define DEFAULT_ROOT	"/sys/kernel/debug/skbprof"
+
+/* Exit codes (documented in --help and skbprof.8). */
+enum {
+	EXIT_OK		= 0,
+	EXIT_RUNTIME	= 1,	/* module not loaded, no debugfs, EACCES, I/O */
+	EXIT_USAGE	= 2,	/* bad command line */
+	EXIT_REJECTED	= 3,	/* the module rejected a control write */
+};
+
+struct opts {
+	const char *root;
+	bool json;
+	bool pretty;
+	double interval;	/* top: seconds between frames */
+	long count;		/* top: frames, 0 for no limit */
+};
+
+extern struct opts opt;
+
+/* ---- errors (util.c) ---- */
+
+/* Report an error (text on stderr, or {"error", "errno"} JSON on stdout). */
+int report(int exit_code, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Check the module's directory; explains what is wrong. 0 when usable. */
+int check_root(void);
+
+/*
+ * Read ROOT/NAME into a malloc'd NUL-terminated string.  On failure prints
+ * the reason (see report()) and returns NULL with *rc set to the exit code.
+ */
+char *read_view(const char *name, int *rc);
+
+/* ---- output (util.c) ---- */
+
+/* Print a JSON tree on stdout, one line (or pretty); drops the tree. */
+int print_json(json_object *o);
+
+/* ---- tokens (parse.c) ---- */
+
+/* Split line (modified in place) at whitespace into at most max tokens. */
+int split(char *line, char **tok, int max);
+bool is_uint(const char *s);
+bool is_decimal(const char *s);
+/* A value: null for "-", number for digits, else a string. */
+json_object *value_of(const char *name, const char *s);
+
+/* ---- parsers (parse.c): each returns a new tree or NULL ---- */
+
+json_object *parse_stats(char *text);
+json_object *parse_drops(char *text);
+/* latency, procs and lifetime share one format. */
+json_object *parse_hists(char *text, const char *rows_key);
+json_object *parse_control(char *text);
+/* One trace line; @line without its newline. */
+json_object *parse_trace_line(const char *line);
+
+/* Look-ups in parsed trees. */
+uint64_t jget_u64(json_object *o, const char *key);
+const char *jget_str(json_object *o, const char *key);
+
+/* ---- views ---- */
+
+int prom_main(void);
+int top_main(void);
+int trace_main(void);
+
+#endif /* SKBPROF_TOOL_H */

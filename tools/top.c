@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * skbprof top: a live screen of the busiest stages, their percentiles and
+ * the top drop locations, per interval (not since load).
+ *
+ * Every -i seconds the latency and drops files are read again and the
+ * frame shows the differences from the previous read: packets and drops
+ * per second, and the interval's p50/p99, computed from the differences of
+ * the log2 histogram buckets (the latency file's own percentiles are
+ * cumulative).  A percentile is shown as the upper bound of its log2
+ * bucket ("<4.1us"): the interval's value is below it.  A count that went
+ * down (reset) counts from zero.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "skbprof.h"
+
+#define MAX_STAGES	12
+#define MAX_DROPS	10
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+struct stage_d {
+	const char *dir, *stage;
+	uint64_t count, p50, p99;	/* p: upper bound of the bucket, ns */
+	double rate;
+};
+
+struct drop_d {
+	json_object *row;
+	uint64_t count;
+	double rate;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static json_object *find_stage(json_object *rows, const char *dir, const char *stage)
+{
+	size_t i;
+
+	for (i = 0; i < json_object_array_length(rows); i++) {
+		json_object *r = json_object_array_get_idx(rows, i);
+		const char *d = jget_str(r, "dir"), *s = jget_str(r, "stage");
+
+		if (d && s && !strcmp(d, dir) && !strcmp(s, stage))
+			return r;
+	}
+	return NULL;
+}
+
+static uint64_t bucket_count(json_object *h, uint64_t lo)
+{
+	size_t i;
+
+	for (i = 0; i < json_object_array_length(h); i++) {
+		json_object *b = json_object_array_get_idx(h, i);
+
+		if (jget_u64(b, "lo") == lo)
+			return jget_u64(b, "count");
+	}
+	return 0;
+}
+
+/* Interval percentiles from bucket differences (nearest rank). */
+static void interval_pcts(json_object *now, json_object *prev, bool reset,
+			  struct stage_d *s)
+{
+	json_object *hn = json_object_object_get(now, "histogram");
+	json_object *hp = prev && !reset ? json_object_object_get(prev, "histogram") : NULL;
+	uint64_t total = 0, seen = 0, r50, r99, d;
+	size_t i, n = json_object_array_length(hn);
+
+	for (i = 0; i < n; i++) {
+		json_object *b = json_object_array_get_idx(hn, i);
+		uint64_t c = jget_u64(b, "count"), p = bucket_count(hp, jget_u64(b, "lo"));
+
+		total += c > p ? c - p : 0;
+	}
+	s->p50 = s->p99 = 0;
+	if (!total)
+		return;
+	r50 = (50 * total + 99) / 100;
+	r99 = (99 * total + 99) / 100;
+	for (i = 0; i < n; i++) {
+		json_object *b = json_object_array_get_idx(hn, i);
+		uint64_t c = jget_u64(b, "count"), p = bucket_count(hp, jget_u64(b, "lo"));
+
+		d = c > p ? c - p : 0;
+		if (!d)
+			continue;
+		seen += d;
+		if (!s->p50 && seen >= r50)
+			s->p50 = jget_u64(b, "hi");
+		if (seen >= r99) {
+			s->p99 = jget_u64(b, "hi");
+			break;
+		}
+	}
+}
+
+static int by_rate_stage(const void *a, const void *b)
+{
+	const struct stage_d *x = a, *y = b;
+
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+static int by_p99(const void *a, const void *b)
+{
+	const struct stage_d *x = a, *y = b;
+
+	return x->p99 < y->p99 ? 1 : x->p99 > y->p99 ? -1 : 0;
+}
+
+static int by_rate_drop(const void *a, const void *b)
+{
+	const struct drop_d *x = a, *y = b;
+
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+/* Rows match when every column but count/first/last is equal. */
+static bool same_drop(json_object *a, json_object *b)
+{
+	json_object_object_foreach(a, k, va) {
+		json_object *vb = NULL;
+
+		if (!strcmp(k, "count") || !strcmp(k, "first") || !strcmp(k, "last"))
+			continue;
+		if (!json_object_object_get_ex(b, k, &vb))
+			return false;
+		if (!va || !vb) {
+			if (va != vb)
+				return false;
+			continue;
+		}
+		if (strcmp(json_object_get_string(va), json_object_get_string(vb)))
+			return false;
+	}
+	return true;
+}
+
+static void fmt_ns(char *buf, size_t size, uint64_t ns)
+{
+	if (!ns)
+		snprintf(buf, size, "-");
+	else if (ns < 1000)
+		snprintf(buf, size, "<%lluns", (unsigned long long)ns);
+	else if (ns < 1000000)
+		snprintf(buf, size, "<%.1fus", ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, size, "<%.1fms", ns / 1e6);
+	else
+		snprintf(buf, size, "<%.2fs", ns / 1e9);
+}
+
+static const char *str(json_object *o, const char *k)
+{
+	const char *s = jget_str(o, k);
+
+	return s ? s : "-";
+}
+
+static int frame(json_object *lat, json_object *plat, json_object *drp,
+		 json_object *pdrp, double secs, bool first)
+{
+	json_object *rows = json_object_object_get(lat, "stages");
+	json_object *prows = json_object_object_get(plat, "stages");
+	json_object *drows = json_object_object_get(drp, "drops");
+	json_object *pdrows = json_object_object_get(pdrp, "drops");
+	size_t ns = json_object_array_length(rows), nd = json_object_array_length(drows);
+	struct stage_d *st = calloc(ns + 1, sizeof(*st));
+	struct drop_d *dr = calloc(nd + 1, sizeof(*dr));
+	size_t i, j, nst = 0, ndr = 0;
+	uint64_t dtotal = 0;
+	char clock[16], a[32], b[32];
+	time_t t = time(NULL);
+	int rc = 0;
+
+	if (!st || !dr) {
+		free(st);
+		free(dr);
+		return report(EXIT_RUNTIME, ENOMEM, "out of memory");
+	}
+	strftime(clock, sizeof(clock), "%H:%M:%S", localtime(&t));
+	for (i = 0; i < ns; i++) {
+		json_object *r = json_object_array_get_idx(rows, i), *p;
+		struct stage_d *s = &st[nst];
+		uint64_t c = jget_u64(r, "count"), pc;
+		bool reset;
+
+		s->dir = str(r, "dir");
+		s->stage = str(r, "stage");
+		p = find_stage(prows, s->dir, s->stage);
+		pc = jget_u64(p, "count");
+		reset = c < pc;
+		s->count = reset ? c : c - pc;
+		if (!s->count)
+			continue;
+		s->rate = s->count / secs;
+		interval_pcts(r, p, reset, s);
+		nst++;
+	}
+	for (i = 0; i < nd; i++) {
+		json_object *r = json_object_array_get_idx(drows, i), *p = NULL;
+		uint64_t c = jget_u64(r, "count"), pc = 0;
+
+		for (j = 0; j < json_object_array_length(pdrows); j++)
+			if (same_drop(r, json_object_array_get_idx(pdrows, j))) {
+				p = json_object_array_get_idx(pdrows, j);
+				break;
+			}
+		pc = jget_u64(p, "count");
+		c = c < pc ? c : c - pc;
+		if (!c)
+			continue;
+		dr[ndr].row = r;
+		dr[ndr].count = c;
+		dr[ndr].rate = c / secs;
+		dtotal += c;
+		ndr++;
+	}
+	qsort(st, nst, sizeof(*st), by_rate_stage);
+	qsort(dr, ndr, sizeof(*dr), by_rate_drop);
+	if (opt.json) {
+		json_object *o = json_object_new_object(), *a1 = json_object_new_array();
+		json_object *a2 = json_object_new_array();
+
+		json_object_object_add(o, "time", json_object_new_string(clock));
+		json_object_object_add(o, "interval_s", json_object_new_double(secs));
+		for (i = 0; i < nst; i++) {
+			json_object *s = json_object_new_object();
+
+			json_object_object_add(s, "dir", json_object_new_string(st[i].dir));
+			json_object_object_add(s, "stage", json_object_new_string(st[i].stage));
+			json_object_object_add(s, "count", json_object_new_uint64(st[i].count));
+			json_object_object_add(s, "rate", json_object_new_double(st[i].rate));
+			json_object_object_add(s, "p50_below_ns", json_object_new_uint64(st[i].p50));
+			json_object_object_add(s, "p99_below_ns", json_object_new_uint64(st[i].p99));
+			json_object_array_add(a1, s);
+		}
+		for (i = 0; i < ndr; i++) {
+			json_object *d = json_object_new_object();
+
+			json_object_object_foreach(dr[i].row, k, v) {
+				if (!strcmp(k, "first") || !strcmp(k, "last"))
+					continue;
+				if (!strcmp(k, "count"))
+					json_object_object_add(d, k, json_object_new_uint64(dr[i].count));
+				else
+					json_object_object_add(d, k, json_object_get(v));
+			}
+			json_object_object_add(d, "rate", json_object_new_double(dr[i].rate));
+			json_object_array_add(a2, d);
+		}
+		json_object_object_add(o, "stages", a1);
+		json_object_object_add(o, "drops", a2);
+		json_object_object_add(o, "drops_count", json_object_new_uint64(dtotal));
+		json_object_object_add(o, "drops_rate", json_object_new_double(dtotal / secs));
+		/* one frame per line, even with --pretty */
+		opt.pretty = false;
+		rc = print_json(o);
+		goto out;
+	}
+	if (isatty(STDOUT_FILENO))
+		fputs("\033[H\033[2J", stdout);
+	else if (!first)
+		putchar('\n');
+	printf("skbprof top  %s  interval %.2f s  (per interval, not since load)\n\n",
+	       clock, secs);
+	printf("%-3s %-9s %12s %10s %10s %10s\n", "DIR", "STAGE", "PKTS/S", "COUNT",
+	       "P50", "P99");
+	for (i = 0; i < nst && i < MAX_STAGES; i++) {
+		fmt_ns(a, sizeof(a), st[i].p50);
+		fmt_ns(b, sizeof(b), st[i].p99);
+		printf("%-3s %-9s %12.1f %10llu %10s %10s\n", st[i].dir, st[i].stage,
+		       st[i].rate, (unsigned long long)st[i].count, a, b);
+	}
+	if (!nst)
+		printf("(no packets in this interval)\n");
+	qsort(st, nst, sizeof(*st), by_p99);
+	if (nst)
+		printf("worst p99:");
+	for (i = 0; i < nst && i < 3; i++) {
+		fmt_ns(a, sizeof(a), st[i].p99);
+		printf(" %s %s %s%s", st[i].dir, st[i].stage, a, i + 1 < nst && i < 2 ? "," : "");
+	}
+	printf("%s\ndrops %.1f/s (%llu)\n", nst ? "\n" : "", dtotal / secs,
+	       (unsigned long long)dtotal);
+	if (ndr)
+		printf("%10s %8s %-24s %-10s %s\n", "DROPS/S", "COUNT", "REASON",
+		       "PROTO", "LOCATION");
+	for (i = 0; i < ndr && i < MAX_DROPS; i++)
+		printf("%10.1f %8llu %-24s %-10s %s\n", dr[i].rate,
+		       (unsigned long long)dr[i].count, str(dr[i].row, "reason"),
+		       str(dr[i].row, "proto"), str(dr[i].row, "location"));
+	rc = fflush(stdout) ? EXIT_RUNTIME : 0;
+out:
+	free(st);
+	free(dr);
+	return rc;
+}
+
+/* The latency and drops trees of this moment. */
+static int snapshot(json_object **lat, json_object **drp)
+{
+	char *text;
+	int rc;
+
+	text = read_view("latency", &rc);
+	if (!text)
+		return rc;
+	*lat = parse_hists(text, "stages");
+	free(text);
+	text = read_view("drops", &rc);
+	if (!text) {
+		json_object_put(*lat);
+		*lat = NULL;
+		return rc;
+	}
+	*drp = parse_drops(text);
+	free(text);
+	return 0;
+}
+
+int top_main(void)
+{
+	json_object *lat = NULL, *drp = NULL, *plat = NULL, *pdrp = NULL;
+	struct sigaction sa;
+	struct timespec ts;
+	double t0, t1;
+	long frames = 0;
+	int rc;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	rc = snapshot(&plat, &pdrp);
+	if (rc)
+		return rc;
+	t0 = now_s();
+	while (!stop && (!opt.count || frames < opt.count)) {
+		ts.tv_sec = (time_t)opt.interval;
+		ts.tv_nsec = (long)((opt.interval - ts.tv_sec) * 1e9);
+		while (nanosleep(&ts, &ts) && errno == EINTR && !stop)
+			;
+		if (stop)
+			break;
+		rc = snapshot(&lat, &drp);
+		if (rc)
+			break;
+		t1 = now_s();
+		rc = frame(lat, plat, drp, pdrp, t1 - t0, frames == 0);
+		json_object_put(plat);
+		json_object_put(pdrp);
+		plat = lat;
+		pdrp = drp;
+		t0 = t1;
+		frames++;
+		if (rc)
+			break;
+	}
+	json_object_put(plat);
+	json_object_put(pdrp);
+	if (rc == EXIT_RUNTIME && errno == EPIPE)
+		rc = 0;
+	return rc;
+}

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * skbprof reader tool: errors, reading the module's files, JSON output.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "skbprof.h"
+
+int report(int exit_code, int err, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (opt.json) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "error", json_object_new_string(msg));
+		json_object_object_add(o, "errno", json_object_new_int(err));
+		print_json(o);
+	} else {
+		fprintf(stderr, "skbprof: %s\n", msg);
+	}
+	return exit_code;
+}
+
+/* Explain why the module's directory cannot be used. */
+int check_root(void)
+{
+	const char *root = opt.root;
+	struct stat st, st2;
+
+	if (stat(root, &st) == 0) {
+		if (!S_ISDIR(st.st_mode))
+			return report(EXIT_RUNTIME, ENOTDIR, "%s: not a directory", root);
+		return 0;
+	}
+	if (errno == EACCES || errno == EPERM)
+		return report(EXIT_RUNTIME, errno,
+			      "%s: permission denied (skbprof needs root)", root);
+	if (errno == ENOENT && strcmp(root, DEFAULT_ROOT) == 0) {
+		/* debugfs mounted: its own file system, not the one of sysfs */
+		if (stat("/sys/kernel/debug", &st) == 0 &&
+		    stat("/sys/kernel", &st2) == 0 && st.st_dev == st2.st_dev)
+			return report(EXIT_RUNTIME, ENOENT,
+				      "debugfs is not mounted (mount -t debugfs none /sys/kernel/debug)");
+		return report(EXIT_RUNTIME, ENOENT,
+			      "module not loaded: no %s (modprobe skbprof)", root);
+	}
+	if (errno == ENOENT)
+		return report(EXIT_RUNTIME, ENOENT,
+			      "%s: No such file or directory (module not loaded?)", root);
+	return report(EXIT_RUNTIME, errno, "%s: %s", root, strerror(errno));
+}
+
+char *read_view(const char *name, int *rc)
+{
+	size_t len = 0, size = 65536;
+	char path[4096], *buf;
+	ssize_t n;
+	int fd;
+
+	*rc = check_root();
+	if (*rc)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/%s", opt.root, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int err = errno;
+
+		if (err == EACCES || err == EPERM)
+			*rc = report(EXIT_RUNTIME, err,
+				     "%s: permission denied (skbprof needs root)", path);
+		else
+			*rc = report(EXIT_RUNTIME, err, "%s: %s", path, strerror(err));
+		return NULL;
+	}
+	buf = malloc(size);
+	if (!buf)
+		goto nomem;
+	for (;;) {
+		if (len + 1 >= size) {
+			char *b = realloc(buf, size * 2);
+
+			if (!b)
+				goto nomem;
+			buf = b;
+			size *= 2;
+		}
+		n = read(fd, buf + len, size - len - 1);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			int err = errno;
+
+			if (err == EINTR)
+				continue;
+			*rc = report(EXIT_RUNTIME, err, "%s: %s", path, strerror(err));
+			free(buf);
+			close(fd);
+			return NULL;
+		}
+		len += n;
+	}
+	close(fd);
+	buf[len] = 0;
+	if (strlen(buf) != len) {
+		*rc = report(EXIT_RUNTIME, EINVAL, "%s: has a NUL byte", path);
+		free(buf);
+		return NULL;
+	}
+	return buf;
+nomem:
+	free(buf);
+	close(fd);
+	*rc = report(EXIT_RUNTIME, ENOMEM, "out of memory");
+	return NULL;
+}
+
+int print_json(json_object *o)
+{
+	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
+	int rc = 0;
+
+	flags |= opt.pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED :
+			      JSON_C_TO_STRING_PLAIN;
+	if (puts(json_object_to_json_string_ext(o, flags)) < 0 || fflush(stdout))
+		rc = EXIT_RUNTIME;
+	json_object_put(o);
+	return rc;
+}
