@@ -641,8 +641,28 @@ out:
 	rcu_read_unlock();
 }
 
-void lat_rx_point(const struct sk_buff *skb, enum rx_point point, u8 proto,
-		  u16 via)
+/* What reaching @point teaches a timeline about its packet. */
+static void learn(struct stamp *s, const struct sk_buff *skb, u8 point)
+{
+	if (s->kind == STAMP_RX) {
+		if (point == RXP_IP) {
+			tuple_from_skb(skb, &s->tuple);
+			s->mark = skb->mark;
+		}
+		/* copied to the application: the task in recvmsg gets the bill */
+		if (point == RXP_APP)
+			set_owner(s, task_tgid_nr(current), current->comm);
+		return;
+	}
+	if (point == TXP_IP)
+		tuple_from_skb(skb, &s->tuple);
+	if (point >= TXP_DEV && !s->dev[0])
+		skbprof_skb_dev_info(skb, s->dev);
+}
+
+/* A point after the first of a @kind timeline. */
+static void lat_point(const struct sk_buff *skb, u8 kind, u8 point, u8 proto,
+		      u16 via)
 {
 	const struct skbprof_config *cfg;
 	unsigned long flags;
@@ -655,7 +675,8 @@ void lat_rx_point(const struct sk_buff *skb, enum rx_point point, u8 proto,
 	cfg = skbprof_config();
 	now = ktime_get_ns();
 	/* several copy probes may see one skb: only the first finds it */
-	s = stamp_lock(head_key(skb), STAMP_RX, point != RXP_APP, &flags);
+	s = stamp_lock(head_key(skb), kind,
+		       kind == STAMP_TX || point != RXP_APP, &flags);
 	if (!s)
 		goto out;
 	if (stale(s, now)) {
@@ -663,23 +684,27 @@ void lat_rx_point(const struct sk_buff *skb, enum rx_point point, u8 proto,
 		stamp_remove(s, flags);
 		goto out;
 	}
-	if (point <= s->point) {		/* seen already (another pass) */
+	/* seen already: another probe, another pass, a retransmission */
+	if (point <= s->point) {
 		repeat(s, cfg, point, via, now);
 		stamp_unlock(s, flags);
 		goto out;
 	}
+	/*
+	 * A TCP skb without payload (a FIN or SYN that got a fresh skb) is
+	 * not application data: forget it.
+	 */
+	if (kind == STAMP_TX && point == TXP_L4 && proto == IPPROTO_TCP &&
+	    !skb->len) {
+		stamp_remove(s, flags);
+		goto out;
+	}
 	if (proto)
 		s->proto = proto;
-	if (point == RXP_IP) {
-		tuple_from_skb(skb, &s->tuple);
-		s->mark = skb->mark;
-	}
-	/* copied to the application: the task in recvmsg gets the bill */
-	if (point == RXP_APP)
-		set_owner(s, task_tgid_nr(current), current->comm);
+	learn(s, skb, point);
 	reach(s, skb, point, via, now);
 	progress(s, cfg, point);
-	if (point != RXP_APP) {
+	if (point != last_point[kind]) {
 		stamp_unlock(s, flags);
 		goto out;
 	}
@@ -687,6 +712,12 @@ void lat_rx_point(const struct sk_buff *skb, enum rx_point point, u8 proto,
 	stamp_remove(s, flags);
 out:
 	rcu_read_unlock();
+}
+
+void lat_rx_point(const struct sk_buff *skb, enum rx_point point, u8 proto,
+		  u16 via)
+{
+	lat_point(skb, STAMP_RX, point, proto, via);
 }
 
 void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
@@ -738,53 +769,7 @@ out:
 void lat_tx_point(const struct sk_buff *skb, enum tx_point point, u8 proto,
 		  u16 via)
 {
-	const struct skbprof_config *cfg;
-	unsigned long flags;
-	struct stamp *s;
-	u64 now;
-
-	if (!skb)
-		return;
-	rcu_read_lock();
-	cfg = skbprof_config();
-	now = ktime_get_ns();
-	s = stamp_lock(head_key(skb), STAMP_TX, true, &flags);
-	if (!s)
-		goto out;
-	if (stale(s, now)) {
-		end_incomplete(s, END_EVICTED);
-		stamp_remove(s, flags);
-		goto out;
-	}
-	if (point <= s->point) {	/* e.g. a retransmission in flight */
-		repeat(s, cfg, point, via, now);
-		stamp_unlock(s, flags);
-		goto out;
-	}
-	/*
-	 * A TCP skb without payload (a FIN or SYN that got a fresh skb) is
-	 * not application data: forget it.
-	 */
-	if (point == TXP_L4 && proto == IPPROTO_TCP && !skb->len) {
-		stamp_remove(s, flags);
-		goto out;
-	}
-	if (proto)
-		s->proto = proto;
-	if (point == TXP_IP)
-		tuple_from_skb(skb, &s->tuple);
-	if (point >= TXP_DEV && !s->dev[0])
-		skbprof_skb_dev_info(skb, s->dev);
-	reach(s, skb, point, via, now);
-	progress(s, cfg, point);
-	if (point != TXP_DRV) {
-		stamp_unlock(s, flags);
-		goto out;
-	}
-	finish(s, cfg, now);
-	stamp_remove(s, flags);
-out:
-	rcu_read_unlock();
+	lat_point(skb, STAMP_TX, point, proto, via);
 }
 
 static bool seen_as(unsigned long key, u8 kind, struct lat_seen *seen)
