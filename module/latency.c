@@ -553,7 +553,7 @@ static void repeat(const struct stamp *s, const struct skbprof_config *cfg,
 
 /* The end of a kept timeline: its total, its process, its trace line. */
 static void finish(struct stamp *s, const struct skbprof_config *cfg,
-		     u64 now)
+		   u64 now)
 {
 	int total = s->kind == STAMP_RX ? ST_RX_TOTAL : ST_TX_TOTAL;
 	unsigned int i;
