@@ -28,6 +28,7 @@ cleanup() {
 }
 skbprof_purge
 trap cleanup EXIT
+trap 'exit 1' INT TERM HUP	# so that the EXIT trap runs on these too
 
 if ! make -s -C "$top" deb DEBDIR="$tmp/deb" > "$tmp/make.log" 2>&1; then
 	echo "FAIL host/deb/build: $(tail -n 8 "$tmp/make.log" | tr '\n' '|')"

@@ -49,6 +49,7 @@ cleanup() {
 }
 skbprof_purge
 trap cleanup EXIT
+trap 'exit 1' INT TERM HUP	# so that the EXIT trap runs on these too
 
 krel61=${krels[0]:-}
 krel612=${krels[1]:-}
