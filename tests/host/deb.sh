@@ -14,6 +14,7 @@
 # Skipped with SKBPROF_SKIP_DKMS=1 (slow; installs packages on the host).
 
 set -u
+# shellcheck source=tests/host/dkms-lib.bash
 . "$(dirname "$0")/dkms-lib.bash"
 
 [ -n "${SKBPROF_SKIP_DKMS:-}" ] && exit 0
@@ -72,12 +73,12 @@ else
 fi
 want="./usr/sbin/skbprof"
 [ -e "$top/tools/skbprof.8" ] && want+=" ./usr/share/man/man8/skbprof.8.gz"
-missing=
+absent=
 for f in $want; do
-	dpkg-deb -c "$tools_deb" | grep -q " $f\$" || missing+=" $f"
+	dpkg-deb -c "$tools_deb" | grep -q " $f\$" || absent+=" $f"
 done
-if [ -n "$missing" ]; then
-	echo "FAIL host/deb/tools-contents: lacks$missing"
+if [ -n "$absent" ]; then
+	echo "FAIL host/deb/tools-contents: lacks$absent"
 else
 	echo "ok host/deb/tools-contents: $want"
 fi

@@ -19,6 +19,7 @@
 # any other test dependency.  Skipped with SKBPROF_SKIP_DKMS=1.
 
 set -u
+# shellcheck source=tests/host/dkms-lib.bash
 . "$(dirname "$0")/dkms-lib.bash"
 
 # The kernel range, without DKMS: release names in and out of it.
