@@ -11,6 +11,8 @@
 #   make install          install the module and the tool
 #   make dkms-install     install the module's source under DKMS and build it
 #                         for $(KVER); make dkms-remove undoes it
+#   make deb              Debian packages skbprof-dkms and skbprof-tools
+#                         (dpkg-buildpackage) into $(DEBDIR)
 
 VERSION := $(shell cat VERSION)
 KVER ?= $(shell uname -r)
@@ -24,7 +26,7 @@ KBUILD_ARGS ?=
 export SKBPROF_WERROR
 
 .PHONY: all module tools clean install modules_install tools_install \
-	check unit demo fuzz dkms-src dkms-install dkms-remove
+	check unit demo fuzz dkms-src dkms-install dkms-remove deb
 
 all: module tools
 
@@ -47,14 +49,17 @@ tools_install: tools
 
 install: modules_install tools_install
 
-# What DKMS needs to build the module, and nothing else.
-DKMS_FILES := Kbuild VERSION dkms.conf module/Kbuild \
+# What DKMS needs to build the module, and nothing else.  The installed
+# dkms.conf has the version written out: dh_dkms reads it as text.
+DKMS_FILES := Kbuild VERSION module/Kbuild \
 	$(wildcard module/*.c) $(wildcard module/*.h)
 DKMS_DIR := $(DESTDIR)/usr/src/skbprof-$(VERSION)
 
 dkms-src:
 	rm -rf $(DKMS_DIR)
 	for f in $(DKMS_FILES); do install -D -m 0644 $$f $(DKMS_DIR)/$$f; done
+	sed 's/^PACKAGE_VERSION=.*/PACKAGE_VERSION="$(VERSION)"/' dkms.conf > $(DKMS_DIR)/dkms.conf
+	grep -q '^PACKAGE_VERSION="$(VERSION)"$$' $(DKMS_DIR)/dkms.conf
 
 dkms-install: dkms-src
 	dkms add skbprof/$(VERSION)
@@ -64,6 +69,12 @@ dkms-install: dkms-src
 dkms-remove:
 	-dkms remove skbprof/$(VERSION) --all
 	rm -rf $(DKMS_DIR)
+
+# Debian packages, built by dpkg-buildpackage in a copy of the tree (it
+# writes its results next to the tree); the .deb files land in $(DEBDIR).
+DEBDIR ?= $(CURDIR)/build/deb
+deb:
+	scripts/build-deb.sh $(DEBDIR)
 
 unit:
 	$(MAKE) -C tests/unit run
@@ -85,6 +96,7 @@ clean:
 	rm -f module/*.o module/*.ko module/*.mod module/*.mod.c \
 		module/.*.cmd module/modules.order module/*.dwo module/.*.d \
 		Module.symvers modules.order .*.cmd .module-common.o
+	rm -rf build
 	$(MAKE) -C tools clean
 	$(MAKE) -C tests/unit clean
 	$(MAKE) -C tests/fuzz clean

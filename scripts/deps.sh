@@ -4,7 +4,7 @@
 # Install the Debian packages skbprof's build, tests and demo need, if any
 # are missing.  Non-interactive; needs root when something is missing.
 #
-#   scripts/deps.sh [build|check|demo|...]
+#   scripts/deps.sh [build|check|demo|fuzz|debug|deb]...
 
 set -euo pipefail
 
@@ -15,6 +15,7 @@ fuzz=(clang-14 libclang-rt-14-dev)
 # host tests of the tool: JSON parsed back by jq, promtool (in prometheus)
 tool_check=(jq prometheus)
 kernel_build=(flex bison bc libssl-dev libelf-dev)
+deb=(dpkg-dev debhelper dh-dkms dkms fakeroot lintian)
 
 want=("${base[@]}")
 for what in "${@:-check}"; do
@@ -24,6 +25,7 @@ for what in "${@:-check}"; do
 	fuzz)	want+=("${fuzz[@]}") ;;
 	debug)	want+=("${guest[@]}" "${kernel_build[@]}") ;;
 	demo)	want+=("${guest[@]}") ;;
+	deb)	want+=("${deb[@]}") ;;
 	*)	echo "deps: unknown set '$what'" >&2; exit 1 ;;
 	esac
 done
@@ -45,4 +47,5 @@ fi
 echo "deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get -q update >&2
-apt-get -q install -y --no-install-recommends "${missing[@]}" >&2
+# wait for another apt or dpkg run (other developers) instead of failing
+apt-get -q -o DPkg::Lock::Timeout=600 install -y --no-install-recommends "${missing[@]}" >&2

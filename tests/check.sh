@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make check: everything.
-#   1. host unit tests, host tests of the tool, style checks, a short
+#   1. host unit tests, host tests of the tool, style checks, DKMS and the
+#      Debian packages for real (tests/host/dkms.sh, deb.sh), a short
 #      fuzzing run of the control grammar
 #   2. the harness self-test (proves each failure path of a guest run is
 #      caught; its deliberately failing runs are not counted, the proof is)
@@ -12,7 +13,8 @@
 # Environment: SKBPROF_KERNELS="6.1" to limit kernels, SKBPROF_TESTS="a b"
 # to run only some guest tests, SKBPROF_SKIP_SELFTEST=1 to skip step 2,
 # SKBPROF_TIMEOUT (seconds per guest boot, default 900), SKBPROF_JOBS
-# (guests at once, default the number of CPUs).
+# (guests at once, default the number of CPUs), SKBPROF_SKIP_DKMS=1 to skip
+# the DKMS and package tests (slow; they install packages on the host).
 
 set -u
 . "$(dirname "$0")/lib.sh"

@@ -1,83 +1,118 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# DKMS for real: install Debian's header packages of the supported
-# bookworm kernels (6.1, 6.12), then `make dkms-src`, `dkms add`, `dkms
-# build`, `dkms install` for each, check the installed module's vermagic
-# names that kernel, and `make dkms-remove`.  Leaves nothing of skbprof
-# behind (the header packages stay, like any other test dependency).
-#
-# 5.10 is not tested here: bullseye's header packages do not install on
-# bookworm (they depend on gcc-10).
-#
-# Skipped with SKBPROF_SKIP_DKMS=1 (it installs packages on the host).
+# DKMS from the source tree, for real, on this host:
+#   - dkms.conf's kernel range (BUILD_EXCLUSIVE_KERNEL) against release
+#     names in and out of range, and a real `dkms build` for a kernel out
+#     of range, which DKMS must skip (exit 77) without building;
+#   - `make dkms-install KVER=<6.1>`: source to /usr/src, dkms add, build,
+#     install; the installed module's vermagic names 6.1;
+#   - AUTOINSTALL: the hook a kernel package runs on installation
+#     (/etc/kernel/postinst.d/dkms) builds and installs it for 6.12;
+#   - 5.10: bullseye's header packages do not install on bookworm (they
+#     need bullseye's gcc-10 and linux-kbuild-5.10), so DKMS builds against
+#     the extracted headers tree (--kernelsourcedir) with bookworm's gcc
+#     standing in for gcc-10; built and vermagic checked, not installed
+#     (this host has no /lib/modules for 5.10);
+#   - `make dkms-remove` leaves nothing behind.
+# Cleans up after itself, also on failure.  The header packages stay, like
+# any other test dependency.  Skipped with SKBPROF_SKIP_DKMS=1.
 
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/host/dkms-lib.bash
+. "$(dirname "$0")/dkms-lib.bash"
+
+# The kernel range, without DKMS: release names in and out of it.
+range=$(bash -c '. "$1"; echo "$BUILD_EXCLUSIVE_KERNEL"' _ "$top/dkms.conf")
+bad=
+for r in 5.10.0-46-cloud-amd64 5.15.0-1-amd64 5.19.17 6.1.0-56-cloud-amd64 \
+	6.12.117+deb12-cloud-amd64 6.18.44-fc-v595; do
+	[[ $r =~ $range ]] || bad+=" $r (refused)"
+done
+for r in 4.19.0-27-amd64 5.4.0-1-amd64 5.9.16 3.16.0-11-amd64 7.0.0-1-amd64 \
+	60.1.0; do
+	[[ $r =~ $range ]] && bad+=" $r (accepted)"
+done
+if [ -n "$bad" ]; then
+	echo "FAIL host/dkms/range: '$range':$bad"
+else
+	echo "ok host/dkms/range: '$range' takes 5.10 to 6.x, refuses older and 7"
+fi
+
 [ -n "${SKBPROF_SKIP_DKMS:-}" ] && exit 0
-ver=$(cat "$top/VERSION")
-
-if [ "$(id -u)" != 0 ]; then
-	echo "FAIL host/dkms: needs root"
-	exit 0
-fi
-
-krels=()
-for k in 6.1 6.12; do
-	env=$("$top/scripts/fetch-kernel.sh" "$k" 2>/dev/null) || {
-		echo "FAIL host/dkms/$k: cannot resolve the kernel"; continue; }
-	krels+=("$(. "$env"; echo "$KREL")")
-done
-
-missing=()
-for krel in "${krels[@]}"; do
-	dpkg-query -W -f='${Status}\n' "linux-headers-$krel" 2>/dev/null |
-		grep -q '^install ok installed' || missing+=("linux-headers-$krel")
-done
-dpkg-query -W -f='${Status}\n' dkms 2>/dev/null | grep -q '^install ok installed' ||
-	missing+=(dkms)
-if [ ${#missing[@]} -gt 0 ]; then
-	DEBIAN_FRONTEND=noninteractive apt-get -q install -y --no-install-recommends \
-		"${missing[@]}" > /tmp/skbprof-dkms-apt.log 2>&1 ||
-		{ echo "FAIL host/dkms: cannot install ${missing[*]}"; exit 0; }
-fi
-
-cleanup() {
-	make -s -C "$top" dkms-remove >/dev/null 2>&1
-}
-cleanup
-trap cleanup EXIT
-
+dkms_setup dkms || exit 0
+start=$(date +%s)
 log=$(mktemp)
-if ! make -s -C "$top" dkms-src > "$log" 2>&1 ||
-   ! dkms add "skbprof/$ver" >> "$log" 2>&1; then
-	echo "FAIL host/dkms/add: $(tail -n 5 "$log" | tr '\n' '|')"
-	exit 0
-fi
-echo "ok host/dkms/add: skbprof/$ver"
+shim=$(mktemp -d)
+cleanup() {
+	skbprof_purge
+	rm -rf "$log" "$shim"
+}
+skbprof_purge
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP	# so that the EXIT trap runs on these too
 
-for krel in "${krels[@]}"; do
-	if ! dkms build "skbprof/$ver" -k "$krel" > "$log" 2>&1 ||
-	   ! dkms install "skbprof/$ver" -k "$krel" >> "$log" 2>&1; then
-		echo "FAIL host/dkms/$krel: $(tail -n 8 "$log" | tr '\n' '|')"
-		continue
-	fi
-	ko=/lib/modules/$krel/updates/dkms/skbprof.ko
-	[ -e "$ko" ] || ko=$(ls /lib/modules/"$krel"/updates/dkms/skbprof.ko* 2>/dev/null | head -n1)
-	vm=$(modinfo -F vermagic "$ko" 2>/dev/null)
-	mv=$(modinfo -F version "$ko" 2>/dev/null)
-	if [ "${vm%% *}" != "$krel" ] || [ "$mv" != "$ver" ]; then
-		echo "FAIL host/dkms/$krel: $ko has vermagic '$vm', version '$mv'"
+krel61=${krels[0]:-}
+krel612=${krels[1]:-}
+
+if [ -n "$krel61" ]; then
+	if ! make -s -C "$top" dkms-install KVER="$krel61" > "$log" 2>&1; then
+		echo "FAIL host/dkms/$krel61: make dkms-install: $(tail -n 8 "$log" | tr '\n' '|')"
+	elif ! dkms status "skbprof/$ver" -k "$krel61" 2>/dev/null | grep -q ': installed$'; then
+		echo "FAIL host/dkms/$krel61: dkms status: $(dkms status skbprof 2>&1)"
+	elif err=$(check_ko "$krel61" "/lib/modules/$krel61/updates/dkms/skbprof.ko"); then
+		echo "ok host/dkms/$krel61: make dkms-install: added, built, installed, vermagic $krel61"
 	else
-		echo "ok host/dkms/$krel: built, installed, vermagic $krel"
+		echo "FAIL host/dkms/$krel61: $err"
 	fi
-done
+else
+	# make dkms-install adds the source; the steps below need it too
+	make -s -C "$top" dkms-src > /dev/null && dkms add "skbprof/$ver" > /dev/null
+fi
+
+if [ -n "$krel612" ]; then
+	if ! /etc/kernel/postinst.d/dkms "$krel612" > "$log" 2>&1; then
+		echo "FAIL host/dkms/$krel612: autoinstall hook: $(tail -n 8 "$log" | tr '\n' '|')"
+	elif ! dkms status "skbprof/$ver" -k "$krel612" 2>/dev/null | grep -q ': installed$'; then
+		echo "FAIL host/dkms/$krel612: AUTOINSTALL: the kernel's hook did not install it: $(dkms status skbprof 2>&1 | tr '\n' '|')"
+	elif err=$(check_ko "$krel612" "/lib/modules/$krel612/updates/dkms/skbprof.ko"); then
+		echo "ok host/dkms/$krel612: AUTOINSTALL: the kernel's postinst hook built and installed it, vermagic $krel612"
+	else
+		echo "FAIL host/dkms/$krel612: $err"
+	fi
+fi
+
+# DKMS skips a kernel out of range, with its "skipped" status 77.
+if [ -n "$krel61" ]; then
+	dkms build "skbprof/$ver" -k 4.19.0-27-amd64 \
+		--kernelsourcedir "/lib/modules/$krel61/build" > "$log" 2>&1
+	rc=$?
+	if [ $rc -ne 77 ] || [ -e /var/lib/dkms/skbprof/"$ver"/4.19.0-27-amd64 ]; then
+		echo "FAIL host/dkms/out-of-range: dkms build for 4.19 exited $rc (want 77): $(tail -n 3 "$log" | tr '\n' '|')"
+	else
+		echo "ok host/dkms/out-of-range: dkms skips 4.19 (BUILD_EXCLUSIVE_KERNEL, exit 77)"
+	fi
+fi
+
+if [ -z "$krel510" ]; then
+	echo "FAIL host/dkms/5.10: cannot fetch the 5.10 kernel"
+else
+	ln -s "$(command -v gcc)" "$shim/gcc-10"
+	ko=/var/lib/dkms/skbprof/$ver/$krel510/$(uname -m)/module/skbprof.ko
+	if ! PATH=$shim:$PATH dkms build "skbprof/$ver" -k "$krel510" \
+		--kernelsourcedir "$kdir510" > "$log" 2>&1; then
+		echo "FAIL host/dkms/$krel510: dkms build: $(tail -n 8 "$log" | tr '\n' '|')"
+	elif err=$(check_ko "$krel510" "$ko"); then
+		echo "ok host/dkms/$krel510: built against the extracted headers (bullseye's header packages do not install on bookworm; gcc $(gcc -dumpversion) for gcc-10), vermagic $krel510; not installed"
+	else
+		echo "FAIL host/dkms/$krel510: $err"
+	fi
+fi
 
 make -s -C "$top" dkms-remove > "$log" 2>&1
-left=$(find /usr/src /var/lib/dkms /lib/modules/*/updates -name 'skbprof*' 2>/dev/null)
+left=$(skbprof_leftovers)
 if [ -n "$left" ]; then
 	echo "FAIL host/dkms/remove: left behind: $(tr '\n' ' ' <<< "$left")"
 else
-	echo "ok host/dkms/remove: nothing left behind"
+	echo "ok host/dkms/remove: make dkms-remove leaves nothing behind ($(($(date +%s) - start)) s in all)"
 fi
-rm -f "$log"

@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the Debian packages skbprof-dkms and skbprof-tools with
+# dpkg-buildpackage (debhelper + dh-dkms), in a copy of the tree: the
+# build writes its results into the parent directory of the tree it runs
+# in, and it must not touch the working tree.
+#
+#   scripts/build-deb.sh OUTDIR
+#
+# debian/changelog is written here from VERSION, the one place the version
+# is written; its date is the last commit's (reproducible builds).
+# OUTDIR receives the .deb files, .buildinfo and .changes; the build log
+# is OUTDIR/build.log.  Prints the paths of the .deb files.
+
+set -euo pipefail
+
+out=${1:?usage: build-deb.sh OUTDIR}
+top=$(cd "$(dirname "$0")/.." && pwd)
+ver=$(cat "$top/VERSION")
+for p in dpkg-buildpackage dh dh_dkms; do
+	command -v "$p" >/dev/null || {
+		echo "build-deb: $p is missing: run scripts/deps.sh deb" >&2; exit 1; }
+done
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+src=$tmp/skbprof-$ver
+mkdir "$src"
+# the tree as it is (uncommitted edits included), without what git ignores
+# (build products, .cache/) or git's own files
+tar -C "$top" --exclude-vcs --exclude-vcs-ignores --exclude=./build -cf - . |
+	tar -C "$src" -xf -
+
+if epoch=$(git -C "$top" log -1 --format=%ct 2>/dev/null) && [ -n "$epoch" ]; then
+	export SOURCE_DATE_EPOCH=$epoch
+else
+	export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(date +%s)}
+fi
+maint=$(sed -n 's/^Maintainer: //p' "$src/debian/control")
+cat > "$src/debian/changelog" <<END
+skbprof ($ver) unstable; urgency=medium
+
+  * skbprof $ver, packaged from the source tree by make deb.
+
+ -- $maint  $(LC_ALL=C date -R -u -d "@$SOURCE_DATE_EPOCH")
+END
+
+if ! (cd "$src" && dpkg-buildpackage -b -us -uc) > "$out/build.log" 2>&1; then
+	tail -n 30 "$out/build.log" >&2
+	echo "build-deb: dpkg-buildpackage failed, see $out/build.log" >&2
+	exit 1
+fi
+rm -f "$out"/skbprof-*.deb "$out"/skbprof-*.ddeb "$out"/skbprof_*
+for f in "$tmp"/*.deb "$tmp"/*.ddeb "$tmp"/*.buildinfo "$tmp"/*.changes; do
+	[ -e "$f" ] && mv "$f" "$out/"
+done
+ls "$out"/skbprof-*.deb

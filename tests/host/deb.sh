@@ -1,0 +1,126 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The Debian packages, for real, on this host: `make deb` builds
+# skbprof-dkms and skbprof-tools with dpkg-buildpackage; their version is
+# VERSION's; skbprof-dkms holds exactly the module's source and a dkms.conf
+# with the version written out, under /usr/src/skbprof-<version>/; lintian
+# finds no error.  Installing both (apt-get install ./*.deb, which runs
+# dpkg) makes DKMS build and install the module for each kernel with
+# headers (6.1 and 6.12: the header packages tests/host/dkms.sh installs;
+# the running kernel has none, which must not fail the installation);
+# each module's vermagic names its kernel.  `apt-get purge` leaves nothing
+# behind.  Cleans up after itself, also on failure.
+# Skipped with SKBPROF_SKIP_DKMS=1 (slow; installs packages on the host).
+
+set -u
+# shellcheck source=tests/host/dkms-lib.bash
+. "$(dirname "$0")/dkms-lib.bash"
+
+[ -n "${SKBPROF_SKIP_DKMS:-}" ] && exit 0
+dkms_setup deb || exit 0
+"$top/scripts/deps.sh" deb > /tmp/skbprof-deb-deps.log 2>&1 || {
+	echo "FAIL host/deb: scripts/deps.sh deb: see /tmp/skbprof-deb-deps.log"; exit 0; }
+start=$(date +%s)
+tmp=$(mktemp -d)
+cleanup() {
+	skbprof_purge
+	rm -rf "$tmp"
+}
+skbprof_purge
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP	# so that the EXIT trap runs on these too
+
+if ! make -s -C "$top" deb DEBDIR="$tmp/deb" > "$tmp/make.log" 2>&1; then
+	echo "FAIL host/deb/build: $(tail -n 8 "$tmp/make.log" | tr '\n' '|')"
+	exit 0
+fi
+dkms_deb=$tmp/deb/skbprof-dkms_${ver}_all.deb
+tools_deb=$(ls "$tmp"/deb/skbprof-tools_"${ver}"_*.deb 2>/dev/null | head -n1)
+if [ ! -e "$dkms_deb" ] || [ -z "$tools_deb" ]; then
+	echo "FAIL host/deb/build: no skbprof-dkms_${ver}_all.deb or skbprof-tools_${ver}_*.deb: $(ls "$tmp/deb" | tr '\n' ' ')"
+	exit 0
+fi
+echo "ok host/deb/build: $(basename "$dkms_deb") $(basename "$tools_deb") ($(($(date +%s) - start)) s)"
+
+# Contents: the module's source exactly, and nothing else but the docs.
+src=/usr/src/skbprof-$ver
+want=$( (cd "$top" && ls Kbuild VERSION dkms.conf module/Kbuild module/*.c module/*.h) |
+	sed "s#^#.$src/#" | sort)
+have=$(dpkg-deb --fsys-tarfile "$dkms_deb" | tar -t | grep -v '/$' |
+	grep -v '^\./usr/share/doc/skbprof-dkms/' | sort)
+if [ "$want" != "$have" ]; then
+	echo "FAIL host/deb/dkms-contents: differs from the tree: $(diff <(echo "$want") <(echo "$have") | grep '^[<>]' | tr '\n' ' ')"
+else
+	echo "ok host/deb/dkms-contents: $src/ holds exactly the module's source ($(wc -l <<< "$have") files)"
+fi
+dpkg-deb -x "$dkms_deb" "$tmp/x"
+conf_ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$tmp/x$src/dkms.conf")
+sourced=$(bash -c '. "$1"; echo "$PACKAGE_NAME/$PACKAGE_VERSION"' _ "$tmp/x$src/dkms.conf")
+bad=
+for f in skbprof-dkms:"$dkms_deb" skbprof-tools:"$tools_deb"; do
+	p=$(dpkg-deb -f "${f#*:}" Package) v=$(dpkg-deb -f "${f#*:}" Version)
+	[ "$p" = "${f%%:*}" ] && [ "$v" = "$ver" ] || bad+=" ${f##*/} is $p $v;"
+done
+[ "$conf_ver" = "$ver" ] && [ "$sourced" = "skbprof/$ver" ] ||
+	bad+=" dkms.conf says '$conf_ver' (sourced: '$sourced');"
+dpkg-deb -f "$dkms_deb" Depends | grep -q '^dkms' || bad+=" skbprof-dkms does not depend on dkms;"
+dpkg-deb -f "$dkms_deb" Architecture | grep -qx all || bad+=" skbprof-dkms is not Architecture: all;"
+if [ -n "$bad" ]; then
+	echo "FAIL host/deb/version:$bad"
+else
+	echo "ok host/deb/version: packages and dkms.conf at VERSION $ver"
+fi
+want="./usr/sbin/skbprof"
+[ -e "$top/tools/skbprof.8" ] && want+=" ./usr/share/man/man8/skbprof.8.gz"
+absent=
+for f in $want; do
+	dpkg-deb -c "$tools_deb" | grep -q " $f\$" || absent+=" $f"
+done
+if [ -n "$absent" ]; then
+	echo "FAIL host/deb/tools-contents: lacks$absent"
+else
+	echo "ok host/deb/tools-contents: $want"
+fi
+
+if command -v lintian >/dev/null; then
+	lintian --pedantic "$tmp"/deb/*.changes > "$tmp/lintian.log" 2>&1
+	errors=$(grep '^E: ' "$tmp/lintian.log")
+	warnings=$(grep -E '^(W|P): ' "$tmp/lintian.log" | tr '\n' ';')
+	if [ -n "$errors" ]; then
+		echo "FAIL host/deb/lintian: $(tr '\n' ';' <<< "$errors")"
+	else
+		echo "ok host/deb/lintian: no errors${warnings:+ (warnings: $warnings)}"
+	fi
+fi
+
+# Install for real: the postinst runs DKMS for the kernels with headers.
+if ! DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" install \
+	"$dkms_deb" "$tools_deb" > "$tmp/install.log" 2>&1; then
+	echo "FAIL host/deb/install: $(tail -n 12 "$tmp/install.log" | tr '\n' '|')"
+	exit 0
+fi
+echo "ok host/deb/install: installed although $(uname -r) (running) has no headers"
+for krel in "${krels[@]}"; do
+	if ! dkms status "skbprof/$ver" -k "$krel" 2>/dev/null | grep -q ': installed$'; then
+		echo "FAIL host/deb/$krel: dkms status: $(dkms status skbprof 2>&1 | tr '\n' '|')"
+	elif err=$(check_ko "$krel" "/lib/modules/$krel/updates/dkms/skbprof.ko"); then
+		echo "ok host/deb/$krel: the postinst built and installed it, vermagic $krel"
+	else
+		echo "FAIL host/deb/$krel: $err"
+	fi
+done
+if [ -x /usr/sbin/skbprof ]; then
+	echo "ok host/deb/tool: /usr/sbin/skbprof"
+else
+	echo "FAIL host/deb/tool: no /usr/sbin/skbprof"
+fi
+
+DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" purge skbprof-dkms skbprof-tools \
+	> "$tmp/purge.log" 2>&1 || echo "FAIL host/deb/purge: $(tail -n 5 "$tmp/purge.log" | tr '\n' '|')"
+left=$(skbprof_leftovers)
+if [ -n "$left" ]; then
+	echo "FAIL host/deb/purge: left behind: $(tr '\n' ' ' <<< "$left")"
+else
+	echo "ok host/deb/purge: nothing left behind ($(($(date +%s) - start)) s in all)"
+fi

@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared by tests/host/dkms.sh and tests/host/deb.sh, which install
+# skbprof with DKMS on this host for real (sourced; not a test itself).
+#
+# dkms_setup: returns non-zero (after printing why) when the tests cannot
+# run.  Takes a lock, so that two runs (two worktrees' `make check`) do not
+# share DKMS's state at once; installs the header packages of the bookworm
+# kernels 6.1 and 6.12 and dkms if missing.  Sets:
+#   top, ver     the tree and its VERSION
+#   krels        releases of the installed header packages (6.1, 6.12)
+#   krel510, kdir510   the 5.10 kernel and its extracted headers tree:
+#                bullseye's header packages do not install on bookworm
+#                (they need bullseye's gcc-10 and linux-kbuild-5.10)
+#
+# skbprof_purge: removes every trace of skbprof from packages, DKMS,
+# /usr/src and /lib/modules.  skbprof_leftovers prints what is left.
+# check_ko KREL KO: vermagic and version of a built module (KO may have a
+# compression suffix).
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+ver=$(cat "$top/VERSION")
+apt_opts=(-q -y --no-install-recommends -o DPkg::Lock::Timeout=600)
+
+installed() {
+	dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed'
+}
+
+# kernel_env_file VER: the kernel.env of VER, from the cache when the guest
+# runs fetched it already (fetch-kernel.sh takes ~40 s to check for a newer
+# upload; the guest runs of make check do that).
+kernel_env_file() {
+	local f=${SKBPROF_CACHE:-$top/.cache}/kernels/$1/kernel.env
+	if [ -e "$f" ]; then
+		echo "$f"
+	else
+		"$top/scripts/fetch-kernel.sh" "$1" 2>/dev/null
+	fi
+}
+
+dkms_setup() {	# dkms_setup NAME
+	local name=$1 k env missing=()
+	if [ "$(id -u)" != 0 ]; then
+		echo "FAIL host/$name: needs root"
+		return 1
+	fi
+	exec 9> /run/lock/skbprof-dkms.lock
+	flock -w 1800 9 || { echo "FAIL host/$name: the DKMS lock is held"; return 1; }
+	krels=()
+	for k in 6.1 6.12; do
+		env=$(kernel_env_file "$k") || {
+			echo "FAIL host/$name/$k: cannot resolve the kernel"; continue; }
+		krels+=("$(. "$env"; echo "$KREL")")
+	done
+	krel510= kdir510=
+	if env=$(kernel_env_file 5.10); then
+		krel510=$(. "$env"; echo "$KREL")
+		kdir510=$(. "$env"; echo "$KDIR")
+	fi
+	for k in "${krels[@]}"; do
+		installed "linux-headers-$k" || missing+=("linux-headers-$k")
+	done
+	installed dkms || missing+=(dkms)
+	if [ ${#missing[@]} -gt 0 ] &&
+	   ! DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" install \
+		"${missing[@]}" > /tmp/skbprof-dkms-apt.log 2>&1; then
+		echo "FAIL host/$name: cannot install ${missing[*]}: see /tmp/skbprof-dkms-apt.log"
+		return 1
+	fi
+	return 0
+}
+
+skbprof_purge() {
+	local p v
+	for p in skbprof-dkms skbprof-tools; do
+		dpkg-query -W "$p" >/dev/null 2>&1 || continue
+		DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" purge "$p" >/dev/null 2>&1 ||
+			dpkg --purge --force-all "$p" >/dev/null 2>&1
+	done
+	for v in /var/lib/dkms/skbprof/*/; do
+		[ -d "$v" ] || continue
+		v=$(basename "$v")
+		dkms remove "skbprof/$v" --all >/dev/null 2>&1
+	done
+	rm -rf /var/lib/dkms/skbprof /usr/src/skbprof-*
+	rm -f /lib/modules/*/updates/dkms/skbprof.ko*
+}
+
+skbprof_leftovers() {
+	find /usr/src /var/lib/dkms /lib/modules/*/updates /usr/sbin/skbprof \
+		-maxdepth 4 -name 'skbprof*' 2>/dev/null
+	dpkg-query -W -f='${Package} ${Status}\n' skbprof-dkms skbprof-tools 2>/dev/null |
+		grep -v ' not-installed$'
+	dkms status 2>/dev/null | grep '^skbprof'
+}
+
+check_ko() {	# check_ko KREL KO: prints an error, returns non-zero if wrong
+	local krel=$1 ko=$2 vm mv z
+	# DKMS compresses the module like the kernel's own (6.12: xz)
+	for z in "" .xz .zst .gz; do
+		[ -e "$2$z" ] && ko=$2$z && break
+	done
+	[ -e "$ko" ] || { echo "no module at $ko"; return 1; }
+	vm=$(modinfo -F vermagic "$ko" 2>/dev/null)
+	mv=$(modinfo -F version "$ko" 2>/dev/null)
+	if [ "${vm%% *}" != "$krel" ] || [ "$mv" != "$ver" ]; then
+		echo "$ko has vermagic '$vm', version '$mv' (want $krel, $ver)"
+		return 1
+	fi
+}
