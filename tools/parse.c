@@ -632,6 +632,7 @@ json_object *parse_trace_line(const char *line)
 	json_object *o = json_object_new_object(), *f;
 	char buf[1024], *tok[3], *rest, *seg, *next;
 	unsigned long long lost;
+	bool packet;
 	int n;
 
 	snprintf(buf, sizeof(buf), "%s", line);
@@ -652,6 +653,8 @@ json_object *parse_trace_line(const char *line)
 		*next = 0;
 	if (!trace_event(o, rest))
 		goto unknown;
+	packet = !strcmp(json_object_get_string(json_object_object_get(o, "type")),
+			 "packet");
 	while (next) {
 		seg = next + 3;
 		next = strstr(seg, " | ");
@@ -660,8 +663,17 @@ json_object *parse_trace_line(const char *line)
 		f = trace_flow(seg);
 		if (f || !strcmp(seg, "-")) {
 			json_object_object_add(o, "flow", f);
+		} else if (packet && !next) {
+			/* a packet's last segment: "<comm> <pid>" */
+			char *sp = strrchr(seg, ' ');
+
+			if (!sp || !is_uint(sp + 1))
+				goto unknown;
+			*sp++ = 0;
+			json_object_object_add(o, "comm", json_object_new_string(seg));
+			json_object_object_add(o, "pid", json_object_new_int64(atoll(sp)));
 		} else {
-			/* "dev eth0", "stage ip-udp", "comm nginx", "pid 12" */
+			/* "dev eth0", "stage ip-udp" */
 			char *sp = strchr(seg, ' ');
 
 			if (!sp)

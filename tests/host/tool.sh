@@ -143,6 +143,9 @@ views() {
 	eq "$n/trace/lines" "$(jq -c . "$tmp/trace.jsonl" | wc -l)" "$(wc -l < "$d/trace")"
 	eq "$n/trace/drops" "$(jq -r 'select(.type == "drop") | .location' "$tmp/trace.jsonl" | sort | uniq -c)" \
 		"$(grep -o 'DROP [^ ]* [^ ]*' "$d/trace" | awk '{ print $3 }' | sort | uniq -c)"
+	# completed packets: their process, as the line ends "| comm pid"
+	eq "$n/trace/packets" "$(jq -r 'select(.type == "packet") | "\(.dir) \(.comm) \(.pid)"' "$tmp/trace.jsonl" | sort | uniq -c)" \
+		"$(grep -E ' cpu[0-9]+ (RX|TX) ' "$d/trace" | awk '{ print tolower($3), $(NF - 1), $NF }' | sort | uniq -c)"
 	eq "$n/trace/udp-dport" "$(jq -r 'select(.type == "drop" and .flow.proto == "UDP") | .flow.dport' "$tmp/trace.jsonl" | sort -u)" 9999
 
 	# top: t0 then t1 through FIFOs, so the interval's numbers are known
@@ -186,9 +189,9 @@ eq next/drops-stage "$("$tool" -r "$d" -j drops | jq -r '.drops[] | "\(.count) \
 5 app eth0 nf_hook_slow+0xa1/0xf0 [nf_tables]"
 "$tmp/skbprof-asan" -r "$d" -j trace > "$tmp/next.jsonl"
 eq next/trace-kinds "$(jq -r .type "$tmp/next.jsonl" | tr '\n' ' ')" "packet packet drop drop hit lost unknown "
-eq next/trace-rx "$(jq -c 'select(.type == "packet" and .dir == "rx") | [.cpu, .stages, .flow, .comm]' "$tmp/next.jsonl")" \
-	'[1,[{"stage":"drv-ip","us":23.104},{"stage":"ip-udp","us":5.2},{"stage":"udp-app","us":189}],{"proto":"UDP","src":"10.0.0.1","sport":443,"dst":"10.0.0.2","dport":51234},"1234"]'
-eq next/trace-tx-v6 "$(jq -c 'select(.dir == "tx") | [(.stages | length), .flow.src, .flow.dport]' "$tmp/next.jsonl")" '[4,"2001:db8::1",53]'
+eq next/trace-rx "$(jq -c 'select(.type == "packet" and .dir == "rx") | [.cpu, .stages, .flow, .comm, .pid]' "$tmp/next.jsonl")" \
+	'[1,[{"stage":"drv-ip","us":23.104},{"stage":"ip-udp","us":5.2},{"stage":"udp-app","us":189}],{"proto":"UDP","src":"10.0.0.1","sport":443,"dst":"10.0.0.2","dport":51234},"comm",1234]'
+eq next/trace-tx-v6 "$(jq -c 'select(.dir == "tx") | [(.stages | length), .flow.src, .flow.dport, .comm, .pid]' "$tmp/next.jsonl")" '[4,"2001:db8::1",53,"dig",4321]'
 eq next/trace-drop "$(jq -c 'select(.type == "drop") | [.reason, .location, .dev, .stage, .flow.dst]' "$tmp/next.jsonl" | tr '\n' ' ')" \
 	'["NO_SOCKET","__udp4_lib_rcv+0x9a2/0xc30","lo","ip-udp","127.0.0.1"] [null,"nf_hook_slow+0xa1/0xf0 [nf_tables]","eth0",null,"ff02::1"] '
 eq next/trace-hit "$(jq -c 'select(.type == "hit") | [.dir, .point, .symbol, .mono, .offset_us, .flow.sport]' "$tmp/next.jsonl")" \

@@ -36,6 +36,8 @@ echo "=== BEGIN t1/snmp"
 grep -E '^Udp: ' /proc/net/snmp
 echo "=== END"
 echo "=== BEGIN t1/trace"
-timeout 3 cat $D/trace || true
+# into a file first: a reader killed while printing cuts its last line
+timeout 3 cat $D/trace > /tmp/trace.out 2>/dev/null
+cat /tmp/trace.out
 echo "=== END"
 rmmod skbprof
