@@ -1126,7 +1126,12 @@ TEST(filter_latency_and_drops_port)
 		/* the closed-port datagrams pass drv-ip and ip-udp too */
 		CHECK_ROW(s, "rx", "udp-app", want);
 		CHECK_ROW(s, "rx", "ip-udp", want + dwant);
-		CHECK_ROW(s, "rx", "drv-ip", want + dwant);
+		/*
+		 * Unfiltered, drv-ip also counts the port unreachables A
+		 * gets back, as many as B's ICMP rate limit lets out.
+		 */
+		if (!round)
+			CHECK_ROW(s, "rx", "drv-ip", want + dwant);
 		CHECK_ROW(s, "tx", "app-udp", want + dwant);
 		CHECK_ROW(s, "tx", "dev-drv", want + dwant);
 		free(s);
