@@ -8,6 +8,9 @@
 #   make check            host unit tests + the in-guest suite on every kernel
 #   make demo             boot a 6.1 guest, make traffic, show the files
 #   make fuzz             fuzz the control grammar for FUZZ_TIME seconds
+#   make check-debug      the in-guest suite on a debug kernel (KASAN,
+#                         lockdep, kmemleak, ...) built from Debian's 6.1
+#                         source (built once, about an hour; then cached)
 #   make install          install the module and the tool
 #   make dkms-install     install the module's source under DKMS and build it
 #                         for $(KVER); make dkms-remove undoes it
@@ -24,7 +27,7 @@ KBUILD_ARGS ?=
 export SKBPROF_WERROR
 
 .PHONY: all module tools clean install modules_install tools_install \
-	check unit demo fuzz dkms-src dkms-install dkms-remove
+	check check-debug unit demo fuzz dkms-src dkms-install dkms-remove
 
 all: module tools
 
@@ -70,6 +73,13 @@ unit:
 
 check:
 	tests/check.sh
+
+# Debug kernels under TCG are slow: a long timeout, more memory for KASAN.
+DEBUG_TIMEOUT ?= 10800
+check-debug:
+	scripts/build-debug-kernel.sh >/dev/null
+	SKBPROF_KERNELS=debug SKBPROF_SKIP_SELFTEST=1 SKBPROF_MEM=2G \
+		SKBPROF_TIMEOUT=$(DEBUG_TIMEOUT) tests/check.sh
 
 FUZZ_TIME ?= 300
 fuzz:
