@@ -272,10 +272,11 @@ static long long snmp_in(char *s, const char *proto, const char *field)
 	return v;
 }
 
-/* The namespace's /proc/net/snmp. */
+/* The namespace's /proc/net/snmp, or /proc/net/netstat for IpExt. */
 static long long ns_snmp(const char *proto, const char *field)
 {
-	return snmp_in(sh_out(NULL, IP " netns exec " NS " cat /proc/net/snmp"),
+	return snmp_in(sh_out(NULL, IP " netns exec " NS " cat /proc/net/%s",
+			      strcmp(proto, "IpExt") ? "snmp" : "netstat"),
 		       proto, field);
 }
 
@@ -629,8 +630,8 @@ TEST(malformed_packets)
 	 * ip6_rcv_core() (the same on 5.10, 6.1 and 6.12):
 	 *   Ip InHdrErrors: short, ihl 4, version 6, ihl 15, bad checksum,
 	 *     tot_len < ihl*4                                       = 6
-	 *   Ip InCsumErrors: bad checksum                           = 1
-	 *   Ip InTruncatedPkts: tot_len > packet                    = 1
+	 *   IpExt InCsumErrors: bad checksum                        = 1
+	 *   IpExt InTruncatedPkts: tot_len > packet                 = 1
 	 *   Udp InErrors: 4-byte header, length beyond, length < 8  = 3
 	 *   Tcp InErrs (v4 and v6): doff 2, IPv6 doff 1             = 2
 	 *   Ip6 InHdrErrors: short, version 4                       = 2
@@ -641,8 +642,8 @@ TEST(malformed_packets)
 	 */
 	struct expect ex[] = {
 		{ "Ip", "InHdrErrors", 6, 0 },
-		{ "Ip", "InCsumErrors", 1, 0 },
-		{ "Ip", "InTruncatedPkts", 1, 0 },
+		{ "IpExt", "InCsumErrors", 1, 0 },
+		{ "IpExt", "InTruncatedPkts", 1, 0 },
 		{ "Udp", "InErrors", 3, 0 },
 		{ "Tcp", "InErrs", 2, 0 },
 		{ NULL, "Ip6InHdrErrors", 2, 0 },
@@ -680,6 +681,11 @@ TEST(malformed_packets)
 		for (k = 0; k < (int)(sizeof(ex) / sizeof(ex[0])); k++) {
 			v = ex[k].proto ? ns_snmp(ex[k].proto, ex[k].field) :
 					  ns_snmp6(ex[k].field);
+			if (v < 0 || ex[k].before < 0) {
+				fail("no counter %s %s", ex[k].proto ? ex[k].proto : "",
+				     ex[k].field);
+				goto err;
+			}
 			if (v - ex[k].before != ex[k].per_round * reps) {
 				fail("round %d: %s%s%s rose by %lld, want %d (%d bogus frames x %d)",
 				     round, ex[k].proto ? ex[k].proto : "",
