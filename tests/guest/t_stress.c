@@ -41,6 +41,16 @@
 #define DROPS	DEBUGFS_DIR "/drops"
 
 #define CYCLES		100
+/*
+ * The work per cycle, tuned so that 100 cycles stay near 3 minutes in a
+ * 2-CPU TCG guest: loading and unloading (kprobe registration, RCU grace
+ * periods) is most of a cycle; the children pause between rounds so that
+ * they do not starve it.
+ */
+#define WORK_MS			20
+#define READER_PAUSE_MS		10
+#define WRITER_PAUSE_MS		10
+#define TRAFFIC_PAUSE_MS	10
 #define PORT_TCP	34100
 #define PORT_UDP	34101
 #define PORT_CLOSED	34102	/* nobody listens: UDP drops, TCP resets */
@@ -135,7 +145,7 @@ static void file_reader(int i)
 			report_bad("read %s: %s", path, strerror(errno));
 		close(fd);
 		sh_mem->reads[i]++;
-		msleep(1);
+		msleep(READER_PAUSE_MS);
 	}
 }
 
@@ -179,7 +189,7 @@ static void control_writer(unsigned int seed)
 		else
 			sh_mem->writes_einval++;
 		close(fd);
-		msleep(3);
+		msleep(WRITER_PAUSE_MS);
 	}
 }
 
@@ -223,7 +233,7 @@ static void tcp_traffic(void)
 		close(s);
 		close(c);
 		sh_mem->sent[0]++;
-		msleep(5);
+		msleep(TRAFFIC_PAUSE_MS);
 	}
 }
 
@@ -250,7 +260,7 @@ static void udp_traffic(bool closed)
 				recv(rx, buf, sizeof(buf), 0);
 		}
 		sh_mem->sent[closed ? 2 : 1] += 8;
-		msleep(4);
+		msleep(TRAFFIC_PAUSE_MS);
 	}
 }
 
@@ -497,6 +507,9 @@ static int shared_map(void)
 	return 0;
 }
 
+/* Seconds spent loading and unloading, over all cycles. */
+static double t_load, t_unload;
+
 /* One cycle: load, trace on, a blocked reader, check, unload. */
 static int cycle(struct kids *k, unsigned int i, int work_ms, int *busy,
 		 struct mem *loaded)
@@ -505,8 +518,11 @@ static int cycle(struct kids *k, unsigned int i, int work_ms, int *busy,
 	pid_t rd;
 	char *s;
 	int err, st, j;
+	double t;
 
+	t = now();
 	err = skbprof_load(NULL);
+	t_load += now() - t;
 	CHECK(err == 0, "cycle %u: load: %s", i, strerror(-err));
 	err = write_file(CONTROL, "trace on\n");
 	CHECK(err == 0, "cycle %u: trace on: %s", i, strerror(-err));
@@ -534,7 +550,9 @@ static int cycle(struct kids *k, unsigned int i, int work_ms, int *busy,
 	      "cycle %u: the trace reader ended with status %d", i, st);
 	if (err)
 		return -1;
+	t = now();
 	err = unload_retry(busy);
+	t_unload += now() - t;
 	CHECK(err == 0, "cycle %u: unload: %s", i, strerror(-err));
 	CHECK(!module_loaded("skbprof"), "cycle %u: /sys/module/skbprof remains", i);
 	CHECK(!path_exists(DEBUGFS_DIR), "cycle %u: %s remains", i, DEBUGFS_DIR);
@@ -566,7 +584,7 @@ TEST(stress_load_unload_100)
 
 	t0 = now();
 	for (i = 0; i < CYCLES && !err && !sh_mem->bad; i++)
-		err = cycle(&k, i, 40, &busy, i == 0 ? &loaded : NULL);
+		err = cycle(&k, i, WORK_MS, &busy, i == 0 ? &loaded : NULL);
 	t1 = now();
 	if (!err && mem_read(&after))
 		err = -1;
@@ -582,8 +600,9 @@ out:
 		absent += sh_mem->absent[i];
 		CHECK(sh_mem->reads[i] > 0, "nobody ever read %s", files[i]);
 	}
-	note("%d cycles in %.1f s (%.2f s each); %d unload refusals while files were open",
-	     CYCLES, t1 - t0, (t1 - t0) / CYCLES, busy);
+	note("%d cycles in %.1f s (%.2f s each: load %.2f s, unload %.2f s); %d unload refusals while files were open",
+	     CYCLES, t1 - t0, (t1 - t0) / CYCLES, t_load / CYCLES,
+	     t_unload / CYCLES, busy);
 	note("readers: %lld reads, %lld opens refused while unloaded; control: %ld ok, %ld EINVAL, %ld refused",
 	     reads, absent, sh_mem->writes_ok, sh_mem->writes_einval,
 	     sh_mem->writes_absent);
