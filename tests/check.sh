@@ -13,7 +13,9 @@
 # to run only some guest tests, SKBPROF_SKIP_SELFTEST=1 to skip step 2,
 # SKBPROF_TIMEOUT (seconds per guest boot, default 900), SKBPROF_JOBS
 # (guests at once, default the number of CPUs), SKBPROF_MEM (guest memory,
-# default 1G).  SKBPROF_KERNELS=debug is the kernel of make check-debug.
+# default 1G), SKBPROF_SLOW=1 to also run the slow guest tests (SLOWTEST:
+# the 100-cycle load/unload stress).  SKBPROF_KERNELS=debug is the kernel
+# of make check-debug.
 
 set -u
 . "$(dirname "$0")/lib.sh"

@@ -151,6 +151,7 @@ boot() {
 	local ver=$1 mode=$2 timeout=$3 d=$OUT/$1/$2 rc bad=0 line extra=
 	kernel_env "$ver"
 	[ -n "${SKBPROF_TESTS:-}" ] && extra="skbprof.tests=$(echo $SKBPROF_TESTS | tr ' ' ,)"
+	[ -n "${SKBPROF_SLOW:-}" ] && extra="$extra skbprof.slow=1"
 	rm -rf "$d"
 	mkdir -p "$d"
 	timeout --kill-after=10 "$timeout" qemu-system-x86_64 \

@@ -560,7 +560,8 @@ static int cycle(struct kids *k, unsigned int i, int work_ms, int *busy,
 	return 0;
 }
 
-TEST(stress_load_unload_100)
+/* Minutes long under TCG: make check-stress, make check-debug. */
+SLOWTEST(stress_load_unload_100)
 {
 	struct mem before, loaded, after;
 	struct kids k = { .n = 0 };
