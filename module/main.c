@@ -64,8 +64,10 @@ int skbprof_create_file(const char *name, umode_t mode, void *data,
 
 static int stats_show(struct seq_file *m, void *v)
 {
-	int i, up = smp_load_acquire(&init_step);
+	int i, up;
 
+	/* pairs with the release in skbprof_init(): parts 0..up-1 are up */
+	up = smp_load_acquire(&init_step);
 	seq_printf(m, "version %s\n", SKBPROF_VERSION);
 	seq_printf(m, "kernel %s\n", init_utsname()->release);
 	for (i = 0; i < up; i++)
