@@ -8,6 +8,7 @@
 #   make check            host unit tests + the in-guest suite on every kernel
 #   make demo             boot a 6.1 guest, make traffic, show the files
 #   make fuzz             fuzz the control grammar for FUZZ_TIME seconds
+#   make bench            overhead benchmark on every kernel (bench/results.md)
 #   make install          install the module and the tool
 #   make dkms-install     install the module's source under DKMS and build it
 #                         for $(KVER); make dkms-remove undoes it
@@ -24,7 +25,7 @@ KBUILD_ARGS ?=
 export SKBPROF_WERROR
 
 .PHONY: all module tools clean install modules_install tools_install \
-	check unit demo fuzz dkms-src dkms-install dkms-remove
+	check unit demo fuzz bench dkms-src dkms-install dkms-remove
 
 all: module tools
 
@@ -79,6 +80,10 @@ fuzz:
 demo:
 	tests/demo.sh
 
+# Not part of check: a benchmark, not a timed test (bench/README).
+bench:
+	bench/run.sh
+
 # Not Kbuild's clean: it deletes every *.ko below M=, which would include
 # the kernels downloaded into .cache/.
 clean:
@@ -88,3 +93,4 @@ clean:
 	$(MAKE) -C tools clean
 	$(MAKE) -C tests/unit clean
 	$(MAKE) -C tests/fuzz clean
+	$(MAKE) -C bench clean

@@ -13,6 +13,7 @@ base=(gcc make libc6-dev libelf1 pahole kmod libkmod-dev pkg-config
 guest=(qemu-system-x86 busybox-static iproute2 nftables)
 fuzz=(clang-14 libclang-rt-14-dev)
 kernel_build=(flex bison bc libssl-dev libelf-dev)
+bench=(bpftrace python3)
 
 want=("${base[@]}")
 for what in "${@:-check}"; do
@@ -22,6 +23,7 @@ for what in "${@:-check}"; do
 	fuzz)	want+=("${fuzz[@]}") ;;
 	debug)	want+=("${guest[@]}" "${kernel_build[@]}") ;;
 	demo)	want+=("${guest[@]}") ;;
+	bench)	want+=("${guest[@]}" "${bench[@]}") ;;
 	*)	echo "deps: unknown set '$what'" >&2; exit 1 ;;
 	esac
 done
