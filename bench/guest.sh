@@ -14,7 +14,7 @@
 
 secs=2
 rounds=5
-modes=none,drops,all,sample100,trace,trace-nodrain,empty,bpftrace
+modes=none,drops,all,sample100,trace,empty,bpftrace
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	skbprof.bench_secs=*) secs=${arg#*=} ;;
@@ -30,11 +30,36 @@ D=/sys/kernel/debug/skbprof
 BT=/tmp/stages.bt
 T=/sys/kernel/debug/tracing
 
+# ---- workloads ----
+workloads() {
+	r=$1 m=$2
+	for w in udp-flood udp-drop tcp-stream udp-rr; do
+		case $w in
+		udp-flood) out=$(skbprof-load udp-flood "$secs" 64 2>&1) ;;
+		udp-drop) out=$(skbprof-load udp-drop "$secs" 64 2>&1) ;;
+		tcp-stream) out=$(skbprof-load tcp-stream bench-a bench-b 10.99.0.2 "$secs" 2>&1) ;;
+		udp-rr) out=$(skbprof-load udp-rr bench-a bench-b 10.99.0.2 "$secs" 64 2>&1) ;;
+		esac
+		case $out in
+		"result $w "*) echo "run round=$r mode=$m workload=$w ${out#result $w }" ;;
+		*) echo "error round=$r mode=$m workload=$w: $out" | tr '\n' ' '; echo ;;
+		esac
+	done
+}
+
+# bench.sh --workloads ROUND MODE T0: only the workloads (bpftrace's child)
+if [ "${1:-}" = --workloads ]; then
+	echo "info bpftrace_attach_s $(($(date +%s) - $4))"
+	workloads "$2" "$3"
+	exit 0
+fi
+
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 ulimit -l unlimited
 
 echo "info kernel $(uname -r)"
 echo "info clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+echo "info clocksource_available $(cat /sys/devices/system/clocksource/clocksource0/available_clocksource)"
 echo "info cpus $(grep -c ^processor /proc/cpuinfo)"
 echo "info memtotal_kb $(awk '/^MemTotal/ {print $2}' /proc/meminfo)"
 echo "info secs $secs rounds $rounds modes $modes"
@@ -81,27 +106,9 @@ sed -e "s/@IP_RCV@/$ip_rcv/; s/@UDP_RCV@/$udp_rcv/; s/@TCP_XMIT@/$tcp_xmit/" \
 	-e "s/@TCP_APP@/$tcp_app/; s/@TCP_APP_SKB@/$tcp_app_skb/" \
 	/usr/share/skbprof/stages.bt > $BT
 echo "info bpftrace_probes $(grep -E '^(kprobe|kretprobe|tracepoint):' $BT | tr '\n' ' ')"
-nkprobes=$(grep -c -E '^(kprobe|kretprobe):' $BT)
-
-# ---- workloads ----
-workloads() {
-	r=$1 m=$2
-	for w in udp-flood tcp-stream udp-rr; do
-		case $w in
-		udp-flood) out=$(skbprof-load udp-flood "$secs" 64 2>&1) ;;
-		tcp-stream) out=$(skbprof-load tcp-stream bench-a bench-b 10.99.0.2 "$secs" 2>&1) ;;
-		udp-rr) out=$(skbprof-load udp-rr bench-a bench-b 10.99.0.2 "$secs" 64 2>&1) ;;
-		esac
-		case $out in
-		"result $w "*) echo "run round=$r mode=$m workload=$w ${out#result $w }" ;;
-		*) echo "error round=$r mode=$m workload=$w: $out" | tr '\n' ' '; echo ;;
-		esac
-	done
-}
 
 # ---- modes ----
 reader=
-btpid=
 skbprof_load() {
 	insmod $KO "$@" || echo "error insmod $KO $* failed"
 }
@@ -121,22 +128,7 @@ mode_start() {
 		reader=$! ;;
 	trace-nodrain) skbprof_load; ctl "trace on" ;;
 	empty)	skbprof_load bench_empty=1 ;;
-	bpftrace)
-		bpftrace $BT > /tmp/bt.out 2>&1 &
-		btpid=$!
-		# attached when every kprobe of the script is registered
-		# (tracepoints come first in the script)
-		i=0
-		while [ "$(grep -c . /sys/kernel/debug/kprobes/list 2>/dev/null)" -lt "$nkprobes" ]; do
-			i=$((i + 1))
-			if [ $i -gt 1200 ] || ! kill -0 $btpid 2>/dev/null; then
-				echo "error bpftrace did not attach: $(head -c 600 /tmp/bt.out | tr '\n' '|')"
-				break
-			fi
-			sleep 0.5
-		done
-		echo "info bpftrace_attach_s $((i / 2))"
-		sleep 1 ;;
+	bpftrace) ;;	# see run_mode
 	*)	echo "error unknown mode $1" ;;
 	esac
 }
@@ -158,14 +150,7 @@ counters() {
 mode_stop() {
 	case $1 in
 	none)	;;
-	bpftrace)
-		kill -INT $btpid
-		wait $btpid
-		if [ "$2" = 1 ]; then
-			echo "info bpftrace_output_lines $(wc -l < /tmp/bt.out)"
-			grep -E '^(@[a-z_]+(\[.*\])?: [0-9]+$|Lost|WARNING|ERROR)' /tmp/bt.out |
-				head -n 20 | sed 's/^/info bpftrace_out /'
-		fi ;;
+	bpftrace) ;;
 	*)
 		[ -n "$reader" ] && kill $reader && wait $reader 2>/dev/null
 		reader=
@@ -198,13 +183,31 @@ echo "mem vmalloc_skbprof=$(awk '/skbprof/ { s += $2 } END { print s + 0 }' /pro
 grep -E '^table_capacity|^drops_keys_max|^trace_buffer_bytes' $D/stats | sed 's/^/mem stat /'
 rmmod skbprof
 
+# One mode, one round.  bpftrace runs the workloads itself (-c): it starts
+# them once every probe is attached and stops when they are done.
+run_mode() {
+	if [ "$1" = bpftrace ]; then
+		t0=$(date +%s)
+		bpftrace -c "/bin/sh $0 --workloads $2 $1 $t0" $BT > /tmp/bt.out 2>&1 ||
+			echo "error bpftrace failed: $(grep -v '^run ' /tmp/bt.out | head -c 600 | tr '\n' '|')"
+		grep -E '^(run|error|info) ' /tmp/bt.out
+		if [ "$2" = 1 ]; then
+			echo "info bpftrace_output_lines $(wc -l < /tmp/bt.out)"
+			grep -E '^(@[a-z_]+(\[.*\])?: [0-9]+$|Lost|WARNING|ERROR)' /tmp/bt.out |
+				head -n 20 | sed 's/^/info bpftrace_out /'
+		fi
+		return
+	fi
+	mode_start "$1"
+	workloads "$2" "$1"
+	mode_stop "$1" "$2"
+}
+
 # ---- the rounds ----
 r=1
 while [ $r -le "$rounds" ]; do
 	for m in $modes; do
-		mode_start "$m"
-		workloads "$r" "$m"
-		mode_stop "$m" "$r"
+		run_mode "$m" "$r"
 	done
 	r=$((r + 1))
 done

@@ -6,6 +6,9 @@
  *	one thread sends bursts of BURST datagrams of SIZE bytes to its own
  *	socket on 127.0.0.1 and reads them back, for SECS seconds: no
  *	losses, so every datagram crosses every transmit and receive stage
+ *   skbprof-load udp-drop SECS SIZE
+ *	sends datagrams of SIZE bytes to a closed port on 127.0.0.1 for SECS
+ *	seconds: each one is dropped on receive (no socket), the drop path
  *   skbprof-load tcp-stream NS_CLIENT NS_SERVER ADDR SECS
  *	a client in netns NS_CLIENT streams to a server on ADDR in netns
  *	NS_SERVER (over a veth pair) for SECS seconds
@@ -38,6 +41,7 @@
 #define PORT_FLOOD	9100
 #define PORT_TCP	9101
 #define PORT_RR		9102
+#define PORT_CLOSED	9103
 #define BURST		32
 #define MAX_RTTS	(1 << 21)
 
@@ -151,6 +155,34 @@ static int udp_flood(double secs, long size)
 		t = now();
 	} while (t - t0 < secs);
 	printf("result udp-flood secs=%.6f packets=%llu pps=%.1f\n",
+	       t - t0, n, n / (t - t0));
+	return 0;
+}
+
+static int udp_drop(double secs, long size)
+{
+	struct sockaddr_in a = addr4("127.0.0.1", PORT_CLOSED);
+	static char buf[65536];
+	unsigned long long n = 0;
+	double t0, t;
+	int tx;
+
+	if (size > (long)sizeof(buf))
+		size = sizeof(buf);
+	memset(buf, 'd', size);
+	tx = socket(AF_INET, SOCK_DGRAM, 0);
+	if (tx < 0)
+		die("socket");
+	t0 = now();
+	do {
+		/* not connected: ICMP port unreachable cannot fail the send */
+		if (sendto(tx, buf, size, 0, (struct sockaddr *)&a,
+			   sizeof(a)) != size)
+			die("sendto");
+		n++;
+		t = now();
+	} while (t - t0 < secs);
+	printf("result udp-drop secs=%.6f packets=%llu pps=%.1f\n",
 	       t - t0, n, n / (t - t0));
 	return 0;
 }
@@ -331,6 +363,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 4 && !strcmp(argv[1], "udp-flood"))
 		return udp_flood(number(argv[2], "SECS"), number(argv[3], "SIZE"));
+	if (argc == 4 && !strcmp(argv[1], "udp-drop"))
+		return udp_drop(number(argv[2], "SECS"), number(argv[3], "SIZE"));
 	if (argc == 6 && !strcmp(argv[1], "tcp-stream"))
 		return tcp_stream(argv[2], argv[3], argv[4],
 				  number(argv[5], "SECS"));
@@ -339,6 +373,7 @@ int main(int argc, char **argv)
 			      number(argv[5], "SECS"), number(argv[6], "SIZE"));
 	fprintf(stderr,
 		"usage: skbprof-load udp-flood SECS SIZE\n"
+		"       skbprof-load udp-drop SECS SIZE\n"
 		"       skbprof-load tcp-stream NS_CLIENT NS_SERVER ADDR SECS\n"
 		"       skbprof-load udp-rr NS_CLIENT NS_SERVER ADDR SECS SIZE\n");
 	return 2;
