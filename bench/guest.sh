@@ -137,7 +137,7 @@ mode_start() {
 counters() {
 	awk -v r="$1" -v m="$2" '
 		$1 == "probe" && $5 == "active" { hits += $7; missed += $9 }
-		$1 ~ /^(table_(full|evictions|inserts|in_use)|drops_(total|overflow)|pkttrace_(lines|lost)|procs_overflow)$/ { v[$1] = $2 }
+		$1 ~ /^(table_(full|evictions|inserts|in_use)|drops_(total|overflow)|pkttrace_(lines|lost)|procs_overflow|trace_buffer_bytes)$/ { v[$1] = $2 }
 		$1 ~ /^incomplete_/ { inc += $2 }
 		END {
 			printf "counters round=%s mode=%s hits=%d nmissed=%d incomplete=%d", r, m, hits, missed, inc

@@ -49,7 +49,9 @@ def parse(path):
             w = line.split()
             if not w:
                 continue
-            if w[0] == "info" and len(w) > 1:
+            if w[0] == "info" and w[1:2] == ["bpftrace_out"]:
+                info.setdefault("bpftrace_out", []).append(" ".join(w[2:]))
+            elif w[0] == "info" and len(w) > 1:
                 info.setdefault(w[1], " ".join(w[2:]))
             elif w[0] == "run":
                 d = kv(w[1:])
@@ -198,9 +200,9 @@ def kernel_section(ver, path):
              tot("table_evictions"), tot("drops_overflow"),
              tot("pkttrace_lost"), "yes: " + ", ".join(lost) if lost else "no"))
     p("")
-    p("bpftrace's maps do not count what they lose; its output (first round): "
-      + "; ".join("`%s`" % v for k, v in [("", info.get("bpftrace_output_lines", "?"))])
-      + " lines.")
+    outs = info.get("bpftrace_out", [])
+    p("bpftrace's maps do not count what they lose.  Its drop counts, first "
+      "round: %s." % (", ".join("`%s`" % v for v in outs) or "none"))
     p("")
     # memory
     if "before" in mem and "after" in mem:
@@ -215,7 +217,11 @@ def kernel_section(ver, path):
              d["Slab"], d["Percpu"], d["VmallocUsed"],
              mem.get("table_capacity", "?"), mem.get("drops_keys_max", "?"),
              mem.get("trace_buffer_bytes", "?")))
-        p("")
+        tb = [int(c.get("trace_buffer_bytes", 0)) for c in counters.values()]
+        if tb and max(tb):
+            p("With `trace on` the trace buffer adds %d bytes (trace_buffer_bytes)."
+              % max(tb))
+            p("")
     return out, summary
 
 
