@@ -105,6 +105,14 @@ fi
 sed -e "s/@IP_RCV@/$ip_rcv/; s/@UDP_RCV@/$udp_rcv/; s/@TCP_XMIT@/$tcp_xmit/" \
 	-e "s/@TCP_APP@/$tcp_app/; s/@TCP_APP_SKB@/$tcp_app_skb/" \
 	/usr/share/skbprof/stages.bt > $BT
+# 5.x: bpftrace 0.17 cannot take these types from BTF alone there (its clang
+# pass wants linux/types.h, then does not know struct sk_buff): the kernel
+# headers, as bpftrace needs without BTF
+case $(uname -r) in
+5.*)	sed -i '1i #include <linux/skbuff.h>' $BT
+	echo "info bpftrace_types kernel headers (#include <linux/skbuff.h>)" ;;
+*)	echo "info bpftrace_types BTF" ;;
+esac
 echo "info bpftrace_probes $(grep -E '^(kprobe|kretprobe|tracepoint):' $BT | tr '\n' ' ')"
 
 # ---- modes ----
@@ -188,7 +196,16 @@ rmmod skbprof
 run_mode() {
 	if [ "$1" = bpftrace ]; then
 		t0=$(date +%s)
-		bpftrace -c "/bin/sh $0 --workloads $2 $1 $t0" $BT > /tmp/bt.out 2>&1 ||
+		if ! bpftrace -c "/bin/sh $0 --workloads $2 $1 $t0" $BT > /tmp/bt.out 2>&1 &&
+		   ! grep -q '^#include' $BT &&
+		   grep -q -E "Unknown struct|file not found" /tmp/bt.out; then
+			# BTF alone was not enough: once more with the headers
+			sed -i '1i #include <linux/skbuff.h>' $BT
+			echo "info bpftrace_types kernel headers (#include <linux/skbuff.h>), BTF alone failed"
+			t0=$(date +%s)
+			bpftrace -c "/bin/sh $0 --workloads $2 $1 $t0" $BT > /tmp/bt.out 2>&1
+		fi
+		[ -n "$(grep '^run ' /tmp/bt.out)" ] ||
 			echo "error bpftrace failed: $(grep -v '^run ' /tmp/bt.out | head -c 600 | tr '\n' '|')"
 		grep -E '^(run|error|info) ' /tmp/bt.out
 		if [ "$2" = 1 ]; then

@@ -48,6 +48,19 @@ bench_extra() {
 	mv "$root$TOP/bench/skbprof-load" "$root/bin/skbprof-load"
 	rm -rf "${root:?}$TOP"
 	cp "$TOP/bench/guest.sh" "$root/usr/share/skbprof/bench.sh"
+	# the kernel headers: bpftrace 0.17 wants them on 5.10 even with BTF
+	# (its clang pass includes linux/types.h); /lib/modules/KREL/build
+	# and source as Debian's linux-headers packages lay them out
+	local common dir
+	common=$(readlink "$MODROOT/lib/modules/$KREL/source")
+	for dir in "$(readlink "$MODROOT/lib/modules/$KREL/build")" "$common"; do
+		mkdir -p "$root$dir/arch/x86"
+		cp -rL "$MODROOT$dir/include" "$root$dir/"
+		[ -d "$MODROOT$dir/arch/x86/include" ] &&
+			cp -rL "$MODROOT$dir/arch/x86/include" "$root$dir/arch/x86/"
+	done
+	cp -P "$MODROOT/lib/modules/$KREL/build" "$MODROOT/lib/modules/$KREL/source" \
+		"$root/lib/modules/$KREL/"
 	cp "$TOP/bench/bpftrace/stages.bt" "$root/usr/share/skbprof/stages.bt"
 }
 export -f bench_extra add_bin
