@@ -52,6 +52,8 @@ def parse(path):
                 continue
             if w[0] == "info" and w[1:2] == ["bpftrace_out"]:
                 info.setdefault("bpftrace_out", []).append(" ".join(w[2:]))
+            elif w[0] == "info" and w[1:2] == ["bpftrace_types"]:
+                info["bpftrace_types"] = " ".join(w[2:])    # the last word
             elif w[0] == "info" and len(w) > 1:
                 info.setdefault(w[1], " ".join(w[2:]))
             elif w[0] == "run":
@@ -145,8 +147,9 @@ def kernel_section(ver, path):
     p("- %s rounds, each mode in turn per round, %s s per workload run; "
       "the boot took %s s" % (len(rounds), info.get("secs", "?").split()[0],
                               info.get("boot_seconds", "?")))
-    p("- bpftrace: %s, BTF: %s, attach time %s s; probes: `%s`"
-      % (info.get("bpftrace", "?"), info.get("btf", "?"),
+    p("- bpftrace: %s, kernel types from %s (BTF present: %s), attach time %s s "
+      "(guest time); probes: `%s`"
+      % (info.get("bpftrace", "?"), info.get("bpftrace_types", "?"), info.get("btf", "?"),
          info.get("bpftrace_attach_s", "?"), info.get("bpftrace_probes", "?")))
     if errors:
         p("- **errors in the run**:")
