@@ -114,7 +114,15 @@ def per_round(runs, mode, wl, rounds, fn):
 
 
 def overhead_ns(a, b):
-    """Extra time per packet: 1/pps of the mode minus 1/pps of none."""
+    """Extra time per packet: 1/pps of the mode minus 1/pps of none.
+
+    For a byte stream, the extra time to move the bytes of one packet of
+    the no-module run: TCP builds bigger skbs when the sender is slower,
+    so the skb rate understates the cost.
+    """
+    if "bytes" in a:
+        bpp = float(b["bytes"]) / float(b["packets"])
+        return (1 / float(a["MBps"]) - 1 / float(b["MBps"])) / 1e6 * bpp * 1e9
     return (1 / float(a["pps"]) - 1 / float(b["pps"])) * 1e9
 
 
@@ -200,7 +208,7 @@ def kernel_section(ver, path):
                 row += " | |"
             p(row)
         p("")
-        summary.append((wl, ovh, bt, floor, runs, key))
+        summary.append((wl, ovh, bt, floor, runs, key, shift))
     # counters
     p("### skbprof's own counters (summed over rounds and workloads)")
     p("")
@@ -276,29 +284,36 @@ def main():
     print("guest time advances a fixed step per instruction executed: times count")
     print("instructions, as on an ideal CPU without caches, and do not depend on")
     print("the host's load.  Overhead per packet")
-    print("is 1/pps of the mode minus 1/pps with no module (for tcp-stream, packets")
-    print("are the skbs that crossed the veth both ways; for udp-rr, two per")
-    print("transaction).  \"skbprof / bpftrace\" is skbprof's overhead as a")
+    print("is 1/pps of the mode minus 1/pps with no module (for udp-rr, two packets")
+    print("per transaction); for tcp-stream, whose skbs grow when the sender slows")
+    print("down, it is the extra time to move the bytes of one packet of the")
+    print("no-module run (packets: the skbs that crossed the veth, both ways).  \"skbprof / bpftrace\" is skbprof's overhead as a")
     print("percentage of bpftrace's; \"skbprof / floor\" is it as a multiple of the")
     print("empty handlers' (the probes alone).")
     print()
     print("## Summary: all stages against bpftrace and the floor")
     print()
     print("| kernel | workload | all stages: ratio to none | overhead ns/packet: "
-          "all stages / bpftrace / floor | skbprof / bpftrace | skbprof / floor |")
-    print("|---|---|---|---|---|---|")
+          "all stages / bpftrace / floor | the same in instructions (-icount) | "
+          "skbprof / bpftrace | skbprof / floor |")
+    print("|---|---|---|---|---|---|---|")
     for ver, summary in summaries:
-        for wl, ovh, bt, floor, runs, key in summary:
+        for wl, ovh, bt, floor, runs, key, shift in summary:
             rounds = sorted({k[2] for k in runs})
             ratio = per_round(runs, "all", wl, rounds,
                               lambda a, b: float(a[key]) / float(b[key]))
             o = med(ovh.get("all"))
             if o is None:
                 continue
-            print("| %s | %s | %s | %s / %s / %s | %s | %s |"
+            if shift is not None:
+                ins = " / ".join("%.0f" % (x / 2 ** shift) if x is not None else "-"
+                                 for x in (o, bt, floor))
+            else:
+                ins = "-"
+            print("| %s | %s | %s | %s / %s / %s | %s | %s | %s |"
                   % (ver, wl, f_ratio(med(ratio)), f_ns(o),
                      f_ns(bt) if bt is not None else "-",
-                     f_ns(floor) if floor is not None else "-",
+                     f_ns(floor) if floor is not None else "-", ins,
                      "%.0f%%" % (100 * o / bt) if bt else "-",
                      "%.2fx" % (o / floor) if floor else "-"))
     print()
