@@ -13,6 +13,7 @@
 #   make check-debug      the in-guest suite on a debug kernel (KASAN,
 #                         lockdep, kmemleak, ...) built from Debian's 6.1
 #                         source (built once, about an hour; then cached)
+#   make bench            overhead benchmark on every kernel (bench/results.md)
 #   make install          install the module and the tool
 #   make dkms-install     install the module's source under DKMS and build it
 #                         for $(KVER); make dkms-remove undoes it
@@ -31,8 +32,8 @@ KBUILD_ARGS ?=
 export SKBPROF_WERROR
 
 .PHONY: all module tools clean install modules_install tools_install \
-	check check-stress check-debug unit demo fuzz dkms-src dkms-install dkms-remove \
-	deb
+	check check-stress check-debug unit demo fuzz bench dkms-src dkms-install \
+	dkms-remove deb
 
 all: module tools
 
@@ -108,6 +109,10 @@ fuzz:
 demo:
 	tests/demo.sh
 
+# Not part of check: a benchmark, not a timed test (bench/README).
+bench:
+	bench/run.sh
+
 # Not Kbuild's clean: it deletes every *.ko below M=, which would include
 # the kernels downloaded into .cache/.
 clean:
@@ -118,3 +123,4 @@ clean:
 	$(MAKE) -C tools clean
 	$(MAKE) -C tests/unit clean
 	$(MAKE) -C tests/fuzz clean
+	$(MAKE) -C bench clean

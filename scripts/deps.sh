@@ -16,6 +16,7 @@ fuzz=(clang-14 libclang-rt-14-dev)
 tool_check=(jq prometheus)
 kernel_build=(flex bison bc libssl-dev libelf-dev)
 deb=(dpkg-dev debhelper dh-dkms dkms fakeroot lintian)
+bench=(bpftrace python3)
 
 want=("${base[@]}")
 for what in "${@:-check}"; do
@@ -26,6 +27,7 @@ for what in "${@:-check}"; do
 	debug)	want+=("${guest[@]}" "${kernel_build[@]}") ;;
 	demo)	want+=("${guest[@]}") ;;
 	deb)	want+=("${deb[@]}") ;;
+	bench)	want+=("${guest[@]}" "${bench[@]}") ;;
 	*)	echo "deps: unknown set '$what'" >&2; exit 1 ;;
 	esac
 done

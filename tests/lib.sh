@@ -141,6 +141,10 @@ make_initramfs() {
 	echo 'nobody:x:65534:65534:nobody:/nonexistent:/bin/false' >> "$root/etc/passwd"
 	printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
 	add_kmods "$root"
+	# a caller's additions (make bench: bpftrace, its scripts, the load)
+	if [ -n "${INITRAMFS_EXTRA:-}" ]; then
+		"$INITRAMFS_EXTRA" "$root" || return 1
+	fi
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$OUT/$ver/initramfs.cpio.gz"
 }
 

@@ -1,0 +1,325 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the guest lines of `make bench` into bench/results.md.
+
+    report.py VER=RESULT.TXT...
+
+Every figure is computed from one boot: per round, each mode is compared
+with the no-module run of the same round; the report gives the median over
+rounds and the spread (min-max).
+"""
+import re
+import statistics
+import sys
+
+MODES = ["none", "drops", "all", "sample100", "trace", "trace-nodrain",
+         "empty", "bpftrace"]
+MODE_TEXT = {
+    "none": "no module",
+    "drops": "skbprof drops only",
+    "all": "skbprof all stages",
+    "sample100": "all stages, sample 100",
+    "trace": "all stages, trace on (drained)",
+    "trace-nodrain": "all stages, trace on (not read)",
+    "empty": "empty handlers (floor)",
+    "bpftrace": "bpftrace, same stages",
+}
+SKBPROF_MODES = ["drops", "all", "sample100", "trace", "trace-nodrain"]
+WORKLOADS = {
+    # name: (throughput key, unit, text)
+    "udp-flood": ("pps", "pps", "UDP datagrams over loopback, 64 B, sent and read back"),
+    "udp-drop": ("pps", "pps", "UDP datagrams to a closed port over loopback, 64 B: all dropped"),
+    "tcp-stream": ("MBps", "MB/s", "TCP stream between two netns over veth"),
+    "udp-rr": ("tps", "trans/s", "UDP request/response over veth, 64 B"),
+}
+
+
+def kv(words):
+    out = {}
+    for w in words:
+        if "=" in w:
+            k, v = w.split("=", 1)
+            out[k] = v
+    return out
+
+
+def parse(path):
+    info, runs, counters, mem, errors = {}, {}, {}, {}, []
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if not w:
+                continue
+            if w[0] == "info" and w[1:2] == ["bpftrace_out"]:
+                info.setdefault("bpftrace_out", []).append(" ".join(w[2:]))
+            elif w[0] == "info" and w[1:2] == ["bpftrace_types"]:
+                info["bpftrace_types"] = " ".join(w[2:])    # the last word
+            elif w[0] == "info" and len(w) > 1:
+                info.setdefault(w[1], " ".join(w[2:]))
+            elif w[0] == "run":
+                d = kv(w[1:])
+                runs[(d["mode"], d["workload"], int(d["round"]))] = d
+            elif w[0] == "counters":
+                d = kv(w[1:])
+                counters[(d["mode"], int(d["round"]))] = d
+            elif w[0] == "mem" and len(w) > 1:
+                if w[1] in ("before", "after"):
+                    mem[w[1]] = {k: int(v) for k, v in kv(w[2:]).items()}
+                elif w[1] == "stat":
+                    mem[w[2]] = w[3]
+                else:
+                    mem.update(kv(w[1:]))
+            elif w[0] == "error":
+                errors.append(line.strip())
+    return info, runs, counters, mem, errors
+
+
+def med(xs):
+    return statistics.median(xs) if xs else None
+
+
+def spread(xs, fmt):
+    if not xs:
+        return "-"
+    m = med(xs)
+    if len(xs) == 1:
+        return fmt(m)
+    return "%s (%s..%s)" % (fmt(m), fmt(min(xs)), fmt(max(xs)))
+
+
+def f_thr(x):
+    return "%.0f" % x if x >= 100 else "%.2f" % x
+
+
+def f_ratio(x):
+    return "%.3f" % x
+
+
+def f_ns(x):
+    return "%.0f" % x
+
+
+def f_us(x):
+    return "%.0f" % x
+
+
+def per_round(runs, mode, wl, rounds, fn):
+    """fn(run of mode, run of none in the same round) for each round."""
+    out = []
+    for r in rounds:
+        a, b = runs.get((mode, wl, r)), runs.get(("none", wl, r))
+        if a and b:
+            out.append(fn(a, b))
+    return out
+
+
+def overhead_ns(a, b):
+    """Extra time per packet: 1/pps of the mode minus 1/pps of none.
+
+    For a byte stream, the extra time to move the bytes of one packet of
+    the no-module run: TCP builds bigger skbs when the sender is slower,
+    so the skb rate understates the cost.
+    """
+    if "bytes" in a:
+        bpp = float(b["bytes"]) / float(b["packets"])
+        return (1 / float(a["MBps"]) - 1 / float(b["MBps"])) / 1e6 * bpp * 1e9
+    return (1 / float(a["pps"]) - 1 / float(b["pps"])) * 1e9
+
+
+def icount_shift(info):
+    m = re.search(r"-icount shift=(\d+)", info.get("qemu_flags", ""))
+    return int(m.group(1)) if m else None
+
+
+def kernel_section(ver, path):
+    info, runs, counters, mem, errors = parse(path)
+    shift = icount_shift(info)
+    rounds = sorted({k[2] for k in runs})
+    modes = [m for m in MODES if any(k[0] == m for k in runs)]
+    out = []
+    p = out.append
+    p("## Kernel %s (%s)" % (ver, info.get("kernel", "?")))
+    p("")
+    p("- date: %s; clocksource: %s; guest CPUs: %s; guest memory: %s kB"
+      % (info.get("date", "?"), info.get("clocksource", "?"),
+         info.get("cpus", "?"), info.get("memtotal_kb", "?")))
+    p("- QEMU: `%s` (%s); host CPUs %s, load average before the boot %s"
+      % (info.get("qemu_flags", "?"), info.get("qemu", "?"),
+         info.get("host_cpus", "?").split()[0],
+         info.get("host_cpus", "? load_before ?").split("load_before")[-1].strip()))
+    if shift is not None:
+        p("- guest time: QEMU -icount, %d ns per instruction executed: times "
+          "measure instructions, independent of the host's load" % 2 ** shift)
+    else:
+        p("- guest time: the host's (plain TCG): times include the host's load")
+    p("- %s rounds, each mode in turn per round, %s s per workload run; "
+      "the boot took %s s" % (len(rounds), info.get("secs", "?").split()[0],
+                              info.get("boot_seconds", "?")))
+    p("- bpftrace: %s, kernel types from %s (BTF present: %s), attach time %s s "
+      "(guest time); probes: `%s`"
+      % (info.get("bpftrace", "?"), info.get("bpftrace_types", "?"), info.get("btf", "?"),
+         info.get("bpftrace_attach_s", "?"), info.get("bpftrace_probes", "?")))
+    if errors:
+        p("- **errors in the run**:")
+        for e in errors[:10]:
+            p("  - `%s`" % e)
+    p("")
+
+    summary = []
+    for wl, (key, unit, text) in WORKLOADS.items():
+        if not any(k[1] == wl for k in runs):
+            continue
+        p("### %s (%s)" % (wl, text))
+        p("")
+        rr = wl == "udp-rr"
+        head = "| mode | %s | ratio to none |" % unit
+        if rr:
+            head += " RTT p50 / p90 / p99 us |"
+        head += " overhead ns/packet |"
+        if shift is not None:
+            head += " extra instructions/packet |"
+        head += " skbprof / bpftrace | skbprof / floor |"
+        p(head)
+        p("|" + "---|" * (head.count("|") - 1))
+        ovh = {m: per_round(runs, m, wl, rounds, overhead_ns) for m in modes}
+        bt, floor = med(ovh.get("bpftrace")), med(ovh.get("empty"))
+        for m in modes:
+            thr = [float(runs[(m, wl, r)][key]) for r in rounds
+                   if (m, wl, r) in runs]
+            ratio = per_round(runs, m, wl, rounds,
+                              lambda a, b: float(a[key]) / float(b[key]))
+            row = "| %s | %s | %s |" % (MODE_TEXT[m], spread(thr, f_thr),
+                                        spread(ratio, f_ratio) if m != "none" else "1")
+            if rr:
+                pc = []
+                for q in ("rtt_p50_us", "rtt_p90_us", "rtt_p99_us"):
+                    pc.append(f_us(med([float(runs[(m, wl, r)][q]) for r in rounds
+                                        if (m, wl, r) in runs])))
+                row += " %s |" % " / ".join(pc)
+            o = med(ovh[m])
+            row += " %s |" % (spread(ovh[m], f_ns) if m != "none" else "0")
+            if shift is not None:
+                row += " %s |" % ("%.0f" % (o / 2 ** shift) if m != "none" and o is not None
+                                  else "0")
+            if m in SKBPROF_MODES and o is not None:
+                row += " %s |" % ("%.0f%%" % (100 * o / bt) if bt and bt > 0 else "-")
+                row += " %s |" % ("%.2fx" % (o / floor) if floor and floor > 0 else "-")
+            else:
+                row += " | |"
+            p(row)
+        p("")
+        summary.append((wl, ovh, bt, floor, runs, key, shift))
+    # counters
+    p("### skbprof's own counters (summed over rounds and workloads)")
+    p("")
+    p("| mode | probe hits | nmissed | table_full | table_evictions | "
+      "drops_overflow | pkttrace_lost | lost events? |")
+    p("|---|---|---|---|---|---|---|---|")
+    for m in modes:
+        cs = [counters[(m, r)] for r in rounds if (m, r) in counters]
+        if not cs:
+            continue
+
+        def tot(k):
+            return sum(int(c.get(k, 0)) for c in cs)
+        lost = [k for k in ("nmissed", "table_full", "drops_overflow",
+                            "pkttrace_lost") if tot(k)]
+        p("| %s | %d | %d | %d | %d | %d | %d | %s |"
+          % (MODE_TEXT[m], tot("hits"), tot("nmissed"), tot("table_full"),
+             tot("table_evictions"), tot("drops_overflow"),
+             tot("pkttrace_lost"), "yes: " + ", ".join(lost) if lost else "no"))
+    p("")
+    def total(m, k):
+        return sum(int(counters[(m, r)].get(k, 0)) for r in rounds
+                   if (m, r) in counters)
+    ins_all = total("all", "table_inserts")
+    for m, what, does in (
+            ("drops", "`stages drops`", "switch the latency stamping off"),
+            ("sample100", "`sample 100`", "apply the sampling to the latency stamping")):
+        if ins_all and total(m, "table_inserts") >= ins_all / 2:
+            p("Note: with %s the module still stamped every packet (table_inserts %d, "
+              "against %d with all stages): this version does not %s, so that "
+              "mode costs what all stages cost." % (what, total(m, "table_inserts"),
+                                                    ins_all, does))
+            p("")
+    outs = info.get("bpftrace_out", [])
+    p("bpftrace's maps do not count what they lose.  Its drop counts, first "
+      "round: %s." % (", ".join("`%s`" % v for v in outs) or "none"))
+    p("")
+    # memory
+    if "before" in mem and "after" in mem:
+        b, a = mem["before"], mem["after"]
+        d = {k: a.get(k, 0) - b.get(k, 0) for k in ("Slab", "Percpu", "VmallocUsed")}
+        p("### Memory the module holds (loaded, after traffic)")
+        p("")
+        p("module core %s bytes; /proc/vmallocinfo skbprof lines %s bytes; "
+          "/proc/meminfo deltas: Slab %+d kB, Percpu %+d kB, VmallocUsed %+d kB; "
+          "table_capacity %s, drops_keys_max %s, trace_buffer_bytes %s"
+          % (mem.get("coresize", "?"), mem.get("vmalloc_skbprof", "?"),
+             d["Slab"], d["Percpu"], d["VmallocUsed"],
+             mem.get("table_capacity", "?"), mem.get("drops_keys_max", "?"),
+             mem.get("trace_buffer_bytes", "?")))
+        tb = [int(c.get("trace_buffer_bytes", 0)) for c in counters.values()]
+        if tb and max(tb):
+            p("With `trace on` the trace buffer adds %d bytes (trace_buffer_bytes)."
+              % max(tb))
+            p("")
+    return out, summary
+
+
+def main():
+    secs = []
+    summaries = []
+    for arg in sys.argv[1:]:
+        ver, path = arg.split("=", 1)
+        lines, summary = kernel_section(ver, path)
+        secs.append(lines)
+        summaries.append((ver, summary))
+    print("# skbprof overhead: `make bench` results")
+    print()
+    print("Generated by bench/run.sh (method: bench/README).  Guests run under QEMU")
+    print("software emulation (TCG): absolute times are emulated, so every figure")
+    print("is relative to the no-module run of the same round of the same boot;")
+    print("medians over rounds, (min..max) in brackets.  With -icount (the default)")
+    print("guest time advances a fixed step per instruction executed: times count")
+    print("instructions, as on an ideal CPU without caches, and do not depend on")
+    print("the host's load.  Overhead per packet")
+    print("is 1/pps of the mode minus 1/pps with no module (for udp-rr, two packets")
+    print("per transaction); for tcp-stream, whose skbs grow when the sender slows")
+    print("down, it is the extra time to move the bytes of one packet of the")
+    print("no-module run (packets: the skbs that crossed the veth, both ways).  \"skbprof / bpftrace\" is skbprof's overhead as a")
+    print("percentage of bpftrace's; \"skbprof / floor\" is it as a multiple of the")
+    print("empty handlers' (the probes alone).")
+    print()
+    print("## Summary: all stages against bpftrace and the floor")
+    print()
+    print("| kernel | workload | all stages: ratio to none | overhead ns/packet: "
+          "all stages / bpftrace / floor | the same in instructions (-icount) | "
+          "skbprof / bpftrace | skbprof / floor |")
+    print("|---|---|---|---|---|---|---|")
+    for ver, summary in summaries:
+        for wl, ovh, bt, floor, runs, key, shift in summary:
+            rounds = sorted({k[2] for k in runs})
+            ratio = per_round(runs, "all", wl, rounds,
+                              lambda a, b: float(a[key]) / float(b[key]))
+            o = med(ovh.get("all"))
+            if o is None:
+                continue
+            if shift is not None:
+                ins = " / ".join("%.0f" % (x / 2 ** shift) if x is not None else "-"
+                                 for x in (o, bt, floor))
+            else:
+                ins = "-"
+            print("| %s | %s | %s | %s / %s / %s | %s | %s | %s |"
+                  % (ver, wl, f_ratio(med(ratio)), f_ns(o),
+                     f_ns(bt) if bt is not None else "-",
+                     f_ns(floor) if floor is not None else "-", ins,
+                     "%.0f%%" % (100 * o / bt) if bt else "-",
+                     "%.2fx" % (o / floor) if floor else "-"))
+    print()
+    for lines in secs:
+        print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

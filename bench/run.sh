@@ -1,0 +1,148 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: what skbprof costs, against no module, the bare probes
+# (bench_empty=1) and bpftrace doing the same work.  For each kernel one
+# guest boot runs the fixed workloads in every mode, interleaved in rounds;
+# bench/report.py turns the guest's lines into bench/results.md.
+#
+# Environment:
+#   SKBPROF_KERNELS  kernels to run (default: 5.10 6.1 6.12)
+#   BENCH_SECS       guest seconds per workload run (default 1)
+#   BENCH_ROUNDS     rounds (default 5)
+#   BENCH_MODES      comma-separated modes (default: all of them)
+#   BENCH_ICOUNT     N (default 4): run QEMU with -icount shift=N,sleep=off:
+#                    guest time advances 2^N ns per instruction executed, so
+#                    figures do not depend on the host's load; "off": plain
+#                    TCG, guest time is the host's (noisy on a shared host)
+#   BENCH_JOBS       guests at once (default: the number of CPUs)
+#   BENCH_RESULTS    where the report goes (default bench/results.md)
+#   BENCH_TIMEOUT    seconds per guest boot (default 5400)
+
+set -u
+. "$(dirname "$0")/../tests/lib.sh"
+
+# own output tree: a bench run never clobbers make check's guests
+OUT=${SKBPROF_BENCH_OUT:-$TOP/.cache/bench}
+secs=${BENCH_SECS:-1}
+icount=${BENCH_ICOUNT-4}
+[ "$icount" = off ] && icount=
+rounds=${BENCH_ROUNDS:-5}
+modes=${BENCH_MODES:-none,drops,all,sample100,trace,empty,bpftrace}
+results=${BENCH_RESULTS:-$TOP/bench/results.md}
+mem=3G
+# TSC as on real machines: TCG's HPET costs an emulated MMIO exit per read,
+# which would make every time stamp (skbprof's and bpftrace's) dominate
+clock=${BENCH_CLOCK-clocksource=tsc tsc=reliable}
+
+"$TOP/scripts/deps.sh" bench || die "cannot install the benchmark's dependencies"
+mkdir -p "$OUT"
+guest_tools || die "cannot build the guest programs"
+make -s -C "$TOP/bench" >&2 || die "cannot build the load generator"
+
+# INITRAMFS_EXTRA hook of make_initramfs: bpftrace with its libraries, the
+# script, the guest half and the load generator.
+bench_extra() {
+	local root=$1
+	add_bin "$root" "$(command -v bpftrace)" "$TOP/bench/skbprof-load"
+	mv "$root$TOP/bench/skbprof-load" "$root/bin/skbprof-load"
+	rm -rf "${root:?}$TOP"
+	cp "$TOP/bench/guest.sh" "$root/usr/share/skbprof/bench.sh"
+	# the kernel headers: bpftrace 0.17 wants them on 5.10 even with BTF
+	# (its clang pass includes linux/types.h); /lib/modules/KREL/build
+	# and source as Debian's linux-headers packages lay them out
+	local common dir
+	common=$(readlink "$MODROOT/lib/modules/$KREL/source")
+	for dir in "$(readlink "$MODROOT/lib/modules/$KREL/build")" "$common"; do
+		mkdir -p "$root$dir/arch/x86"
+		cp -rL "$MODROOT$dir/include" "$root$dir/"
+		[ -d "$MODROOT$dir/arch/x86/include" ] &&
+			cp -rL "$MODROOT$dir/arch/x86/include" "$root$dir/arch/x86/"
+	done
+	cp -P "$MODROOT/lib/modules/$KREL/build" "$MODROOT/lib/modules/$KREL/source" \
+		"$root/lib/modules/$KREL/"
+	cp "$TOP/bench/bpftrace/stages.bt" "$root/usr/share/skbprof/stages.bt"
+}
+export -f bench_extra add_bin
+export INITRAMFS_EXTRA=bench_extra TOP
+
+# With -icount, QEMU 7.2 hangs bringing up a second CPU: one CPU there.
+qemu_flags() {
+	if [ -n "$icount" ]; then
+		echo "-accel tcg,thread=single -smp 1 -m $mem -cpu max -icount shift=$icount,sleep=off"
+	else
+		echo "-accel tcg,thread=single -smp 2 -m $mem -cpu max"
+	fi
+}
+
+# bench_kernel VER: build, initramfs, boot; the guest's lines land in
+# $OUT/VER/bench/result.txt.
+bench_kernel() {
+	local ver=$1 d=$OUT/$1/bench rc
+	mkdir -p "$OUT/$ver"
+	build_module "$ver" || { log "bench $ver: build failed, see $OUT/$ver/build.log"; return 1; }
+	make_initramfs "$ver" || { log "bench $ver: cannot make the initramfs"; return 1; }
+	kernel_env "$ver"
+	rm -rf "$d"
+	mkdir -p "$d"
+	log "bench $ver: booting $KREL ($(qemu_flags))"
+	local start=$SECONDS
+	# shellcheck disable=SC2046
+	timeout --kill-after=10 "${BENCH_TIMEOUT:-5400}" qemu-system-x86_64 \
+		$(qemu_flags) -nodefaults -nographic -no-reboot -monitor none \
+		-kernel "$VMLINUZ" -initrd "$OUT/$ver/initramfs.cpio.gz" \
+		-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 $clock skbprof.mode=bench skbprof.bench_secs=$secs skbprof.bench_rounds=$rounds skbprof.bench_modes=$modes" \
+		-serial "file:$d/console.log" -serial "file:$d/result.log" \
+		> "$d/qemu.log" 2>&1 < /dev/null
+	rc=$?
+	tr -d '\r' < "$d/result.log" > "$d/result.txt"
+	{
+		echo "info qemu_flags $(qemu_flags)"
+		echo "info qemu $(qemu-system-x86_64 --version | head -n1)"
+		echo "info host_cpus $(nproc) load_before $(cut -d' ' -f1-3 /proc/loadavg)"
+		echo "info boot_seconds $((SECONDS - start))"
+		echo "info date $(date -u +%Y-%m-%d)"
+	} >> "$d/result.txt"
+	if [ $rc -ne 0 ]; then
+		log "bench $ver: qemu exited with $rc (timeout: 124/137), see $d/"
+		return 1
+	fi
+	if ! grep -q "^$MARKER\$" "$d/result.txt"; then
+		log "bench $ver: the guest did not finish, see $d/console.log"
+		return 1
+	fi
+	local bad
+	bad=$(tr -d '\r' < "$d/console.log" | grep -E -m1 "$BAD_LOG")
+	if [ -n "$bad" ]; then
+		log "bench $ver: kernel log: $bad"
+		return 1
+	fi
+	log "bench $ver: done in $((SECONDS - start)) s"
+}
+
+jobs=${BENCH_JOBS:-$(nproc)}
+running=0
+for ver in $KERNELS; do
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+	bench_kernel "$ver" &
+	running=$((running + 1))
+done
+wait
+
+files=()
+for ver in $KERNELS; do
+	f=$OUT/$ver/bench/result.txt
+	if [ -s "$f" ] && grep -q "^$MARKER\$" "$f"; then
+		files+=("$ver=$f")
+	else
+		log "bench: no results for $ver"
+	fi
+done
+[ ${#files[@]} -gt 0 ] || die "no kernel produced results"
+python3 "$TOP/bench/report.py" "${files[@]}" > "$results.new" || die "report failed"
+mv "$results.new" "$results"
+log "bench: wrote $results"
+[ ${#files[@]} -eq "$(echo $KERNELS | wc -w)" ]
