@@ -8,6 +8,9 @@
 # command is printed after "### " with its output and exit status.
 
 D=/sys/kernel/debug/skbprof
+for m in nf_tables nft_counter sch_netem; do
+	modprobe $m || echo "modprobe $m failed"
+done
 run() {
 	printf '\n### %s\n' "$*"
 	sh -c "$*" 2>&1
@@ -27,7 +30,10 @@ trace_for() {
 
 run "insmod /lib/skbprof/skbprof.ko drop_keys=0"
 run "dmesg | grep skbprof | tail -n 2"
+# the kernel splits parameters at blanks outside double quotes
 run "insmod /lib/skbprof/skbprof.ko filter='proto icmp dport 53'"
+run "dmesg | grep skbprof | tail -n 2"
+run "insmod /lib/skbprof/skbprof.ko 'filter=\"proto icmp dport 53\"'"
 run "dmesg | grep skbprof | tail -n 2"
 run "insmod /lib/skbprof/skbprof.ko"
 run "ls -l $D"
