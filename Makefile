@@ -8,6 +8,11 @@
 #   make check            host unit tests + the in-guest suite on every kernel
 #   make demo             boot a 6.1 guest, make traffic, show the files
 #   make fuzz             fuzz the control grammar for FUZZ_TIME seconds
+#   make check-stress     the slow guest tests (100 load/unload cycles under
+#                         traffic) on every kernel
+#   make check-debug      the in-guest suite on a debug kernel (KASAN,
+#                         lockdep, kmemleak, ...) built from Debian's 6.1
+#                         source (built once, about an hour; then cached)
 #   make install          install the module and the tool
 #   make dkms-install     install the module's source under DKMS and build it
 #                         for $(KVER); make dkms-remove undoes it
@@ -26,7 +31,8 @@ KBUILD_ARGS ?=
 export SKBPROF_WERROR
 
 .PHONY: all module tools clean install modules_install tools_install \
-	check unit demo fuzz dkms-src dkms-install dkms-remove deb
+	check check-stress check-debug unit demo fuzz dkms-src dkms-install dkms-remove \
+	deb
 
 all: module tools
 
@@ -81,6 +87,18 @@ unit:
 
 check:
 	tests/check.sh
+
+# Minutes per kernel under TCG, so not in make check.
+check-stress:
+	SKBPROF_SKIP_SELFTEST=1 SKBPROF_SLOW=1 SKBPROF_TESTS=stress_load_unload_100 \
+		tests/check.sh
+
+# Debug kernels under TCG are slow: a long timeout, more memory for KASAN.
+DEBUG_TIMEOUT ?= 10800
+check-debug:
+	scripts/build-debug-kernel.sh >/dev/null
+	SKBPROF_KERNELS=debug SKBPROF_SKIP_SELFTEST=1 SKBPROF_MEM=2G SKBPROF_SLOW=1 \
+		SKBPROF_TIMEOUT=$(DEBUG_TIMEOUT) tests/check.sh
 
 FUZZ_TIME ?= 300
 fuzz:

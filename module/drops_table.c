@@ -1,15 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The drop monitor's key table; see drops_table.h.  Builds in the kernel
- * and, for the host unit tests, in userspace (tests/unit/kshim.h).
+ * and, for the host unit tests, in userspace (tests/unit/shim/).
  */
-#ifdef __KERNEL__
 #include <linux/if_ether.h>
 #include <linux/in.h>
 #include <linux/kernel.h>
 #include <linux/sort.h>
 #include <linux/string.h>
-#endif
 
 #include "drops_table.h"
 

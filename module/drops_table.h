@@ -22,12 +22,8 @@
 #ifndef _SKBPROF_DROPS_TABLE_H
 #define _SKBPROF_DROPS_TABLE_H
 
-#ifdef __KERNEL__
 #include <linux/seqlock.h>
 #include <linux/types.h>
-#else
-#include "kshim.h"
-#endif
 
 /* Length of a device name, NUL included (IFNAMSIZ). */
 #define DT_DEVLEN	16

@@ -3,17 +3,9 @@
  * Log-linear histograms; see hist.h.  Plain C shared by the module and the
  * host unit tests.
  */
-#ifdef __KERNEL__
 #include <linux/bitops.h>
 #include <linux/math64.h>
 #include <linux/string.h>
-#define hist_div(a, b)	div64_u64(a, b)
-#define hist_fls64(v)	fls64(v)
-#else
-#include <string.h>
-#define hist_div(a, b)	((a) / (b))
-#define hist_fls64(v)	((v) ? 64 - __builtin_clzll(v) : 0)
-#endif
 
 #include "hist.h"
 
@@ -23,7 +15,7 @@ unsigned int hist_index(u64 v)
 
 	if (v < HIST_EXACT)
 		return v;
-	e = hist_fls64(v) - 1;			/* 2^e <= v < 2^(e+1), e >= 4 */
+	e = fls64(v) - 1;			/* 2^e <= v < 2^(e+1), e >= 4 */
 	if (e >= HIST_MAX_EXP)
 		return HIST_BUCKETS - 1;
 	/* HIST_SUB sub-buckets per power of two from 2^(SUB_BITS+1) up */
@@ -92,7 +84,7 @@ u64 hist_percentile(const struct hist *h, unsigned int pct)
 	if (pct >= 100)
 		return h->max;
 	/* nearest rank: ceil(pct * count / 100), at least 1 */
-	rank = hist_div(h->count * pct + 99, 100);
+	rank = div64_u64(h->count * pct + 99, 100);
 	if (!rank)
 		return h->min;
 	for (i = 0; i < HIST_BUCKETS; i++) {
@@ -112,7 +104,7 @@ u64 hist_percentile(const struct hist *h, unsigned int pct)
 
 u64 hist_avg(const struct hist *h)
 {
-	return h->count ? hist_div(h->sum, h->count) : 0;
+	return h->count ? div64_u64(h->sum, h->count) : 0;
 }
 
 u64 hist_log2_lo(unsigned int k)
@@ -129,7 +121,7 @@ void hist_log2(const struct hist *h, u64 out[HIST_LOG2_BUCKETS])
 		if (!h->buckets[i])
 			continue;
 		/* buckets never straddle a power of two */
-		k = hist_fls64(hist_bucket_lo(i));
+		k = fls64(hist_bucket_lo(i));
 		if (k >= HIST_LOG2_BUCKETS)
 			k = HIST_LOG2_BUCKETS - 1;
 		out[k] += h->buckets[i];

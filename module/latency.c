@@ -603,7 +603,34 @@ static u8 tx_decide_at(const struct skbprof_filter *f,
 	return TXP_APP;
 }
 
-void lat_rx_start(const struct sk_buff *skb, u16 via)
+/* What the first point teaches a timeline about its packet. */
+static void learn_first(struct stamp *s, const struct sk_buff *skb,
+			const struct skbprof_config *cfg,
+			const struct sock *sk, const struct flowi4 *fl4,
+			u8 proto)
+{
+	if (s->kind == STAMP_RX) {
+		s->netns = skbprof_skb_dev_info(skb, s->dev);
+		s->decide_at = rx_decide_at(&cfg->filter);
+		return;
+	}
+	s->proto = proto;
+	/* the sending task, in its sendmsg: later stages run elsewhere */
+	set_owner(s, task_tgid_nr(current), current->comm);
+	tuple_from_sk(sk, fl4, proto, &s->tuple);
+	s->mark = skb->mark;
+	if (sk) {
+		if (!s->mark)
+			s->mark = READ_ONCE(sk->sk_mark);
+		s->netns = sock_net(sk)->ns.inum;
+	}
+	s->decide_at = tx_decide_at(&cfg->filter, &s->tuple);
+}
+
+/* The first point of a @kind timeline; @sk, @fl4, @proto: transmit only. */
+static void lat_start(const struct sk_buff *skb, u8 kind,
+		      const struct sock *sk, const struct flowi4 *fl4,
+		      u8 proto, u16 via)
 {
 	const struct skbprof_config *cfg;
 	unsigned long flags;
@@ -615,17 +642,18 @@ void lat_rx_start(const struct sk_buff *skb, u16 via)
 		return;
 	rcu_read_lock();
 	cfg = skbprof_config();
-	if (!(cfg->stages & RX_STAGES))
+	if (!(cfg->stages & (kind == STAMP_RX ? RX_STAGES : TX_STAGES)))
 		goto out;
 	now = ktime_get_ns();
-	s = stamp_lock_insert(head_key(skb), STAMP_RX, &fresh, &flags);
+	s = stamp_lock_insert(head_key(skb), kind, &fresh, &flags);
 	if (!s)
 		goto out;
 	if (!fresh) {
-		/* several hand-off tracepoints see the same skb: keep the first */
-		if (s->point == RXP_DRV && !stale(s, now)) {
-			s->owner = skb;
-			repeat(s, cfg, RXP_DRV, via, now);
+		/* several probes of the first point see one skb: keep the first */
+		if (s->point == 0 && !stale(s, now)) {
+			if (kind == STAMP_RX)
+				s->owner = skb;
+			repeat(s, cfg, 0, via, now);
 			stamp_unlock(s, flags);
 			goto out;
 		}
@@ -633,12 +661,22 @@ void lat_rx_start(const struct sk_buff *skb, u16 via)
 		stamp_clear(s);
 	}
 	start(s, skb, cfg, via, now);
-	s->netns = skbprof_skb_dev_info(skb, s->dev);
-	s->decide_at = rx_decide_at(&cfg->filter);
-	progress(s, cfg, RXP_DRV);
+	learn_first(s, skb, cfg, sk, fl4, proto);
+	progress(s, cfg, 0);
 	stamp_unlock(s, flags);
 out:
 	rcu_read_unlock();
+}
+
+void lat_rx_start(const struct sk_buff *skb, u16 via)
+{
+	lat_start(skb, STAMP_RX, NULL, NULL, 0, via);
+}
+
+void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
+		  const struct flowi4 *fl4, u8 proto, u16 via)
+{
+	lat_start(skb, STAMP_TX, sk, fl4, proto, via);
 }
 
 /* What reaching @point teaches a timeline about its packet. */
@@ -718,52 +756,6 @@ void lat_rx_point(const struct sk_buff *skb, enum rx_point point, u8 proto,
 		  u16 via)
 {
 	lat_point(skb, STAMP_RX, point, proto, via);
-}
-
-void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
-		  const struct flowi4 *fl4, u8 proto, u16 via)
-{
-	const struct skbprof_config *cfg;
-	unsigned long flags;
-	struct stamp *s;
-	bool fresh;
-	u64 now;
-
-	if (!skb)
-		return;
-	rcu_read_lock();
-	cfg = skbprof_config();
-	if (!(cfg->stages & TX_STAGES))
-		goto out;
-	now = ktime_get_ns();
-	s = stamp_lock_insert(head_key(skb), STAMP_TX, &fresh, &flags);
-	if (!s)
-		goto out;
-	if (!fresh) {
-		if (s->point == TXP_APP && !stale(s, now)) {
-			repeat(s, cfg, TXP_APP, via, now);
-			stamp_unlock(s, flags);
-			goto out;
-		}
-		end_incomplete(s, stale(s, now) ? END_EVICTED : END_RESTARTED);
-		stamp_clear(s);
-	}
-	start(s, skb, cfg, via, now);
-	s->proto = proto;
-	/* the sending task, in its sendmsg: later stages run elsewhere */
-	set_owner(s, task_tgid_nr(current), current->comm);
-	tuple_from_sk(sk, fl4, proto, &s->tuple);
-	s->mark = skb->mark;
-	if (sk) {
-		if (!s->mark)
-			s->mark = READ_ONCE(sk->sk_mark);
-		s->netns = sock_net(sk)->ns.inum;
-	}
-	s->decide_at = tx_decide_at(&cfg->filter, &s->tuple);
-	progress(s, cfg, TXP_APP);
-	stamp_unlock(s, flags);
-out:
-	rcu_read_unlock();
 }
 
 void lat_tx_point(const struct sk_buff *skb, enum tx_point point, u8 proto,

@@ -25,6 +25,10 @@ module_param(fail_init_at, int, 0400);
 MODULE_PARM_DESC(fail_init_at,
 		 "Testing only: fail module initialisation at step N (0: never)");
 
+/*
+ * Parts brought up so far.  The stats file exists while the parts come
+ * up: readers use it with acquire, so they only ask parts that are up.
+ */
 static int init_step;
 
 bool skbprof_bench_empty __read_mostly;
@@ -61,11 +65,13 @@ int skbprof_create_file(const char *name, umode_t mode, void *data,
 
 static int stats_show(struct seq_file *m, void *v)
 {
-	size_t i;
+	int i, up;
 
+	/* pairs with the release in skbprof_init(): parts 0..up-1 are up */
+	up = smp_load_acquire(&init_step);
 	seq_printf(m, "version %s\n", SKBPROF_VERSION);
 	seq_printf(m, "kernel %s\n", init_utsname()->release);
-	for (i = 0; i < ARRAY_SIZE(parts); i++)
+	for (i = 0; i < up; i++)
 		if (parts[i]->stats)
 			parts[i]->stats(m);
 	return 0;
@@ -126,7 +132,8 @@ static int __init skbprof_init(void)
 			pr_err("cannot initialise %s: %d\n", parts[i]->name, err);
 			goto err;
 		}
-		init_step++;
+		/* pairs with stats_show(): part i is up before it is shown */
+		smp_store_release(&init_step, init_step + 1);
 	}
 
 	err = skbprof_init_fault(3 + ARRAY_SIZE(parts));

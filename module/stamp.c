@@ -59,14 +59,11 @@ static inline spinlock_t *lock_of(unsigned int b)
 	return &locks[b & (nlocks - 1)];
 }
 
-/* Called with interrupts off. */
-static struct stamp *pool_get(void)
+/* Take a stamp from @c's free list, if it has one. */
+static struct stamp *pool_pop(struct stamp_cpu *c)
 {
-	int this = smp_processor_id(), cpu;
-	struct stamp_cpu *c;
 	struct stamp *s;
 
-	c = per_cpu_ptr(pcpu, this);
 	spin_lock(&c->lock);
 	s = c->free;
 	if (s) {
@@ -74,6 +71,17 @@ static struct stamp *pool_get(void)
 		c->nfree--;
 	}
 	spin_unlock(&c->lock);
+	return s;
+}
+
+/* Called with interrupts off. */
+static struct stamp *pool_get(void)
+{
+	int this = smp_processor_id(), cpu;
+	struct stamp_cpu *c;
+	struct stamp *s;
+
+	s = pool_pop(per_cpu_ptr(pcpu, this));
 	if (s)
 		return s;
 	/* This CPU ran dry (its stamps were freed elsewhere): take one. */
@@ -83,13 +91,7 @@ static struct stamp *pool_get(void)
 		c = per_cpu_ptr(pcpu, cpu);
 		if (!READ_ONCE(c->nfree))
 			continue;
-		spin_lock(&c->lock);
-		s = c->free;
-		if (s) {
-			c->free = s->free_next;
-			c->nfree--;
-		}
-		spin_unlock(&c->lock);
+		s = pool_pop(c);
 		if (s)
 			return s;
 	}

@@ -55,6 +55,7 @@ lsmod_file=$out/lsmod
 {
 	echo "Module Size Used"
 	grep -v '^#' "$top/tests/qemu/modules.list" | while read -r m; do
+		m=${m%\?}
 		[ -n "$m" ] && echo "$m 0 0"
 	done
 	for m in nf_tables nfnetlink nf_conntrack nf_defrag_ipv4 nf_defrag_ipv6 \

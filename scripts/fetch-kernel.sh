@@ -4,7 +4,7 @@
 # Fetch a Debian cloud kernel (image, headers, kbuild) into the project's
 # cache and print the path of a shell fragment describing it.
 #
-#   scripts/fetch-kernel.sh 5.10|6.1|6.12
+#   scripts/fetch-kernel.sh 5.10|6.1|6.12|debug
 #
 # Packages come from a private apt configuration (scripts/private-apt.sh),
 # so nothing here depends on what a developer installed by hand and no
@@ -21,8 +21,12 @@
 
 set -euo pipefail
 
-ver=${1:?usage: fetch-kernel.sh 5.10|6.1|6.12}
+ver=${1:?usage: fetch-kernel.sh 5.10|6.1|6.12|debug}
 top=$(cd "$(dirname "$0")/.." && pwd)
+
+# "debug": Debian's 6.1 source built with KASAN, lockdep, kmemleak...
+# (make check-debug); built once, then reused.
+[ "$ver" = debug ] && exec "$top/scripts/build-debug-kernel.sh"
 cache=${SKBPROF_CACHE:-$top/.cache}
 
 case $ver in

@@ -14,7 +14,10 @@
 # to run only some guest tests, SKBPROF_SKIP_SELFTEST=1 to skip step 2,
 # SKBPROF_TIMEOUT (seconds per guest boot, default 900), SKBPROF_JOBS
 # (guests at once, default the number of CPUs), SKBPROF_SKIP_DKMS=1 to skip
-# the DKMS and package tests (slow; they install packages on the host).
+# the DKMS and package tests (slow; they install packages on the host),
+# SKBPROF_MEM (guest memory, default 1G), SKBPROF_SLOW=1 to also run the
+# slow guest tests (SLOWTEST: the 100-cycle load/unload stress).
+# SKBPROF_KERNELS=debug is the kernel of make check-debug.
 
 set -u
 . "$(dirname "$0")/lib.sh"

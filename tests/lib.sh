@@ -151,10 +151,11 @@ boot() {
 	local ver=$1 mode=$2 timeout=$3 d=$OUT/$1/$2 rc bad=0 line extra=
 	kernel_env "$ver"
 	[ -n "${SKBPROF_TESTS:-}" ] && extra="skbprof.tests=$(echo $SKBPROF_TESTS | tr ' ' ,)"
+	[ -n "${SKBPROF_SLOW:-}" ] && extra="$extra skbprof.slow=1"
 	rm -rf "$d"
 	mkdir -p "$d"
 	timeout --kill-after=10 "$timeout" qemu-system-x86_64 \
-		-accel tcg,thread=single -smp 2 -m 1G -cpu max \
+		-accel tcg,thread=single -smp 2 -m "${SKBPROF_MEM:-1G}" -cpu max \
 		-nodefaults -nographic -no-reboot -monitor none \
 		-kernel "$VMLINUZ" -initrd "$OUT/$ver/initramfs.cpio.gz" \
 		-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 skbprof.mode=$mode $extra" \

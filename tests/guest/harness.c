@@ -7,6 +7,8 @@
  * --result FILE  also write every result line to FILE (the guest's second
  *                serial port), followed by the completion marker
  * --selftest     also run the deliberately failing tests
+ * --slow         also run the slow tests (SLOWTEST), which otherwise run
+ *                only when named
  * NAME...        run only the named tests
  */
 #define _GNU_SOURCE
@@ -321,7 +323,7 @@ static bool selected(const struct test *t, int argc, char **argv, int first)
 int main(int argc, char **argv)
 {
 	const struct test *t;
-	bool selftest = false;
+	bool selftest = false, slow = false;
 	int passed = 0, failed = 0, i = 1;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -334,8 +336,10 @@ int main(int argc, char **argv)
 			}
 		} else if (!strcmp(argv[i], "--selftest")) {
 			selftest = true;
+		} else if (!strcmp(argv[i], "--slow")) {
+			slow = true;
 		} else {
-			fprintf(stderr, "usage: skbprof-test [--result FILE] [--selftest] [NAME...]\n");
+			fprintf(stderr, "usage: skbprof-test [--result FILE] [--selftest] [--slow] [NAME...]\n");
 			return 2;
 		}
 	}
@@ -344,6 +348,8 @@ int main(int argc, char **argv)
 		if (t->selftest && !selftest)
 			continue;
 		if (!selected(t, argc, argv, i))
+			continue;
+		if (t->slow && !slow && i >= argc)
 			continue;
 		fail_msg[0] = 0;
 		note("running %s", t->name);

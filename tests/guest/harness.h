@@ -19,17 +19,20 @@ struct test {
 	const char *name;
 	int (*fn)(void);
 	bool selftest;		/* deliberately failing: only with --selftest */
+	bool slow;		/* minutes long: only with --slow or named */
 };
 
-#define __TEST(name, self)						\
+#define __TEST_F(name, self, slw)					\
 	static int name(void);						\
 	static const struct test __test_##name				\
 	__attribute__((used, section("skbprof_tests"), aligned(8))) = {	\
-		#name, name, self };					\
+		#name, name, self, slw };				\
 	static int name(void)
 
+#define __TEST(name, self)	__TEST_F(name, self, false)
 #define TEST(name)		__TEST(name, false)
 #define SELFTEST(name)		__TEST(name, true)
+#define SLOWTEST(name)		__TEST_F(name, false, true)
 
 int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -313,6 +313,8 @@ struct traffic {
 	unsigned long long wait_ns;	/* receiver lets each wait this long */
 	const char *rx_comm, *tx_comm;
 	unsigned long long waited_min;	/* out: shortest wait it made */
+	/* out: longest time from a sendto() to the end of its recv() */
+	unsigned long long e2e_max;
 	pid_t rx_pid, tx_pid;		/* out */
 };
 
@@ -356,7 +358,7 @@ static int wait_readable(int fd)
 static int receiver(struct traffic *t, struct peer *p)
 {
 	struct sockaddr_storage ss;
-	unsigned long long w, minw = ~0ULL;
+	unsigned long long w, minw = ~0ULL, sent, e2e[2] = { ~0ULL, 0 };
 	int s, c, i, one = 1;
 	socklen_t len;
 	char buf[256];
@@ -393,11 +395,16 @@ static int receiver(struct traffic *t, struct peer *p)
 		w = now_ns() - w;
 		if (w < minw)
 			minw = w;
+		/* the sender's clock reading, taken just before its sendto() */
+		memcpy(&sent, buf, sizeof(sent));
+		if (now_ns() - sent > e2e[1])
+			e2e[1] = now_ns() - sent;
 		if (t->type == SOCK_STREAM && send(c, "k", 1, 0) != 1)
 			return 8;
 		tell(p->from[1], 'g');		/* got one */
 	}
-	if (write(p->from[1], &minw, sizeof(minw)) != sizeof(minw))
+	e2e[0] = minw;
+	if (write(p->from[1], e2e, sizeof(e2e)) != sizeof(e2e))
 		return 9;
 	if (t->type == SOCK_STREAM) {
 		/* wait for the sender's close, then close */
@@ -412,6 +419,7 @@ static int receiver(struct traffic *t, struct peer *p)
 static int sender(struct traffic *t, struct peer *p)
 {
 	struct sockaddr_storage ss;
+	unsigned long long stamp;
 	char buf[100], k;
 	socklen_t len;
 	int s, i, one = 1;
@@ -435,6 +443,8 @@ static int sender(struct traffic *t, struct peer *p)
 	for (i = 0; i < t->n; i++) {
 		if (hear(p->to[0]) != 's')	/* parent says: send */
 			return 4;
+		stamp = now_ns();
+		memcpy(buf, &stamp, sizeof(stamp));
 		if (sendto(s, buf, sizeof(buf), 0, (void *)&ss, len) != 100)
 			return 5;
 		if (t->type == SOCK_STREAM && recv(s, &k, 1, 0) != 1)
@@ -481,9 +491,10 @@ static int reap_child(struct peer *p)
  */
 static int run_traffic(struct traffic *t)
 {
+	bool lockstep = t->type == SOCK_STREAM || t->wait_ns;
+	unsigned long long got[2];
 	struct peer rx, tx;
 	int i, a, b;
-	bool lockstep = t->type == SOCK_STREAM || t->wait_ns;
 
 	CHECK(spawn(&rx, receiver, t) == 0, "cannot start the receiver");
 	if (hear(rx.from[0]) != 'r') {
@@ -508,9 +519,13 @@ static int run_traffic(struct traffic *t)
 	for (; !lockstep && i > 0; i--)
 		if (hear(rx.from[0]) != 'g')
 			break;
-	if (read(rx.from[0], &t->waited_min, sizeof(t->waited_min)) !=
-	    sizeof(t->waited_min))
+	if (read(rx.from[0], got, sizeof(got)) == sizeof(got)) {
+		t->waited_min = got[0];
+		t->e2e_max = got[1];
+	} else {
 		t->waited_min = 0;
+		t->e2e_max = 0;
+	}
 	a = reap_child(&tx);
 	b = reap_child(&rx);
 	CHECK(a == 0, "sender failed at step %d", a);
@@ -656,13 +671,19 @@ static int app_wait(int family, int type, const char *stage)
 	free(s);
 	CHECK(procs_row("rx", stage, t.rx_pid, t.rx_comm, &p) == 0,
 	      "no procs row rx %s for %d %s", stage, t.rx_pid, t.rx_comm);
-	note("wait %llu ns: %s of the receiver: count %llu p50 %llu max %llu",
-	     w, stage, p.count, p.p50, p.max);
+	note("wait %llu ns: %s of the receiver: count %llu p50 %llu max %llu; sendto to recv at most %llu ns",
+	     w, stage, p.count, p.p50, p.max, t.e2e_max);
 	CHECK_EQ(p.count, t.n);
-	if (p.p50 < w || p.p50 * 10 > w * 13 || r.max * 10 > w * 13) {
+	/*
+	 * Each datagram waits w before it is read, so the stage lasts w or
+	 * more, and is part of the time from sendto() to the end of recv()
+	 * the applications measured, so no longer than that: the bound of
+	 * the max, which a loaded machine can stretch past 1.3 w.
+	 */
+	if (p.p50 < w || p.p50 * 10 > w * 13 || p.max > t.e2e_max) {
 		dump();
-		return fail("%s p50 %llu max %llu ns, want within [%llu, %llu]",
-			    stage, p.p50, r.max, w, w * 13 / 10);
+		return fail("%s p50 %llu max %llu ns, want p50 within [%llu, %llu] and max <= %llu",
+			    stage, p.p50, p.max, w, w * 13 / 10, t.e2e_max);
 	}
 	CHECK(check_no_leak() == 0, "leak");
 	teardown();
@@ -1105,7 +1126,12 @@ TEST(filter_latency_and_drops_port)
 		/* the closed-port datagrams pass drv-ip and ip-udp too */
 		CHECK_ROW(s, "rx", "udp-app", want);
 		CHECK_ROW(s, "rx", "ip-udp", want + dwant);
-		CHECK_ROW(s, "rx", "drv-ip", want + dwant);
+		/*
+		 * Unfiltered, drv-ip also counts the port unreachables A
+		 * gets back, as many as B's ICMP rate limit lets out.
+		 */
+		if (!round)
+			CHECK_ROW(s, "rx", "drv-ip", want + dwant);
 		CHECK_ROW(s, "tx", "app-udp", want + dwant);
 		CHECK_ROW(s, "tx", "dev-drv", want + dwant);
 		free(s);

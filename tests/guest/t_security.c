@@ -1,0 +1,778 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What an attacker or a careless user can do to the module:
+ *
+ *   security_file_modes_and_uid: every file root-only with the exact
+ *   mode (0400, control 0600); an unprivileged uid is refused every open.
+ *
+ *   security_no_cap_net_admin: root without CAP_NET_ADMIN cannot change
+ *   anything through control (EPERM for every command, reset included).
+ *
+ *   security_no_kernel_addresses: after traffic, drops and a verbose
+ *   trace, no file prints a raw or hashed kernel pointer.
+ *
+ *   malformed_packets: truncated and bogus IPv4/IPv6/TCP/UDP headers
+ *   through every probe point (AF_PACKET frames into a veth peer's receive
+ *   path, IP_HDRINCL and IPv6 raw sends); the kernel's own counters move
+ *   by what it must reject, nothing crashes, and the module still counts
+ *   a normal drop exactly afterwards.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <netinet/ip6.h>
+#include <netinet/tcp.h>
+#include <netinet/udp.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define CONTROL	DEBUGFS_DIR "/control"
+#define STATS	DEBUGFS_DIR "/stats"
+#define IP	"/usr/sbin/ip"
+
+static void msleep(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* The names of the files in the module's directory (NULL-terminated). */
+static int list_files(char names[][256], int max)
+{
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	d = opendir(DEBUGFS_DIR);
+	if (!d)
+		return fail("opendir %s: %s", DEBUGFS_DIR, strerror(errno));
+	while ((de = readdir(d)) && n < max - 1) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(names[n++], 256, "%s", de->d_name);
+	}
+	closedir(d);
+	names[n][0] = 0;
+	return n;
+}
+
+static int nobody_opens(void *arg)
+{
+	char (*names)[256] = arg;
+	char path[512];
+	int i, fd;
+
+	for (i = 0; names[i][0]; i++) {
+		snprintf(path, sizeof(path), DEBUGFS_DIR "/%.200s", names[i]);
+		fd = open(path, O_RDONLY | O_NONBLOCK);
+		if (fd >= 0 || errno != EACCES) {
+			fprintf(stderr, "nobody: open %s read: %s\n", path,
+				fd >= 0 ? "allowed" : strerror(errno));
+			return 1;
+		}
+		fd = open(path, O_WRONLY | O_NONBLOCK);
+		if (fd >= 0 || errno != EACCES) {
+			fprintf(stderr, "nobody: open %s write: %s\n", path,
+				fd >= 0 ? "allowed" : strerror(errno));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+TEST(security_file_modes_and_uid)
+{
+	char names[32][256], path[512];
+	struct stat st;
+	int n, i, err;
+
+	err = skbprof_load(NULL);
+	CHECK(err == 0, "loading skbprof: %s", strerror(-err));
+	n = list_files(names, 32);
+	CHECK(n >= 7, "only %d files", n);
+	for (i = 0; i < n; i++) {
+		unsigned int want = strcmp(names[i], "control") ? 0400 : 0600;
+
+		snprintf(path, sizeof(path), DEBUGFS_DIR "/%.200s", names[i]);
+		CHECK(stat(path, &st) == 0, "stat %s: %s", path, strerror(errno));
+		CHECK(S_ISREG(st.st_mode) && st.st_uid == 0 && st.st_gid == 0 &&
+		      (st.st_mode & 07777) == want,
+		      "%s is %o %u:%u, want %o root:root", path,
+		      st.st_mode & 07777, st.st_uid, st.st_gid, want);
+	}
+	CHECK(stat(DEBUGFS_DIR, &st) == 0 && st.st_uid == 0 &&
+	      !(st.st_mode & 0022), "%s is writable by others (%o)",
+	      DEBUGFS_DIR, st.st_mode & 07777);
+	/* open the path to the directory, so the files' modes decide */
+	CHECK(chmod("/sys/kernel/debug", 0755) == 0, "chmod: %s",
+	      strerror(errno));
+	err = run_as(65534, nobody_opens, names);
+	chmod("/sys/kernel/debug", 0700);
+	CHECK(err == 0, "uid 65534 opened a file (see the log)");
+	note("%d files, all root-only; uid 65534 refused EACCES on each", n);
+	return 0;
+}
+
+/* Drop CAP_NET_ADMIN from every set, stay root (raw capset: no libcap). */
+static int drop_net_admin(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+	int i = CAP_TO_INDEX(CAP_NET_ADMIN);
+	unsigned int bit = CAP_TO_MASK(CAP_NET_ADMIN);
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	data[i].effective &= ~bit;
+	data[i].permitted &= ~bit;
+	data[i].inheritable &= ~bit;
+	return syscall(SYS_capset, &hdr, data);
+}
+
+static long long stat_of(const char *key)
+{
+	char *s = read_file(STATS), *p;
+	size_t len = strlen(key);
+	long long v = -1;
+
+	for (p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, key, len) && p[len] == ' ') {
+			v = atoll(p + len + 1);
+			break;
+		}
+	free(s);
+	return v;
+}
+
+static int udp_closed(int n)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(34200) };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), i;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	for (i = 0; i < n; i++)
+		if (sendto(fd, "x", 1, 0, (void *)&a, sizeof(a)) != 1)
+			break;
+	close(fd);
+	return i == n ? 0 : -1;
+}
+
+TEST(security_no_cap_net_admin)
+{
+	static const char *const cmds[] = {
+		"reset\n", "sample 9\n", "filter port 1\n", "stages drops\n",
+		"trace on\n", "bogus\n", "",
+	};
+	char *before, *after;
+	long long drops;
+	pid_t pid;
+	int st, err, i;
+
+	err = skbprof_load(NULL);
+	CHECK(err == 0, "loading skbprof: %s", strerror(-err));
+	CHECK(udp_closed(5) == 0, "udp");
+	msleep(200);
+	drops = stat_of("drops_total");
+	CHECK(drops >= 5, "drops_total %lld after 5 UDP drops", drops);
+	before = read_file(CONTROL);
+	CHECK(before, "control");
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0, "fork");
+	if (pid == 0) {
+		if (drop_net_admin())
+			_exit(100);
+		for (i = 0; cmds[i][0]; i++) {
+			/* root's file access is untouched: the open works */
+			int fd = open(CONTROL, O_WRONLY);
+
+			if (fd < 0)
+				_exit(101);
+			if (write(fd, cmds[i], strlen(cmds[i])) >= 0 ||
+			    errno != EPERM)
+				_exit(1 + i);
+			close(fd);
+		}
+		_exit(0);
+	}
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st), "child died");
+	CHECK(WEXITSTATUS(st) != 100, "capset failed");
+	CHECK(WEXITSTATUS(st) != 101, "root without CAP_NET_ADMIN could not open control");
+	CHECK(WEXITSTATUS(st) == 0, "'%s' without CAP_NET_ADMIN was not refused with EPERM",
+	      cmds[WEXITSTATUS(st) - 1]);
+	after = read_file(CONTROL);
+	err = !after || strcmp(before, after);
+	if (err)
+		fail("control changed: '%s' -> '%s'", before, after ? after : "?");
+	free(before);
+	free(after);
+	if (err)
+		return -1;
+	/* the refused reset zeroed nothing */
+	CHECK(stat_of("drops_total") >= drops, "a refused reset cleared drops");
+	return 0;
+}
+
+/* ---- malformed packets ------------------------------------------------ */
+
+#define NS	"skbprof_mal"
+#define VA	"skbm0"		/* in the test's namespace */
+#define VB	"skbm1"		/* in NS */
+#define A4	"10.77.0.1"
+#define B4	"10.77.0.2"
+
+/* A counter of an snmp text ("Ip", "InHdrErrors"); -1 if missing. */
+static long long snmp_in(char *s, const char *proto, const char *field)
+{
+	char *line, *save = NULL, *names = NULL;
+	size_t plen = strlen(proto);
+	long long v = -1;
+
+	for (line = strtok_r(s, "\n", &save); s && line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *np, *vp, *ns = NULL, *vs = NULL;
+
+		if (strncmp(line, proto, plen) || line[plen] != ':')
+			continue;
+		if (!names) {
+			names = line + plen + 1;
+			continue;
+		}
+		np = strtok_r(names, " ", &ns);
+		vp = strtok_r(line + plen + 1, " ", &vs);
+		for (; np && vp; np = strtok_r(NULL, " ", &ns),
+				 vp = strtok_r(NULL, " ", &vs))
+			if (!strcmp(np, field)) {
+				v = atoll(vp);
+				break;
+			}
+		break;
+	}
+	free(s);
+	return v;
+}
+
+/* The namespace's /proc/net/snmp, or /proc/net/netstat for IpExt. */
+static long long ns_snmp(const char *proto, const char *field)
+{
+	return snmp_in(sh_out(NULL, IP " netns exec " NS " cat /proc/net/%s",
+			      strcmp(proto, "IpExt") ? "snmp" : "netstat"),
+		       proto, field);
+}
+
+/* This namespace's. */
+static long long snmp(const char *proto, const char *field)
+{
+	return snmp_in(read_file("/proc/net/snmp"), proto, field);
+}
+
+static long long ns_snmp6(const char *field)
+{
+	char *s, *line, *save = NULL, name[64];
+	long long v = -1, x;
+
+	s = sh_out(NULL, IP " netns exec " NS " cat /proc/net/snmp6");
+	for (line = strtok_r(s, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%63s %lld", name, &x) == 2 &&
+		    !strcmp(name, field)) {
+			v = x;
+			break;
+		}
+	free(s);
+	return v;
+}
+
+static void teardown(void)
+{
+	sh(IP " netns del " NS " 2>/dev/null");
+	sh(IP " link del " VA " 2>/dev/null");
+}
+
+static int setup(unsigned char mac_b[6])
+{
+	char *s;
+	int st;
+
+	teardown();
+	CHECK(kmod_probe("veth") == 0, "veth");
+	CHECK(sh(IP " netns add " NS " && "
+		 IP " link add " VA " type veth peer name " VB " netns " NS " && "
+		 IP " addr add " A4 "/24 dev " VA " && "
+		 IP " link set " VA " up && "
+		 IP " -n " NS " addr add " B4 "/24 dev " VB " && "
+		 IP " -n " NS " link set " VB " up && "
+		 IP " -n " NS " link set lo up") == 0,
+	      "setting up the veth pair");
+	s = sh_out(&st, IP " netns exec " NS " cat /sys/class/net/" VB "/address");
+	CHECK(st == 0 && sscanf(s, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac_b[0],
+				&mac_b[1], &mac_b[2], &mac_b[3], &mac_b[4],
+				&mac_b[5]) == 6, "mac of %s: '%s'", VB, s);
+	free(s);
+	/* IPv6 addresses (link-local) must be ready to receive */
+	msleep(300);
+	return 0;
+}
+
+static uint16_t csum(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+	uint32_t s = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		s += b[i] << 8 | b[i + 1];
+	if (len & 1)
+		s += b[len - 1] << 8;
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return htons(~s);
+}
+
+/* A well-formed IPv4 header for @l4len bytes of @proto. */
+static void ip4(struct iphdr *ip, int proto, size_t l4len)
+{
+	memset(ip, 0, sizeof(*ip));
+	ip->version = 4;
+	ip->ihl = 5;
+	ip->ttl = 64;
+	ip->protocol = proto;
+	ip->tot_len = htons(sizeof(*ip) + l4len);
+	inet_pton(AF_INET, A4, &ip->saddr);
+	inet_pton(AF_INET, B4, &ip->daddr);
+	ip->check = csum(ip, sizeof(*ip));
+}
+
+struct frame {
+	const char *what;
+	unsigned char buf[256];
+	size_t len;		/* bytes after the Ethernet header */
+	uint16_t type;		/* ethertype */
+};
+
+/* The bogus frames; *n gets their number.  Each is described. */
+static int make_frames(struct frame *f)
+{
+	struct iphdr *ip;
+	struct udphdr *uh;
+	struct tcphdr *th;
+	struct ip6_hdr *ip6;
+	int n = 0;
+
+#define NEXT(w, t) (f[n] = (struct frame){ .what = (w), .type = (t) })
+	/* IPv4 header checks of ip_rcv */
+	NEXT("ipv4: 10 bytes, shorter than a header", ETH_P_IP);
+	ip = (void *)f[n].buf;
+	ip4(ip, IPPROTO_UDP, 0);
+	f[n++].len = 10;
+
+	NEXT("ipv4: ihl 4", ETH_P_IP);
+	ip = (void *)f[n].buf;
+	ip4(ip, IPPROTO_UDP, 8);
+	ip->ihl = 4;
+	ip->check = 0;
+	ip->check = csum(ip, 16);
+	f[n++].len = 28;
+
+	NEXT("ipv4: version 6 in an IPv4 frame", ETH_P_IP);
+	ip = (void *)f[n].buf;
+	ip4(ip, IPPROTO_UDP, 8);
+	ip->version = 6;
+	f[n++].len = 28;
+
+	NEXT("ipv4: ihl 15 beyond the packet", ETH_P_IP);
+	ip = (void *)f[n].buf;
+	ip4(ip, IPPROTO_UDP, 8);
+	ip->ihl = 15;
+	f[n++].len = 40;
+
+	NEXT("ipv4: bad header checksum", ETH_P_IP);
+	ip = (void *)f[n].buf;
+	ip4(ip, IPPROTO_UDP, 8);
+	ip->check ^= 0x5555;
+	f[n++].len = 28;
+
+	NEXT("ipv4: tot_len shorter than the header", ETH_P_IP);
+	ip = (void *)f[n].buf;
+	ip4(ip, IPPROTO_UDP, 8);
+	ip->tot_len = htons(10);
+	ip->check = 0;
+	ip->check = csum(ip, 20);
+	f[n++].len = 28;
+
+	NEXT("ipv4: tot_len longer than the packet", ETH_P_IP);
+	ip = (void *)f[n].buf;
+	ip4(ip, IPPROTO_UDP, 200);
+	f[n++].len = 28;
+
+	/* UDP */
+	NEXT("udp: 4 bytes of header", ETH_P_IP);
+	ip = (void *)f[n].buf;
+	ip4(ip, IPPROTO_UDP, 4);
+	f[n++].len = 24;
+
+	NEXT("udp: length beyond the datagram", ETH_P_IP);
+	ip = (void *)f[n].buf;
+	ip4(ip, IPPROTO_UDP, 12);
+	uh = (void *)(ip + 1);
+	uh->source = htons(1000);
+	uh->dest = htons(34300);
+	uh->len = htons(100);
+	f[n++].len = 32;
+
+	NEXT("udp: length below the header", ETH_P_IP);
+	ip = (void *)f[n].buf;
+	ip4(ip, IPPROTO_UDP, 12);
+	uh = (void *)(ip + 1);
+	uh->source = htons(1000);
+	uh->dest = htons(34300);
+	uh->len = htons(3);
+	f[n++].len = 32;
+
+	/* TCP */
+	NEXT("tcp: doff 2", ETH_P_IP);
+	ip = (void *)f[n].buf;
+	ip4(ip, IPPROTO_TCP, 20);
+	th = (void *)(ip + 1);
+	th->source = htons(1000);
+	th->dest = htons(34301);
+	th->doff = 2;
+	th->syn = 1;
+	f[n++].len = 40;
+
+	NEXT("tcp: doff 15 beyond the segment", ETH_P_IP);
+	ip = (void *)f[n].buf;
+	ip4(ip, IPPROTO_TCP, 20);
+	th = (void *)(ip + 1);
+	th->source = htons(1000);
+	th->dest = htons(34301);
+	th->doff = 15;
+	th->syn = 1;
+	f[n++].len = 40;
+
+	NEXT("tcp: 6 bytes of header", ETH_P_IP);
+	ip = (void *)f[n].buf;
+	ip4(ip, IPPROTO_TCP, 6);
+	f[n++].len = 26;
+
+	/* fragments */
+	NEXT("ipv4: first fragment, udp, more to come", ETH_P_IP);
+	ip = (void *)f[n].buf;
+	ip4(ip, IPPROTO_UDP, 16);
+	ip->frag_off = htons(IP_MF);
+	ip->id = htons(0x4242);
+	ip->check = 0;
+	ip->check = csum(ip, 20);
+	f[n++].len = 36;
+
+	NEXT("ipv4: fragment at offset 65528, past 64 KiB", ETH_P_IP);
+	ip = (void *)f[n].buf;
+	ip4(ip, IPPROTO_UDP, 16);
+	ip->frag_off = htons(8191);
+	ip->id = htons(0x4242);
+	ip->check = 0;
+	ip->check = csum(ip, 20);
+	f[n++].len = 36;
+
+	NEXT("ipv4: 1-byte non-final fragment", ETH_P_IP);
+	ip = (void *)f[n].buf;
+	ip4(ip, IPPROTO_TCP, 1);
+	ip->frag_off = htons(IP_MF | 3);
+	ip->id = htons(0x4343);
+	ip->check = 0;
+	ip->check = csum(ip, 20);
+	f[n++].len = 21;
+
+	/* IPv6 */
+	NEXT("ipv6: 20 bytes, shorter than a header", ETH_P_IPV6);
+	ip6 = (void *)f[n].buf;
+	ip6->ip6_flow = htonl(6 << 28);
+	f[n++].len = 20;
+
+	NEXT("ipv6: version 4 in an IPv6 frame", ETH_P_IPV6);
+	ip6 = (void *)f[n].buf;
+	ip6->ip6_flow = htonl(4 << 28);
+	ip6->ip6_nxt = IPPROTO_UDP;
+	ip6->ip6_hlim = 64;
+	inet_pton(AF_INET6, "fe80::1", &ip6->ip6_src);
+	inet_pton(AF_INET6, "ff02::1", &ip6->ip6_dst);
+	f[n++].len = 48;
+
+	NEXT("ipv6: payload length beyond the packet", ETH_P_IPV6);
+	ip6 = (void *)f[n].buf;
+	ip6->ip6_flow = htonl(6 << 28);
+	ip6->ip6_plen = htons(200);
+	ip6->ip6_nxt = IPPROTO_UDP;
+	ip6->ip6_hlim = 64;
+	inet_pton(AF_INET6, "fe80::1", &ip6->ip6_src);
+	inet_pton(AF_INET6, "ff02::1", &ip6->ip6_dst);
+	f[n++].len = 48;
+
+	NEXT("ipv6: udp header cut to 3 bytes", ETH_P_IPV6);
+	ip6 = (void *)f[n].buf;
+	ip6->ip6_flow = htonl(6 << 28);
+	ip6->ip6_plen = htons(3);
+	ip6->ip6_nxt = IPPROTO_UDP;
+	ip6->ip6_hlim = 64;
+	inet_pton(AF_INET6, "fe80::1", &ip6->ip6_src);
+	inet_pton(AF_INET6, "ff02::1", &ip6->ip6_dst);
+	f[n++].len = 43;
+
+	NEXT("ipv6: tcp doff 1", ETH_P_IPV6);
+	ip6 = (void *)f[n].buf;
+	ip6->ip6_flow = htonl(6 << 28);
+	ip6->ip6_plen = htons(20);
+	ip6->ip6_nxt = IPPROTO_TCP;
+	ip6->ip6_hlim = 64;
+	inet_pton(AF_INET6, "fe80::1", &ip6->ip6_src);
+	inet_pton(AF_INET6, "ff02::1", &ip6->ip6_dst);
+	th = (void *)(ip6 + 1);
+	th->doff = 1;
+	f[n++].len = 60;
+#undef NEXT
+	return n;
+}
+
+/* Send every frame @reps times on VA, to VB's address. */
+static int send_frames(const struct frame *f, int n, int reps,
+		       const unsigned char mac_b[6])
+{
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_halen = 6 };
+	unsigned char pkt[300];
+	struct ether_header *eh = (void *)pkt;
+	int fd, i, r;
+
+	fd = socket(AF_PACKET, SOCK_RAW, 0);
+	CHECK(fd >= 0, "AF_PACKET socket: %s", strerror(errno));
+	sll.sll_ifindex = if_nametoindex(VA);
+	memcpy(sll.sll_addr, mac_b, 6);
+	for (r = 0; r < reps; r++)
+		for (i = 0; i < n; i++) {
+			memcpy(eh->ether_dhost, mac_b, 6);
+			memset(eh->ether_shost, 0x02, 6);
+			eh->ether_type = htons(f[i].type);
+			memcpy(pkt + sizeof(*eh), f[i].buf, f[i].len);
+			if (sendto(fd, pkt, sizeof(*eh) + f[i].len, 0,
+				   (void *)&sll, sizeof(sll)) < 0) {
+				close(fd);
+				return fail("sending '%s': %s", f[i].what,
+					    strerror(errno));
+			}
+		}
+	close(fd);
+	return 0;
+}
+
+/*
+ * The same headers through the transmit path of raw sockets.  The kernel
+ * refuses some of them (EINVAL, EMSGSIZE...): what matters is that the
+ * ones it takes cross every transmit probe safely.
+ */
+static int send_raw(const struct frame *f, int n, int *sent)
+{
+	struct sockaddr_in a4 = { .sin_family = AF_INET };
+	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6 };
+	int fd4, fd6, i;
+
+	fd4 = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);	/* IP_HDRINCL */
+	fd6 = socket(AF_INET6, SOCK_RAW, IPPROTO_RAW);	/* IPV6_HDRINCL */
+	CHECK(fd4 >= 0 && fd6 >= 0, "raw sockets: %s", strerror(errno));
+	inet_pton(AF_INET, B4, &a4.sin_addr);
+	/* a scoped link-local destination through VA */
+	inet_pton(AF_INET6, "ff02::1", &a6.sin6_addr);
+	a6.sin6_scope_id = if_nametoindex(VA);
+	for (i = 0; i < n; i++) {
+		if (f[i].type == ETH_P_IP) {
+			if (sendto(fd4, f[i].buf, f[i].len, 0, (void *)&a4,
+				   sizeof(a4)) >= 0)
+				(*sent)++;
+		} else if (sendto(fd6, f[i].buf, f[i].len, 0, (void *)&a6,
+				  sizeof(a6)) >= 0) {
+			(*sent)++;
+		}
+	}
+	close(fd4);
+	close(fd6);
+	return 0;
+}
+
+struct expect {
+	const char *proto, *field;	/* proto NULL: snmp6 */
+	int per_round;			/* frames of the set it must count */
+	long long before;
+};
+
+TEST(malformed_packets)
+{
+	/*
+	 * What the receive path must count for each round of make_frames(),
+	 * from ip_rcv_core(), __udp4_lib_rcv(), tcp_v4_rcv() and
+	 * ip6_rcv_core() (the same on 5.10, 6.1 and 6.12):
+	 *   Ip InHdrErrors: short, ihl 4, version 6, ihl 15, bad checksum,
+	 *     tot_len < ihl*4                                       = 6
+	 *   IpExt InCsumErrors: bad checksum                        = 1
+	 *   IpExt InTruncatedPkts: tot_len > packet                 = 1
+	 *   Udp InErrors: 4-byte header, length beyond, length < 8  = 3
+	 *   Tcp InErrs (v4 and v6): doff 2, IPv6 doff 1             = 2
+	 *   Ip6 InHdrErrors: short, version 4                       = 2
+	 *   Ip6 InTruncatedPkts: payload length beyond              = 1
+	 *   Udp6 InErrors: 3-byte header                            = 1
+	 * (TCP with doff 15 or a 6-byte header is discarded uncounted, as
+	 * are fragments until they time out.)
+	 */
+	struct expect ex[] = {
+		{ "Ip", "InHdrErrors", 6, 0 },
+		{ "IpExt", "InCsumErrors", 1, 0 },
+		{ "IpExt", "InTruncatedPkts", 1, 0 },
+		{ "Udp", "InErrors", 3, 0 },
+		{ "Tcp", "InErrs", 2, 0 },
+		{ NULL, "Ip6InHdrErrors", 2, 0 },
+		{ NULL, "Ip6InTruncatedPkts", 1, 0 },
+		{ NULL, "Udp6InErrors", 1, 0 },
+	};
+	static struct frame f[32];
+	unsigned char mac_b[6];
+	const int reps = 20;
+	long long nop0, nop1, d0, d1, v;
+	int n, i, k, err, sent = 0, round;
+
+	if (setup(mac_b))
+		goto err;
+	n = make_frames(f);
+	/* every probe on, the trace formatting every packet it sees */
+	err = skbprof_load("trace=verbose");
+	if (err) {
+		fail("loading skbprof: %s", strerror(-err));
+		goto err;
+	}
+	for (round = 0; round < 2; round++) {
+		/* the second round parses ports for a filter too */
+		if (round && write_file(CONTROL, "filter port 34300\n")) {
+			fail("filter");
+			goto err;
+		}
+		for (k = 0; k < (int)(sizeof(ex) / sizeof(ex[0])); k++)
+			ex[k].before = ex[k].proto ?
+				ns_snmp(ex[k].proto, ex[k].field) :
+				ns_snmp6(ex[k].field);
+		if (send_frames(f, n, reps, mac_b))
+			goto err;
+		msleep(300);
+		for (k = 0; k < (int)(sizeof(ex) / sizeof(ex[0])); k++) {
+			v = ex[k].proto ? ns_snmp(ex[k].proto, ex[k].field) :
+					  ns_snmp6(ex[k].field);
+			if (v < 0 || ex[k].before < 0) {
+				fail("no counter %s %s", ex[k].proto ? ex[k].proto : "",
+				     ex[k].field);
+				goto err;
+			}
+			if (v - ex[k].before != ex[k].per_round * reps) {
+				fail("round %d: %s%s%s rose by %lld, want %d (%d bogus frames x %d)",
+				     round, ex[k].proto ? ex[k].proto : "",
+				     ex[k].proto ? " " : "", ex[k].field,
+				     v - ex[k].before, ex[k].per_round * reps,
+				     ex[k].per_round, reps);
+				goto err;
+			}
+		}
+		/* the transmit path: after the counting, it is unpredicted */
+		if (send_raw(f, n, &sent))
+			goto err;
+		msleep(200);
+		/* drain the trace: every line formatted from a bogus packet */
+		sh("cat " DEBUGFS_DIR "/trace > /dev/null & sleep 1; kill $!");
+	}
+	note("%d bogus frames x %d x 2 rounds through %s; %d raw sends taken by the kernel",
+	     n, reps, VB, sent);
+	for (i = 0; i < n; i++)
+		note("  frame: %s", f[i].what);
+
+	/* the module still counts a normal drop exactly */
+	CHECK(write_file(CONTROL, "filter clear\ntrace off\nreset\n") == 0,
+	      "reset");
+	msleep(100);
+	nop0 = snmp("Udp", "NoPorts");
+	d0 = stat_of("drops_total");
+	CHECK(udp_closed(7) == 0, "udp");
+	msleep(300);
+	nop1 = snmp("Udp", "NoPorts");
+	d1 = stat_of("drops_total");
+	teardown();
+	CHECK_EQ(nop1 - nop0, 7);
+	CHECK_EQ(d1 - d0, nop1 - nop0);
+	return 0;
+err:
+	teardown();
+	return -1;
+}
+
+/* ---- no kernel addresses --------------------------------------------- */
+
+TEST(security_no_kernel_addresses)
+{
+	char names[32][256], path[512], *s, *tool;
+	regmatch_t m;
+	regex_t re;
+	int n, i, err, st, checked = 0;
+
+	CHECK(regcomp(&re, "(^|[^0-9A-Za-z_])(0x)?(ffff[0-9a-f]{12}|[0-9a-f]{16})([^0-9A-Za-z_]|$)",
+		      REG_EXTENDED | REG_ICASE) == 0, "regcomp");
+	err = skbprof_load("trace=verbose");
+	CHECK(err == 0, "loading skbprof: %s", strerror(-err));
+	/* something in every view: drops, latency, trace lines */
+	CHECK(udp_closed(20) == 0, "udp");
+	sh("/bin/skbprof-traffic udp-pair 127.0.0.1 34201 50 >/dev/null");
+	sh("/bin/skbprof-traffic tcp 127.0.0.1 34202 200000 >/dev/null");
+	sh("/bin/skbprof-traffic tcp-syn 127.0.0.1 34203 >/dev/null");
+	msleep(200);
+	n = list_files(names, 32);
+	CHECK(n > 0, "no files");
+	for (i = 0; i <= n; i++) {
+		if (i < n) {
+			snprintf(path, sizeof(path), DEBUGFS_DIR "/%.200s", names[i]);
+			if (!strcmp(names[i], "trace"))
+				s = sh_out(&st, "cat %s & sleep 2; kill $!", path);
+			else
+				s = read_file(path);
+		} else {
+			snprintf(path, sizeof(path), "the tool");
+			tool = sh_out(&st, TOOL " stats; " TOOL " drops; " TOOL " latency");
+			s = tool;
+		}
+		CHECK(s, "reading %s: %s", path, strerror(errno));
+		checked += strlen(s);
+		if (!regexec(&re, s, 1, &m, 0)) {
+			int len = m.rm_eo - m.rm_so;
+
+			fail("%s shows an address-like token '%.*s'", path,
+			     len, s + m.rm_so);
+			free(s);
+			regfree(&re);
+			return -1;
+		}
+		free(s);
+	}
+	regfree(&re);
+	note("%d files and the tool, %d bytes: no kernel address", n, checked);
+	return 0;
+}
