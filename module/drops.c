@@ -7,7 +7,7 @@
  * is not watched) counts drops per (location, reason) in a table of the
  * CPU it runs on; see drops_table.h.  /sys/kernel/debug/skbprof/drops
  * merges the CPUs' tables when it is opened and prints one row per key,
- * most drops first.  Documentation/drops.rst describes the file.
+ * most drops first.  Documentation/skbprof.rst describes the file.
  *
  * The hot path touches only its own CPU's table, with interrupts off
  * (the tracepoint fires in task, softirq and hardirq context, and a

@@ -14,6 +14,8 @@ guest=(qemu-system-x86 busybox-static iproute2 nftables)
 fuzz=(clang-14 libclang-rt-14-dev)
 # host tests of the tool: JSON parsed back by jq, promtool (in prometheus)
 tool_check=(jq prometheus)
+# tests/host/docs.sh: reST validation of Documentation/*.rst
+docs=(python3-docutils)
 kernel_build=(flex bison bc libssl-dev libelf-dev)
 deb=(dpkg-dev debhelper dh-dkms dkms fakeroot lintian)
 bench=(bpftrace python3)
@@ -22,7 +24,7 @@ want=("${base[@]}")
 for what in "${@:-check}"; do
 	case $what in
 	build)	;;
-	check)	want+=("${guest[@]}" "${fuzz[@]}" "${tool_check[@]}") ;;
+	check)	want+=("${guest[@]}" "${fuzz[@]}" "${tool_check[@]}" "${docs[@]}") ;;
 	fuzz)	want+=("${fuzz[@]}") ;;
 	debug)	want+=("${guest[@]}" "${kernel_build[@]}") ;;
 	demo)	want+=("${guest[@]}") ;;

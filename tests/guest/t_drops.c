@@ -4,7 +4,7 @@
  * truths the kernel keeps independently of skbprof: /proc/net/snmp and
  * /proc/net/snmp6 counters, nftables rule counters, the packets sent.
  *
- * What each kernel does (checked in the guests, see Documentation/drops.rst):
+ * What each kernel does (checked in the guests, see Documentation/skbprof.rst):
  *   - 5.10 has no drop reasons: the reason column is "-" and rows are told
  *     apart by location only;
  *   - 6.1 and 6.12 give the reason; the expected names come from the
