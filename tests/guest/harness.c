@@ -374,3 +374,62 @@ int main(int argc, char **argv)
 		kmod_unref(kctx);
 	return failed ? 1 : 0;
 }
+
+/* ---- ground truth: the kernel's own counters ---- */
+
+long long snmp_table_value(char *s, const char *proto, const char *field)
+{
+	char *line, *save = NULL, *names = NULL;
+	size_t plen = strlen(proto);
+	long long v = -1;
+
+	if (!s)
+		return -1;
+	for (line = strtok_r(s, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *np, *vp, *ns = NULL, *vs = NULL;
+
+		if (strncmp(line, proto, plen) || line[plen] != ':')
+			continue;
+		if (!names) {
+			names = line + plen + 1;
+			continue;
+		}
+		np = strtok_r(names, " ", &ns);
+		vp = strtok_r(line + plen + 1, " ", &vs);
+		for (; np && vp; np = strtok_r(NULL, " ", &ns),
+				 vp = strtok_r(NULL, " ", &vs))
+			if (!strcmp(np, field)) {
+				v = atoll(vp);
+				break;
+			}
+		break;
+	}
+	free(s);
+	return v;
+}
+
+long long snmp_value(const char *proto, const char *field)
+{
+	return snmp_table_value(read_file("/proc/net/snmp"), proto, field);
+}
+
+/* ---- what the module says ---- */
+
+unsigned long long drops_at(const char *sym)
+{
+	char *s = read_file(DEBUGFS_DIR "/drops"), *line, *save = NULL;
+	unsigned long long sum = 0, c;
+	size_t n = strlen(sym);
+
+	for (line = s ? strtok_r(s, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		const char *loc = strrchr(line, ' ');
+
+		if (loc && !strncmp(loc + 1, sym, n) && loc[1 + n] == '+' &&
+		    sscanf(line, "%llu", &c) == 1)
+			sum += c;
+	}
+	free(s);
+	return sum;
+}

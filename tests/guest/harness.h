@@ -78,6 +78,18 @@ int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *sh_out(int *status, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * A counter of an SNMP-style table in @text ("Udp: a b c\nUdp: 1 2 3", as
+ * /proc/net/snmp and /proc/net/netstat print them); frees @text (NULL is
+ * fine).  -1 when missing.
+ */
+long long snmp_table_value(char *text, const char *proto, const char *field);
+/* A counter of /proc/net/snmp; -1 when missing. */
+long long snmp_value(const char *proto, const char *field);
+
+/* Sum of the counts of skbprof's drops rows located in function @sym. */
+unsigned long long drops_at(const char *sym);
+
 /* Run fn(arg) in a child with the given uid/gid and no capabilities. */
 int run_as(uid_t uid, int (*fn)(void *), void *arg);
 

@@ -92,44 +92,6 @@ static const char *reason(const char *name)
 
 /* ---- ground truth ---------------------------------------------------- */
 
-/* A counter of /proc/net/snmp: "Udp: a b c\nUdp: 1 2 3". */
-static long long snmp(const char *proto, const char *field)
-{
-	char *s = read_file("/proc/net/snmp"), *line, *save = NULL;
-	char *names = NULL;
-	size_t plen = strlen(proto);
-	long long v = -1;
-
-	if (!s)
-		return -1;
-	for (line = strtok_r(s, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		if (strncmp(line, proto, plen) || line[plen] != ':')
-			continue;
-		if (!names) {
-			names = line + plen + 1;
-			continue;
-		}
-		{
-			char *np, *vp, *ns = NULL, *vs = NULL;
-
-			np = strtok_r(names, " ", &ns);
-			vp = strtok_r(line + plen + 1, " ", &vs);
-			while (np && vp) {
-				if (!strcmp(np, field)) {
-					v = atoll(vp);
-					break;
-				}
-				np = strtok_r(NULL, " ", &ns);
-				vp = strtok_r(NULL, " ", &vs);
-			}
-		}
-		break;
-	}
-	free(s);
-	return v;
-}
-
 /* A counter of /proc/net/snmp6: "Udp6NoPorts   3". */
 static long long snmp6(const char *field)
 {
@@ -197,7 +159,7 @@ static long long ctr_get(const void *arg)
 {
 	const struct ctr *c = arg;
 
-	return c->proto ? snmp(c->proto, c->field) : snmp6(c->field);
+	return c->proto ? snmp_value(c->proto, c->field) : snmp6(c->field);
 }
 
 /* ---- the module's files ---------------------------------------------- */
@@ -939,8 +901,8 @@ TEST(drops_clean_tcp_transfer)
 		/* the data phase */
 		if (drops_reset())
 			return -1;
-		segs0 = snmp("Tcp", "InSegs");
-		rtx0 = snmp("Tcp", "RetransSegs");
+		segs0 = snmp_value("Tcp", "InSegs");
+		rtx0 = snmp_value("Tcp", "RetransSegs");
 		while (sent < total) {
 			ssize_t n = write(fd, buf, sizeof(buf));
 
@@ -951,8 +913,8 @@ TEST(drops_clean_tcp_transfer)
 		while (s.bytes < sent)
 			msleep(10);
 		msleep(100);
-		segs1 = snmp("Tcp", "InSegs");
-		rtx1 = snmp("Tcp", "RetransSegs");
+		segs1 = snmp_value("Tcp", "InSegs");
+		rtx1 = snmp_value("Tcp", "RetransSegs");
 		cdrops = sock_drops(fd);
 		sdrops = sock_drops(s.fd);
 		if (drops_read())

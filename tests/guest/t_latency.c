@@ -1067,25 +1067,6 @@ static int send_closed(int family, int port, int n)
 	return 0;
 }
 
-/* Sum of the counts of the drops rows whose location is in @sym. */
-static unsigned long long drops_at(const char *sym)
-{
-	char *s = read_file(DEBUGFS_DIR "/drops"), *line, *save = NULL;
-	unsigned long long sum = 0, c;
-	size_t n = strlen(sym);
-
-	for (line = s ? strtok_r(s, "\n", &save) : NULL; line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		const char *loc = strrchr(line, ' ');
-
-		if (loc && !strncmp(loc + 1, sym, n) && loc[1 + n] == '+' &&
-		    sscanf(line, "%llu", &c) == 1)
-			sum += c;
-	}
-	free(s);
-	return sum;
-}
-
 /*
  * Two UDP flows, to ports 5001 and 5002, and then datagrams to each port
  * closed: with `filter port 5001` the latency rows count the first flow

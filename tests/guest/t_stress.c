@@ -634,44 +634,12 @@ out:
 
 /* ---- exhaustion ------------------------------------------------------- */
 
-static long long snmp(const char *proto, const char *field)
-{
-	char *s = read_file("/proc/net/snmp"), *line, *save = NULL;
-	char *names = NULL;
-	size_t plen = strlen(proto);
-	long long v = -1;
-
-	if (!s)
-		return -1;
-	for (line = strtok_r(s, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *np, *vp, *ns = NULL, *vs = NULL;
-
-		if (strncmp(line, proto, plen) || line[plen] != ':')
-			continue;
-		if (!names) {
-			names = line + plen + 1;
-			continue;
-		}
-		np = strtok_r(names, " ", &ns);
-		vp = strtok_r(line + plen + 1, " ", &vs);
-		for (; np && vp; np = strtok_r(NULL, " ", &ns),
-				 vp = strtok_r(NULL, " ", &vs))
-			if (!strcmp(np, field)) {
-				v = atoll(vp);
-				break;
-			}
-		break;
-	}
-	free(s);
-	return v;
-}
 
 /* The kernel's own count of every drop the flood makes. */
 static long long flood_drops(void)
 {
-	return snmp("Udp", "NoPorts") + snmp("Udp", "RcvbufErrors") +
-	       snmp("Tcp", "OutRsts") + snmp("Ip", "InUnknownProtos");
+	return snmp_value("Udp", "NoPorts") + snmp_value("Udp", "RcvbufErrors") +
+	       snmp_value("Tcp", "OutRsts") + snmp_value("Ip", "InUnknownProtos");
 }
 
 /* Several drop locations at once. */
