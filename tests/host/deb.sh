@@ -74,8 +74,9 @@ fi
 want="./usr/sbin/skbprof"
 [ -e "$top/tools/skbprof.8" ] && want+=" ./usr/share/man/man8/skbprof.8.gz"
 absent=
+list=$(dpkg-deb -c "$tools_deb")
 for f in $want; do
-	dpkg-deb -c "$tools_deb" | grep -q " $f\$" || absent+=" $f"
+	grep -q " $f\$" <<<"$list" || absent+=" $f"
 done
 if [ -n "$absent" ]; then
 	echo "FAIL host/deb/tools-contents: lacks$absent"
