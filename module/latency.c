@@ -339,9 +339,13 @@ static void tuple_from_sk(const struct sock *sk, const struct flowi4 *fl4,
 	}
 }
 
+/*
+ * @now may have been read before another CPU stamped @s: a stamp younger
+ * than @now is fresh, not 584 years old.
+ */
 static inline bool stale(const struct stamp *s, u64 now)
 {
-	return now - s->t_start > max_age_ns;
+	return (s64)(now - s->t_start) > (s64)max_age_ns;
 }
 
 static inline bool reached(const struct stamp *s, unsigned int point)

@@ -237,7 +237,11 @@ unsigned int stamp_reap(u64 now, u64 max_age, void (*gone)(struct stamp *s))
 							    node);
 
 			next = pos->next;
-			if (max_age && now - s->t_start <= max_age)
+			/*
+			 * Stamps made since @now was read, on another CPU or
+			 * while this sweep ran, are younger than @now.
+			 */
+			if (max_age && (s64)(now - s->t_start) <= (s64)max_age)
 				continue;
 			if (gone)
 				gone(s);
