@@ -233,15 +233,20 @@ def kernel_section(ver, path):
         return sum(int(counters[(m, r)].get(k, 0)) for r in rounds
                    if (m, r) in counters)
     ins_all = total("all", "table_inserts")
-    for m, what, does in (
-            ("drops", "`stages drops`", "switch the latency stamping off"),
-            ("sample100", "`sample 100`", "apply the sampling to the latency stamping")):
-        if ins_all and total(m, "table_inserts") >= ins_all / 2:
-            p("Note: with %s the module still stamped every packet (table_inserts %d, "
-              "against %d with all stages): this version does not %s, so that "
-              "mode costs what all stages cost." % (what, total(m, "table_inserts"),
-                                                    ins_all, does))
-            p("")
+    if ins_all and total("drops", "table_inserts") >= ins_all / 2:
+        p("Note: with `stages drops` the module still stamped every packet "
+          "(table_inserts %d, against %d with all stages): this version does "
+          "not switch the latency stamping off, so that mode costs what all "
+          "stages cost." % (total("drops", "table_inserts"), ins_all))
+        p("")
+    if ins_all and total("sample100", "table_inserts"):
+        p("With `sample 100` every packet is still stamped and followed "
+          "(table_inserts %d, against %d with all stages): a timeline is "
+          "sampled out where it is matched, and the probes after that must "
+          "still find it to know.  What sampling saves is the recording: "
+          "histograms, per-process rows, worst cases and trace lines."
+          % (total("sample100", "table_inserts"), ins_all))
+        p("")
     outs = info.get("bpftrace_out", [])
     p("bpftrace's maps do not count what they lose.  Its drop counts, first "
       "round: %s." % (", ".join("`%s`" % v for v in outs) or "none"))
