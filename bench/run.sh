@@ -87,15 +87,9 @@ bench_kernel() {
 	mkdir -p "$d"
 	log "bench $ver: booting $KREL ($(qemu_flags))"
 	local start=$SECONDS
-	# shellcheck disable=SC2046
-	timeout --kill-after=10 "${BENCH_TIMEOUT:-5400}" qemu-system-x86_64 \
-		$(qemu_flags) -nodefaults -nographic -no-reboot -monitor none \
-		-kernel "$VMLINUZ" -initrd "$OUT/$ver/initramfs.cpio.gz" \
-		-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 $clock skbprof.mode=bench skbprof.bench_secs=$secs skbprof.bench_rounds=$rounds skbprof.bench_modes=$modes" \
-		-serial "file:$d/console.log" -serial "file:$d/result.log" \
-		> "$d/qemu.log" 2>&1 < /dev/null
+	run_guest "$ver" "$d" "${BENCH_TIMEOUT:-5400}" "$(qemu_flags)" \
+		"$clock skbprof.mode=bench skbprof.bench_secs=$secs skbprof.bench_rounds=$rounds skbprof.bench_modes=$modes"
 	rc=$?
-	tr -d '\r' < "$d/result.log" > "$d/result.txt"
 	{
 		echo "info qemu_flags $(qemu_flags)"
 		echo "info qemu $(qemu-system-x86_64 --version | head -n1)"

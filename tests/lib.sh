@@ -148,6 +148,26 @@ make_initramfs() {
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$OUT/$ver/initramfs.cpio.gz"
 }
 
+# run_guest VER DIR TIMEOUT "QEMU-FLAGS" "APPEND": boot VER's kernel (after
+# kernel_env) with its initramfs, the kernel log on the first serial port
+# (DIR/console.log), the guest's lines on the second (DIR/result.log, with
+# carriage returns stripped into DIR/result.txt); returns qemu's status,
+# 124 or 137 on timeout.  Warnings panic the guest.
+run_guest() {
+	local ver=$1 d=$2 timeout=$3 flags=$4 append=$5 rc
+
+	# shellcheck disable=SC2086
+	timeout --kill-after=10 "$timeout" qemu-system-x86_64 $flags \
+		-nodefaults -nographic -no-reboot -monitor none \
+		-kernel "$VMLINUZ" -initrd "$OUT/$ver/initramfs.cpio.gz" \
+		-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 $append" \
+		-serial "file:$d/console.log" -serial "file:$d/result.log" \
+		> "$d/qemu.log" 2>&1 < /dev/null
+	rc=$?
+	tr -d '\r' < "$d/result.log" > "$d/result.txt"
+	return $rc
+}
+
 # boot VER MODE TIMEOUT: boot the guest; its logs land in $OUT/VER/MODE/.
 # Prints the test lines prefixed by VER/, then "ok"/"FAIL" lines about the
 # run itself; returns non-zero when the run failed.
@@ -158,15 +178,10 @@ boot() {
 	[ -n "${SKBPROF_SLOW:-}" ] && extra="$extra skbprof.slow=1"
 	rm -rf "$d"
 	mkdir -p "$d"
-	timeout --kill-after=10 "$timeout" qemu-system-x86_64 \
-		-accel tcg,thread=single -smp 2 -m "${SKBPROF_MEM:-1G}" -cpu max \
-		-nodefaults -nographic -no-reboot -monitor none \
-		-kernel "$VMLINUZ" -initrd "$OUT/$ver/initramfs.cpio.gz" \
-		-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 skbprof.mode=$mode $extra" \
-		-serial "file:$d/console.log" -serial "file:$d/result.log" \
-		> "$d/qemu.log" 2>&1 < /dev/null
+	run_guest "$ver" "$d" "$timeout" \
+		"-accel tcg,thread=single -smp 2 -m ${SKBPROF_MEM:-1G} -cpu max" \
+		"skbprof.mode=$mode $extra"
 	rc=$?
-	tr -d '\r' < "$d/result.log" > "$d/result.txt"
 	grep -E '^(ok|FAIL) ' "$d/result.txt" | sed -E "s#^(ok|FAIL) #\1 $ver/#"
 	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 		echo "FAIL $ver/$mode: timeout after ${timeout}s"
