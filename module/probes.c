@@ -56,6 +56,9 @@ struct group {
 };
 
 static u64 __percpu *hits;
+/* room for every candidate, filled on unload (see unregister_all) */
+static struct kprobe **kp_batch;
+static struct kretprobe **krp_batch;
 
 /* Count a hit; false in benchmark mode, where handlers do nothing else. */
 static inline bool hit(struct cand *c)
@@ -539,24 +542,17 @@ static int cand_register(struct cand *c)
 	return -EINVAL;
 }
 
-static void cand_unregister(struct cand *c)
-{
-	switch (c->type) {
-	case CT_TP:
-		tracepoint_probe_unregister(c->tp, c->tp_fn, c);
-		break;
-	case CT_KPROBE:
-		unregister_kprobe(&c->kp);
-		break;
-	case CT_KRETPROBE:
-		unregister_kretprobe(&c->krp);
-		break;
-	}
-	c->state = CS_UNTRIED;
-}
-
+/*
+ * Take every active probe out at once.  Each single unregister_kprobe()
+ * waits for its own grace period; the array calls wait for one each, so
+ * unloading costs two grace periods however many probes there are (a
+ * debug kernel under a flood takes minutes per grace period).  Disarmed
+ * kprobes are skipped by the kernel before the wait, so no handler runs
+ * once these return; tracepoint probes need their own synchronisation.
+ */
 static void unregister_all(void)
 {
+	unsigned int nkp = 0, nkrp = 0;
 	bool tps = false;
 	size_t g, i;
 
@@ -565,15 +561,37 @@ static void unregister_all(void)
 			struct cand *c = &groups[g].c[i];
 
 			if (c->state == CS_ACTIVE) {
-				tps |= c->type == CT_TP;
-				cand_unregister(c);
+				switch (c->type) {
+				case CT_TP:
+					tracepoint_probe_unregister(c->tp,
+								    c->tp_fn, c);
+					tps = true;
+					break;
+				case CT_KPROBE:
+					kp_batch[nkp++] = &c->kp;
+					break;
+				case CT_KRETPROBE:
+					krp_batch[nkrp++] = &c->krp;
+					break;
+				}
 			}
 			c->state = CS_UNTRIED;
 		}
 	}
-	/* Kprobe unregistration waits for running handlers; tracepoints: */
+	unregister_kprobes(kp_batch, nkp);
+	unregister_kretprobes(krp_batch, nkrp);
 	if (tps)
 		tracepoint_synchronize_unregister();
+}
+
+static void probes_free(void)
+{
+	kfree(krp_batch);
+	krp_batch = NULL;
+	kfree(kp_batch);
+	kp_batch = NULL;
+	free_percpu(hits);
+	hits = NULL;
 }
 
 int probes_init(void)
@@ -585,8 +603,12 @@ int probes_init(void)
 		for (i = 0; i < groups[g].n; i++)
 			groups[g].c[i].id = id++;
 	hits = __alloc_percpu(sizeof(u64) * id, sizeof(u64));
-	if (!hits)
+	kp_batch = kcalloc(id, sizeof(*kp_batch), GFP_KERNEL);
+	krp_batch = kcalloc(id, sizeof(*krp_batch), GFP_KERNEL);
+	if (!hits || !kp_batch || !krp_batch) {
+		probes_free();
 		return -ENOMEM;
+	}
 
 	for (g = 0; g < ARRAY_SIZE(groups); g++) {
 		struct group *gr = &groups[g];
@@ -618,8 +640,7 @@ int probes_init(void)
 void probes_exit(void)
 {
 	unregister_all();
-	free_percpu(hits);
-	hits = NULL;
+	probes_free();
 }
 
 void probes_reset(void)
