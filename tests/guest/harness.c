@@ -433,3 +433,56 @@ unsigned long long drops_at(const char *sym)
 	free(s);
 	return sum;
 }
+
+#define KMEMLEAK "/sys/kernel/debug/kmemleak"
+
+/* Does one report (from "unreferenced object" to the next) look ours? */
+static bool leak_is_ours(const char *r, size_t len)
+{
+	char *s = strndup(r, len);
+	bool ours;
+
+	ours = s && (strstr(s, "skbprof") || strstr(s, "] 0xffffffffc"));
+	free(s);
+	return ours;
+}
+
+int kmemleak_skbprof_leaks(int *reports)
+{
+	const char *p, *next;
+	int ours = 0, i;
+	char *s;
+
+	*reports = 0;
+	if (access(KMEMLEAK, W_OK))
+		return -1;
+	/*
+	 * An object is reported once it is older than 5 s and was found
+	 * unreferenced, with unchanged contents, by two scans in a row.
+	 */
+	sleep(6);
+	for (i = 0; i < 2; i++) {
+		int err = write_file(KMEMLEAK, "scan");
+
+		if (err) {
+			fail("kmemleak scan: %s", strerror(-err));
+			return 1;
+		}
+	}
+	s = read_file(KMEMLEAK);
+	if (!s) {
+		fail("reading %s: %s", KMEMLEAK, strerror(errno));
+		return 1;
+	}
+	for (p = strstr(s, "unreferenced object"); p; p = next) {
+		next = strstr(p + 1, "unreferenced object");
+		(*reports)++;
+		if (leak_is_ours(p, next ? (size_t)(next - p) : strlen(p)) &&
+		    !ours++)
+			fail("kmemleak reports a leak of skbprof: %.1500s", p);
+	}
+	if (*reports)
+		printf("%s\n", s);
+	free(s);
+	return ours;
+}

@@ -90,6 +90,14 @@ long long snmp_value(const char *proto, const char *field);
 /* Sum of the counts of skbprof's drops rows located in function @sym. */
 unsigned long long drops_at(const char *sym);
 
+/*
+ * On a kernel with kmemleak (make check-debug): scan twice and count the
+ * reports whose backtrace is skbprof's; the first one fails the test
+ * (printed).  *reports gets every report.  -1 without kmemleak.  The
+ * module must be unloaded: its frames then print as raw module addresses.
+ */
+int kmemleak_skbprof_leaks(int *reports);
+
 /* Run fn(arg) in a child with the given uid/gid and no capabilities. */
 int run_as(uid_t uid, int (*fn)(void *), void *arg);
 
