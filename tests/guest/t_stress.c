@@ -77,12 +77,12 @@ static void msleep(int ms)
 /*
  * How much longer the children pause: skbprof.pace=N on the kernel command
  * line, 1 by default.  The harness passes 10 on the debug kernel (KASAN,
- * lockdep, under TCG).  There, the children at the normal pace keep both
- * CPUs busy on their own; softirqs then run only in ksoftirqd's share of a
- * CPU, RCU callbacks wait behind the network's, and every synchronize_rcu()
- * in the system (the module loader's own do_free_init() as well as an
- * unload's) waits minutes, until the load stops.  That measures the
- * emulator, not the module.
+ * lockdep, under TCG, tens of times slower).  There, the children at the
+ * normal pace keep both CPUs busy on their own, and every synchronize_rcu()
+ * in the guest (the module loader's own do_free_init() as well as an
+ * unload's) waited minutes, without an RCU stall warning, until the load
+ * stopped: stopping the children let a blocked unload finish in seconds.
+ * That measures an overloaded emulator, not the module.
  */
 static int pace(void)
 {
