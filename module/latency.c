@@ -203,12 +203,11 @@ static inline struct lat_cpu *this_lat(void)
 	return lcpu[smp_processor_id()];
 }
 
-static void record(int st, u64 ns, const struct stamp *s, u64 now)
+/* Offer a packet as the worst of stage @st on this CPU. */
+static void offer_worst(int st, u64 ns, const struct stamp *s, u64 now)
 {
-	struct lat_cpu *c = this_lat();
-	struct exemplar *w = &c->worst[st];
+	struct exemplar *w = &this_lat()->worst[st];
 
-	hist_add(&c->stage[st], ns);
 	if (ns >= w->ns) {
 		w->ns = ns;
 		w->when = now;
@@ -216,6 +215,12 @@ static void record(int st, u64 ns, const struct stamp *s, u64 now)
 		memcpy(w->comm, s->comm, sizeof(w->comm));
 		w->tuple = s->tuple;
 	}
+}
+
+static void record(int st, u64 ns, const struct stamp *s, u64 now)
+{
+	hist_add(&this_lat()->stage[st], ns);
+	offer_worst(st, ns, s, now);
 }
 
 /* Charge a stage to the process in @s (pid 0: nobody known). */
@@ -567,10 +572,19 @@ static void finish(struct stamp *s, const struct skbprof_config *cfg,
 	/* the receiver is known now: it gets the bill of every stage */
 	for (i = 1; s->kind == STAMP_RX && i <= RXP_APP; i++) {
 		int st = stage_of(STAMP_RX, i, s->proto);
+		u64 d = s->t_point[i] - s->t_point[i - 1];
 
-		if (st >= 0 && (s->stages & BIT(st)) && reached(s, i) &&
-		    reached(s, i - 1))
-			charge(st, s->t_point[i] - s->t_point[i - 1], s);
+		if (st < 0 || !(s->stages & BIT(st)) || !reached(s, i) ||
+		    !reached(s, i - 1))
+			continue;
+		charge(st, d, s);
+		/*
+		 * The worst packet of an early stage was recorded before its
+		 * receiver was known: offer it again with the receiver (on
+		 * this CPU; equal times merge to the one with a process).
+		 */
+		if (i < RXP_APP)
+			offer_worst(st, d, s, s->t_point[i]);
 	}
 	if (s->stages & BIT(total)) {
 		record(total, now - s->t_start, s, now);
@@ -920,7 +934,10 @@ static void merge_stage(int st, struct hist *h, struct exemplar *w)
 		const struct lat_cpu *c = lcpu[cpu];
 
 		hist_merge(h, &c->stage[st]);
-		if (c->stage[st].count && c->worst[st].ns >= w->ns)
+		if (!c->worst[st].ns || c->worst[st].ns < w->ns)
+			continue;
+		/* the same packet offered twice: the copy with a process */
+		if (c->worst[st].ns > w->ns || !w->pid)
 			*w = c->worst[st];
 	}
 }

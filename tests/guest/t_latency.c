@@ -870,8 +870,20 @@ TEST(latency_files_and_lifetime)
 		} else if (*p == '[') {
 			hist++;
 		} else if (!strncmp(p, "worst ", 6)) {
-			CHECK(strstr(p, "udp " IP4_A ":") || strstr(p, " -> " IP4_B ":"),
-			      "worst line without the flow: %.100s", p);
+			char *l = strndup(p, strcspn(p, "\n"));
+			bool flow, proc;
+
+			CHECK(l, "strndup");
+			flow = strstr(l, "udp " IP4_A ":") || strstr(l, " -> " IP4_B ":");
+			/*
+			 * every datagram was read: the worst of each stage,
+			 * the early receive stages' too, names its sender
+			 * (tx) or its receiver (rx)
+			 */
+			proc = strstr(l, " comm skbp_f");
+			free(l);
+			CHECK(flow, "worst line without the flow: %.100s", p);
+			CHECK(proc, "worst line without the process: %.120s", p);
 			worst++;
 		}
 	}
