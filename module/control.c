@@ -186,7 +186,9 @@ static int control_show(struct seq_file *m, void *v)
 
 static int control_open(struct inode *inode, struct file *file)
 {
-	return single_open(file, control_show, inode->i_private);
+	int err = skbprof_file_ready();
+
+	return err ? err : single_open(file, control_show, inode->i_private);
 }
 
 static const struct file_operations control_fops = {
@@ -249,15 +251,19 @@ static int control_init(void)
 		snprintf(num, sizeof(num), "%u", sample_param);
 		err = control_param("sample", num);
 	}
-	if (!err)
-		err = skbprof_create_file("control", 0600, NULL, &control_fops);
 	if (err)
 		control_exit();
 	return err;
 }
 
+static const struct skbprof_file control_files[] = {
+	{ "control", 0600, &control_fops },
+};
+
 const struct skbprof_part skbprof_control_part = {
 	.name	= "control",
 	.init	= control_init,
 	.exit	= control_exit,
+	.files	= control_files,
+	.nfiles	= ARRAY_SIZE(control_files),
 };

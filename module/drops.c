@@ -302,6 +302,9 @@ static int drops_open(struct inode *inode, struct file *file)
 	struct drops_snap *snap;
 	int err;
 
+	err = skbprof_file_ready();
+	if (err)
+		return err;
 	snap = drops_snapshot();
 	if (!snap)
 		return -ENOMEM;
@@ -434,15 +437,8 @@ static int drops_init(void)
 						     NULL, DROPS_TP_PRIO);
 	if (err)
 		goto free;
-
-	/*
-	 * The file comes last: nothing can fail after it, so no reader can
-	 * open it over tables that an unwind is about to free.  (On unload,
-	 * main.c removes the files before it calls drops_exit().)
-	 */
+	/* a failure with the probe in: it must be gone before the tables */
 	err = drops_fault(3);
-	if (!err)
-		err = skbprof_create_file("drops", 0400, NULL, &drops_fops);
 	if (err)
 		goto unregister;
 	return 0;
@@ -463,10 +459,16 @@ static void drops_exit(void)
 	drops_free_tables();
 }
 
+static const struct skbprof_file drops_files[] = {
+	{ "drops", 0400, &drops_fops },
+};
+
 const struct skbprof_part skbprof_drops_part = {
 	.name	= "drops",
 	.init	= drops_init,
 	.exit	= drops_exit,
 	.reset	= drops_reset,
 	.stats	= drops_stats,
+	.files	= drops_files,
+	.nfiles	= ARRAY_SIZE(drops_files),
 };

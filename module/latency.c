@@ -1050,7 +1050,8 @@ static int latency_show(struct seq_file *m, void *v)
 	kvfree(t);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(latency);
+
+SKBPROF_DEFINE_SHOW_FILE(latency);
 
 struct merged_row {
 	pid_t pid;
@@ -1103,7 +1104,7 @@ static int procs_show(struct seq_file *m, void *v)
 	kvfree(rows);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(procs);
+SKBPROF_DEFINE_SHOW_FILE(procs);
 
 static int lifetime_show(struct seq_file *m, void *v)
 {
@@ -1130,7 +1131,8 @@ static int lifetime_show(struct seq_file *m, void *v)
 	kvfree(h);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(lifetime);
+
+SKBPROF_DEFINE_SHOW_FILE(lifetime);
 
 static void show_live(struct seq_file *m, const struct stamp *s)
 {
@@ -1219,22 +1221,6 @@ static void latency_reset(void)
 	probes_reset();
 }
 
-static const char *const files[] = { "latency", "procs", "lifetime" };
-
-static void remove_files(void)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(files); i++) {
-		struct dentry *d = debugfs_lookup(files[i], skbprof_debugfs);
-
-		if (!IS_ERR_OR_NULL(d)) {
-			debugfs_remove(d);
-			dput(d);
-		}
-	}
-}
-
 static void free_cpus(void)
 {
 	unsigned int cpu;
@@ -1279,23 +1265,13 @@ static int latency_init(void)
 		if (!lcpu[cpu]->rows)
 			goto err_cpus;
 	}
-	err = skbprof_create_file("latency", 0400, NULL, &latency_fops);
-	if (!err)
-		err = skbprof_create_file("procs", 0400, NULL, &procs_fops);
-	if (!err)
-		err = skbprof_create_file("lifetime", 0400, NULL,
-					  &lifetime_fops);
-	if (err)
-		goto err_files;
 	err = probes_init();
 	if (err)
-		goto err_files;
+		goto err_cpus;
 	INIT_DELAYED_WORK(&reaper, reap);
 	schedule_delayed_work(&reaper, REAP_PERIOD);
 	return 0;
 
-err_files:
-	remove_files();
 err_cpus:
 	free_cpus();
 err_stamp:
@@ -1312,10 +1288,18 @@ static void latency_exit(void)
 	stamp_exit();
 }
 
+static const struct skbprof_file latency_files[] = {
+	{ "latency", 0400, &latency_fops },
+	{ "procs", 0400, &procs_fops },
+	{ "lifetime", 0400, &lifetime_fops },
+};
+
 const struct skbprof_part skbprof_latency_part = {
 	.name = "latency",
 	.init = latency_init,
 	.exit = latency_exit,
 	.reset = latency_reset,
 	.stats = latency_stats,
+	.files = latency_files,
+	.nfiles = ARRAY_SIZE(latency_files),
 };

@@ -5,7 +5,9 @@
  * Module entry and exit, the debugfs directory every view lives in and the
  * stats file.  The parts of skbprof are brought up in the order of the
  * parts[] table and taken down in reverse, on unload and on any failure
- * during load, so a failed load leaves nothing behind.
+ * during load, so a failed load leaves nothing behind.  The files come
+ * last, when every part is up, and open only once the load can no longer
+ * fail: no reader reaches a part that is not ready.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -18,18 +20,16 @@
 #include "pkttrace.h"
 #include "skbprof.h"
 
-struct dentry *skbprof_debugfs;
+/* /sys/kernel/debug/skbprof/, made once every part is up. */
+static struct dentry *skbprof_debugfs;
+
+/* Set when skbprof_init() has nothing left that can fail. */
+static bool skbprof_loaded;
 
 static int fail_init_at;
 module_param(fail_init_at, int, 0400);
 MODULE_PARM_DESC(fail_init_at,
 		 "Testing only: fail module initialisation at step N (0: never)");
-
-/*
- * Parts brought up so far.  The stats file exists while the parts come
- * up: readers use it with acquire, so they only ask parts that are up.
- */
-static int init_step;
 
 bool skbprof_bench_empty __read_mostly;
 module_param_named(bench_empty, skbprof_bench_empty, bool, 0400);
@@ -50,33 +50,29 @@ static const struct skbprof_part *const parts[] = {
 	&skbprof_drops_part,
 };
 
-int skbprof_create_file(const char *name, umode_t mode, void *data,
-			const struct file_operations *fops)
+int skbprof_file_ready(void)
 {
-	struct dentry *d;
-
-	if (WARN_ON(mode & 0077))
-		return -EINVAL;
-	d = debugfs_create_file(name, mode, skbprof_debugfs, data, fops);
-	if (IS_ERR_OR_NULL(d))
-		return d ? PTR_ERR(d) : -ENOMEM;
-	return 0;
+	/* pairs with the release at the end of skbprof_init() */
+	return smp_load_acquire(&skbprof_loaded) ? 0 : -ENODEV;
 }
 
 static int stats_show(struct seq_file *m, void *v)
 {
-	int i, up;
+	size_t i;
 
-	/* pairs with the release in skbprof_init(): parts 0..up-1 are up */
-	up = smp_load_acquire(&init_step);
 	seq_printf(m, "version %s\n", SKBPROF_VERSION);
 	seq_printf(m, "kernel %s\n", init_utsname()->release);
-	for (i = 0; i < up; i++)
+	for (i = 0; i < ARRAY_SIZE(parts); i++)
 		if (parts[i]->stats)
 			parts[i]->stats(m);
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(stats);
+
+SKBPROF_DEFINE_SHOW_FILE(stats);
+
+static const struct skbprof_file main_files[] = {
+	{ "stats", 0400, &stats_fops },
+};
 
 void skbprof_reset_all(void)
 {
@@ -87,70 +83,93 @@ void skbprof_reset_all(void)
 			parts[i]->reset();
 }
 
-static void skbprof_cleanup(void)
+static int create_files(const struct skbprof_file *f, unsigned int n)
 {
-	/* Files first, so no reader enters a part being torn down. */
-	debugfs_remove_recursive(skbprof_debugfs);
-	skbprof_debugfs = NULL;
-	while (init_step > 0) {
-		init_step--;
-		parts[init_step]->exit();
+	struct dentry *d;
+
+	for (; n; n--, f++) {
+		if (WARN_ON(f->mode & 0077))
+			return -EINVAL;
+		d = debugfs_create_file(f->name, f->mode, skbprof_debugfs, NULL,
+					f->fops);
+		if (IS_ERR_OR_NULL(d))
+			return d ? PTR_ERR(d) : -ENOMEM;
 	}
+	return 0;
 }
 
-static int __init skbprof_init(void)
+/*
+ * The directory and every part's files.  A file is reachable as soon as it
+ * is made, but its open refuses until skbprof_loaded is set, so a failure
+ * here leaves no reader behind.
+ */
+static int skbprof_files_init(void)
 {
 	struct dentry *d;
 	size_t i;
 	int err;
 
-	err = skbprof_init_fault(1);
-	if (err)
-		return err;
-
 	d = debugfs_create_dir(KBUILD_MODNAME, NULL);
-	if (IS_ERR_OR_NULL(d)) {
-		err = d ? PTR_ERR(d) : -ENOMEM;
-		pr_err("cannot create debugfs directory: %d\n", err);
-		return err;
-	}
+	if (IS_ERR_OR_NULL(d))
+		return d ? PTR_ERR(d) : -ENOMEM;
 	skbprof_debugfs = d;
+	err = create_files(main_files, ARRAY_SIZE(main_files));
+	for (i = 0; !err && i < ARRAY_SIZE(parts); i++)
+		err = create_files(parts[i]->files, parts[i]->nfiles);
+	/* the last step that can fail: every file exists */
+	if (!err)
+		err = skbprof_init_fault(1 + ARRAY_SIZE(parts));
+	if (err) {
+		pr_err("cannot create the debugfs files: %d\n", err);
+		debugfs_remove_recursive(skbprof_debugfs);
+		skbprof_debugfs = NULL;
+	}
+	return err;
+}
 
-	err = skbprof_init_fault(2);
-	if (err)
-		goto err;
+/* Take down parts [0, @up) in reverse. */
+static void skbprof_parts_exit(size_t up)
+{
+	while (up--)
+		parts[up]->exit();
+}
 
-	err = skbprof_create_file("stats", 0400, NULL, &stats_fops);
-	if (err)
-		goto err;
+static int __init skbprof_init(void)
+{
+	size_t i;
+	int err;
 
 	for (i = 0; i < ARRAY_SIZE(parts); i++) {
-		err = skbprof_init_fault(3 + i);
+		err = skbprof_init_fault(1 + i);
 		if (!err)
 			err = parts[i]->init();
 		if (err) {
 			pr_err("cannot initialise %s: %d\n", parts[i]->name, err);
-			goto err;
+			goto err_parts;
 		}
-		/* pairs with stats_show(): part i is up before it is shown */
-		smp_store_release(&init_step, init_step + 1);
 	}
-
-	err = skbprof_init_fault(3 + ARRAY_SIZE(parts));
+	err = skbprof_files_init();
 	if (err)
-		goto err;
+		goto err_parts;
 
+	/* pairs with skbprof_file_ready(): the files open from now on */
+	smp_store_release(&skbprof_loaded, true);
 	pr_info("version %s loaded\n", SKBPROF_VERSION);
 	return 0;
 
-err:
-	skbprof_cleanup();
+err_parts:
+	skbprof_parts_exit(i);
 	return err;
 }
 
 static void __exit skbprof_exit(void)
 {
-	skbprof_cleanup();
+	/*
+	 * No file is open (each pins the module) and none can be opened
+	 * now; removing them first waits for opens still in progress.
+	 */
+	debugfs_remove_recursive(skbprof_debugfs);
+	skbprof_parts_exit(ARRAY_SIZE(parts));
 	pr_info("unloaded\n");
 }
 

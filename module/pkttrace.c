@@ -229,7 +229,11 @@ static __poll_t pkttrace_poll(struct file *file, poll_table *wait)
 static int pkttrace_open(struct inode *inode, struct file *file)
 {
 	struct pkttrace_reader *r;
+	int err;
 
+	err = skbprof_file_ready();
+	if (err)
+		return err;
 	if (file->f_mode & FMODE_WRITE)
 		return -EINVAL;
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
@@ -277,7 +281,7 @@ static int pkttrace_init(void)
 		       trace_buffer_kb);
 		return -EINVAL;
 	}
-	return skbprof_create_file("trace", 0400, NULL, &pkttrace_fops);
+	return 0;
 }
 
 static void pkttrace_exit(void)
@@ -290,10 +294,16 @@ static void pkttrace_exit(void)
 	pkttrace_reset();
 }
 
+static const struct skbprof_file pkttrace_files[] = {
+	{ "trace", 0400, &pkttrace_fops },
+};
+
 const struct skbprof_part skbprof_trace_part = {
 	.name	= "trace",
 	.init	= pkttrace_init,
 	.exit	= pkttrace_exit,
 	.reset	= pkttrace_reset,
 	.stats	= pkttrace_stats,
+	.files	= pkttrace_files,
+	.nfiles	= ARRAY_SIZE(pkttrace_files),
 };

@@ -2,26 +2,36 @@
 #ifndef _SKBPROF_H
 #define _SKBPROF_H
 
-#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/types.h>
 
 #include "compat.h"
 
-/* Root of the module's debugfs files: /sys/kernel/debug/skbprof/. */
-extern struct dentry *skbprof_debugfs;
+/*
+ * A file of a part, under /sys/kernel/debug/skbprof/.  Its mode must be
+ * root-only.  Every open starts with skbprof_file_ready().
+ */
+struct skbprof_file {
+	const char *name;
+	umode_t mode;
+	const struct file_operations *fops;
+};
 
 /*
  * A part of skbprof (drop monitor, stage latency, ...).  main.c brings the
- * parts up in the order of its table and takes them down in reverse.
+ * parts up in the order of its table, then creates every part's files,
+ * and takes them down in reverse: no file exists while a part is not up.
  *
- * @init:  allocate, create debugfs files under skbprof_debugfs, register
- *         probes.  Must undo everything itself when it fails.
+ * @init:  allocate, register probes.  Must undo everything itself when it
+ *         fails.
  * @exit:  unregister probes, wait for running handlers, free.
  * @reset: zero counters, histograms and table rows (process context,
  *         serialised by the control file's mutex).  May be NULL.
  * @stats: append this part's "key value" lines to the stats file.  May be
  *         NULL.
+ * @files: its files, @nfiles of them.
  */
 struct skbprof_part {
 	const char *name;
@@ -29,7 +39,34 @@ struct skbprof_part {
 	void (*exit)(void);
 	void (*reset)(void);
 	void (*stats)(struct seq_file *m);
+	const struct skbprof_file *files;
+	unsigned int nfiles;
 };
+
+/*
+ * 0 once the module is loaded, -ENODEV before.  Every file's open calls it
+ * first: until skbprof_init() can no longer fail, a failing load frees the
+ * module under any file that is open, whatever its reference count.
+ */
+int skbprof_file_ready(void);
+
+/* DEFINE_SHOW_ATTRIBUTE() for skbprof's files: an open that waits for load. */
+#define SKBPROF_DEFINE_SHOW_FILE(__name)				\
+static int __name##_open(struct inode *inode, struct file *file)	\
+{									\
+	int err = skbprof_file_ready();					\
+									\
+	return err ? err : single_open(file, __name##_show,		\
+				       inode->i_private);		\
+}									\
+									\
+static const struct file_operations __name##_fops = {			\
+	.owner		= THIS_MODULE,					\
+	.open		= __name##_open,				\
+	.read		= seq_read,					\
+	.llseek		= seq_lseek,					\
+	.release	= single_release,				\
+}
 
 /* The stages, in the order the control file's `stages` names them. */
 enum skbprof_stage {
@@ -83,9 +120,5 @@ extern bool skbprof_bench_empty;
 
 /* The parts. */
 extern const struct skbprof_part skbprof_latency_part;
-
-/* Create a root-only debugfs file; returns 0 or a negative errno. */
-int skbprof_create_file(const char *name, umode_t mode, void *data,
-			const struct file_operations *fops);
 
 #endif /* _SKBPROF_H */

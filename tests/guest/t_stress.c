@@ -12,6 +12,11 @@
  *   flood with several drop locations: misses are counted, the drop
  *   accounting adds up against the kernel's own counters, memory stays
  *   bounded.
+ *
+ *   lifecycle_failing_loads: loads that fail at every step, and good ones,
+ *   while the same children open every file, a reader waits in a blocking
+ *   read of `trace` whenever it can open it, and writers send `reset` and
+ *   filters without a pause: no load hangs, nothing is left behind.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -127,6 +132,8 @@ struct shared {
 	long writes_ok, writes_einval, writes_absent;
 	long sent[4];
 	int trace_open;			/* the trace reader has it open */
+	long not_ready;			/* opens refused while loading */
+	long trace_blocked;		/* blocking reads of trace begun */
 	int bad;			/* an unexpected result, described: */
 	char why[256];
 };
@@ -147,10 +154,15 @@ static void report_bad(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* open() errors of a file whose module is absent or going away. */
+/*
+ * open() errors of a file whose module is absent or going away, or still
+ * loading (ENODEV: the files refuse until the load cannot fail).
+ */
 static bool absent_errno(int e)
 {
-	return e == ENOENT || e == ENXIO;
+	if (e == ENODEV)
+		__sync_fetch_and_add(&sh_mem->not_ready, 1);
+	return e == ENOENT || e == ENXIO || e == ENODEV;
 }
 
 /* A reader of file @i: open, read to the end, close, forever. */
@@ -181,14 +193,23 @@ static void file_reader(int i)
 	}
 }
 
-/* Writes to control: valid commands succeed, bad ones get EINVAL. */
-static void control_writer(unsigned int seed)
+/*
+ * Writes to control: valid commands succeed, bad ones get EINVAL.  With
+ * @hurry, `reset` is one of the valid ones and there is no pause.
+ */
+static void control_writer(unsigned int seed, bool hurry)
 {
 	static const char *const good[] = {
 		"sample 1\n", "sample 3\n", "filter proto udp\n",
 		"filter clear\n", "stages all\n", "stages drv-ip,drops\n",
 		"trace on\n", "trace off\n", "trace verbose\n",
 		"filter port 34102\nsample 1\n", "filter clear\nstages all\n",
+	};
+	static const char *const good_reset[] = {
+		"reset\n", "filter proto udp\nreset\n", "filter clear\n",
+		"stages all\nreset\n", "sample 2\n", "reset\nsample 1\n",
+		"trace on\n", "reset\n", "trace off\n", "filter port 34101\n",
+		"stages drops\n",
 	};
 	static const char *const bad[] = {
 		"bogus\n", "sample 0\n", "filter port 70000\n", "stages x\n",
@@ -200,13 +221,15 @@ static void control_writer(unsigned int seed)
 	for (;;) {
 		seed = seed * 1103515245 + 12345;
 		k = (seed >> 16) % 16;
-		cmd = k < 11 ? good[k] : bad[k - 11 < 4 ? k - 11 : 0];
+		cmd = k >= 11 ? bad[k - 11 < 4 ? k - 11 : 0] :
+		      hurry ? good_reset[k] : good[k];
 		fd = open(CONTROL, O_WRONLY);
 		if (fd < 0) {
 			if (!absent_errno(errno))
 				report_bad("open control: %s", strerror(errno));
 			sh_mem->writes_absent++;
-			pause_ms(2);
+			if (!hurry)
+				pause_ms(2);
 			continue;
 		}
 		n = write(fd, cmd, strlen(cmd));
@@ -221,7 +244,8 @@ static void control_writer(unsigned int seed)
 		else
 			sh_mem->writes_einval++;
 		close(fd);
-		pause_ms(WRITER_PAUSE_MS);
+		if (!hurry)
+			pause_ms(WRITER_PAUSE_MS);
 	}
 }
 
@@ -329,7 +353,8 @@ static void kill_all(struct kids *k)
 }
 
 static void run_reader(int i) { file_reader(i); }
-static void run_writer(int seed) { control_writer(seed); }
+static void run_writer(int seed) { control_writer(seed, false); }
+static void run_hurried_writer(int seed) { control_writer(seed, true); }
 static void run_tcp(int unused) { (void)unused; tcp_traffic(); }
 static void run_udp(int closed) { udp_traffic(closed); }
 
@@ -681,6 +706,185 @@ out:
 	CHECK(mem_sum(&after) - mem_sum(&before) < 2048,
 	      "memory grew by %lld kB over %d cycles",
 	      mem_sum(&after) - mem_sum(&before), CYCLES);
+	return 0;
+}
+
+/* ---- failing loads ---------------------------------------------------- */
+
+/*
+ * Whenever trace opens, read it, blocking, until killed.  Before the
+ * files waited for the end of the load, such a reader kept a failing
+ * load's unwind waiting for its read, and its close ran freed code.
+ */
+static void trace_blocker(int unused)
+{
+	char buf[4096];
+	int fd;
+
+	(void)unused;
+	for (;;) {
+		fd = open(TRACE, O_RDONLY);
+		if (fd < 0) {
+			if (!absent_errno(errno))
+				report_bad("open trace: %s", strerror(errno));
+			continue;
+		}
+		__sync_fetch_and_add(&sh_mem->trace_blocked, 1);
+		while (read(fd, buf, sizeof(buf)) >= 0 || errno == EINTR)
+			;
+		report_bad("blocking read of trace: %s", strerror(errno));
+		close(fd);
+	}
+}
+
+/*
+ * Load with @params in a child, so that a load which hangs is seen: the
+ * load's errno (0 when it loaded), or 1 when it ran past @bound seconds.
+ */
+static int load_within(const char *params, double bound, double *took)
+{
+	double t0 = now();
+	pid_t pid;
+	int st;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+		_exit(-skbprof_load(params));
+	if (pid < 0)
+		return errno;
+	while (waitpid(pid, &st, WNOHANG) == 0) {
+		*took = now() - t0;
+		if (*took > bound)
+			return 1;
+		msleep(5);
+	}
+	*took = now() - t0;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
+/* Loads that fail, and the errno each must fail with. */
+static const struct {
+	const char *params;
+	int err;
+} failing[] = {
+	{ "drop_keys=0", EINVAL },		/* the last part refuses */
+	{ "table_size=1", EINVAL },		/* the timelines refuse */
+	{ "trace=on trace_buffer_kb=0", EINVAL },
+	/* trace=on: control has allocated the trace buffer */
+	{ "trace=on procs_rows=3", EINVAL },
+	{ "drops_fail_init_at=1", ENOMEM },
+	{ "drops_fail_init_at=2", ENOMEM },
+	{ "drops_fail_init_at=3", ENOMEM },	/* with its probe in */
+};
+
+/* fail_init_at steps: one per part, then the files. */
+#define INIT_STEPS	5
+#define ROUNDS		3
+
+TEST(lifecycle_failing_loads)
+{
+	struct kids k = { .n = 0 }, tb = { .n = 0 };
+	double took, bound, longest = 0, t_good;
+	char params[64];
+	const char *p;
+	int i, r, n, want, err, busy = 0, loads = 0, leaks, reports;
+	long before[NFILES];
+
+	CHECK(shared_map() == 0, "shared memory");
+	spawn(&k, run_tcp, 0);
+	spawn(&k, run_udp, 0);
+	spawn(&k, run_udp, 1);
+	for (i = 0; i < NFILES - 1; i++)	/* trace: the blocker's */
+		spawn(&k, run_reader, i);
+	spawn(&k, run_hurried_writer, 1);
+	spawn(&k, run_hurried_writer, 2);
+
+	/* the bound: what a good load takes here, many times over */
+	err = load_within(NULL, 600, &t_good);
+	CHECK(err == 0, "first load: %s", err == 1 ? "hangs" : strerror(err));
+	bound = 60 + 20 * t_good;
+	CHECK(unload_retry(&busy) == 0, "unload");
+
+	for (r = 0; r < ROUNDS && !sh_mem->bad; r++) {
+		spawn(&tb, trace_blocker, 0);
+		n = (int)(sizeof(failing) / sizeof(failing[0])) + INIT_STEPS;
+		for (i = 0; i < n && !sh_mem->bad; i++) {
+			if (i < INIT_STEPS) {
+				snprintf(params, sizeof(params),
+					 "fail_init_at=%d", i + 1);
+				p = params;
+				want = ENOMEM;
+			} else {
+				p = failing[i - INIT_STEPS].params;
+				want = failing[i - INIT_STEPS].err;
+			}
+			err = load_within(p, bound, &took);
+			loads++;
+			if (took > longest)
+				longest = took;
+			if (err == 1) {
+				fail("round %d: load with %s still running after %.0f s (a good load took %.1f s)",
+				     r, p, took, t_good);
+				goto out;
+			}
+			if (err != want) {
+				fail("round %d: load with %s: %s, want %s", r,
+				     p, strerror(err), strerror(want));
+				goto out;
+			}
+			if (module_loaded("skbprof") || path_exists(DEBUGFS_DIR)) {
+				fail("round %d: after load with %s: not clean",
+				     r, p);
+				goto out;
+			}
+		}
+		/* a good load, used by every child until each file was read */
+		for (i = 0; i < NFILES - 1; i++)
+			before[i] = sh_mem->reads[i];
+		err = load_within(NULL, bound, &took);
+		if (err) {
+			fail("round %d: good load: %s", r,
+			     err == 1 ? "hangs" : strerror(err));
+			goto out;
+		}
+		took = now();
+		for (i = 0; i < NFILES - 1 && !sh_mem->bad; i++)
+			while (sh_mem->reads[i] == before[i] && !sh_mem->bad &&
+			       now() - took < bound)
+				msleep(5);
+		for (i = 0; i < NFILES - 1; i++)
+			if (sh_mem->reads[i] == before[i]) {
+				fail("round %d: %s was not read in %.0f s of a good load",
+				     r, files[i], bound);
+				goto out;
+			}
+		kill_all(&tb);		/* its open trace pins the module */
+		err = unload_retry(&busy);
+		if (err) {
+			fail("round %d: unload: %s", r, strerror(-err));
+			goto out;
+		}
+	}
+out:
+	kill_all(&tb);
+	kill_all(&k);
+	if (module_loaded("skbprof"))
+		unload_retry(&busy);
+	CHECK(!sh_mem->bad, "a child saw: %s", sh_mem->why);
+	if (r < ROUNDS)
+		return -1;
+	note("%d failing loads in %d rounds, the longest %.1f s (bound %.0f s; a good load %.1f s)",
+	     loads, ROUNDS, longest, bound, t_good);
+	note("opens refused while loading: %ld; blocking reads of trace: %ld; control: %ld written, %ld refused",
+	     sh_mem->not_ready, sh_mem->trace_blocked, sh_mem->writes_ok,
+	     sh_mem->writes_absent);
+	CHECK(sh_mem->trace_blocked >= ROUNDS, "trace was not held open");
+	CHECK(sh_mem->writes_ok > 0, "control was never written");
+	leaks = kmemleak_skbprof_leaks(&reports);
+	CHECK(leaks <= 0, "kmemleak: %d of skbprof's", leaks);
+	if (leaks == 0)
+		note("kmemleak: %d reports, none of skbprof", reports);
 	return 0;
 }
 
