@@ -41,11 +41,14 @@ int skbprof_init_fault(int step)
 	return fail_init_at == step ? -ENOMEM : 0;
 }
 
-/* The parts, in initialisation order: control first, others read it. */
+/*
+ * The parts, in initialisation order.  The trace part owns the trace
+ * buffer that control allocates for trace=on; the timelines come before
+ * drops, whose rows ask them how far a packet got.
+ */
 static const struct skbprof_part *const parts[] = {
-	&skbprof_control_part,
 	&skbprof_trace_part,
-	/* before drops, whose rows ask the timelines how far a packet got */
+	&skbprof_control_part,
 	&skbprof_latency_part,
 	&skbprof_drops_part,
 };

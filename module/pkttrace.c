@@ -286,7 +286,10 @@ static int pkttrace_init(void)
 
 static void pkttrace_exit(void)
 {
-	/* Every producer is gone (parts after this one stopped first). */
+	/*
+	 * Every producer is gone (parts after this one stopped first), and
+	 * so is control, which allocates the buffer for trace=on.
+	 */
 	irq_work_sync(&pkttrace_iw);
 	if (pkttrace_rb)
 		ring_buffer_free(pkttrace_rb);
