@@ -127,7 +127,9 @@ static bool pkttrace_has_data(void)
 	return rb && !ring_buffer_empty(rb);
 }
 
+/* One open file's lines, formatted but not yet read. */
 struct pkttrace_reader {
+	struct mutex lock;	/* its readers (threads, io_uring): all below */
 	size_t len, off;
 	char buf[PAGE_SIZE];
 };
@@ -194,26 +196,35 @@ static ssize_t pkttrace_read(struct file *file, char __user *ubuf,
 			     size_t count, loff_t *ppos)
 {
 	struct pkttrace_reader *r = file->private_data;
+	ssize_t ret;
 	size_t n;
-	int err;
 
 	if (!count)
 		return 0;
+	if (mutex_lock_interruptible(&r->lock))
+		return -ERESTARTSYS;
 	while (r->off == r->len) {
 		pkttrace_fill(r);
 		if (r->len)
 			break;
-		if (file->f_flags & O_NONBLOCK)
-			return -EAGAIN;
-		err = wait_event_interruptible(pkttrace_wait, pkttrace_has_data());
-		if (err)
-			return err;
+		if (file->f_flags & O_NONBLOCK) {
+			ret = -EAGAIN;
+			goto out;
+		}
+		ret = wait_event_interruptible(pkttrace_wait,
+					       pkttrace_has_data());
+		if (ret)
+			goto out;
 	}
 	n = min(count, r->len - r->off);
+	ret = -EFAULT;
 	if (copy_to_user(ubuf, r->buf + r->off, n))
-		return -EFAULT;
+		goto out;
 	r->off += n;
-	return n;
+	ret = n;
+out:
+	mutex_unlock(&r->lock);
+	return ret;
 }
 
 static __poll_t pkttrace_poll(struct file *file, poll_table *wait)
@@ -221,7 +232,8 @@ static __poll_t pkttrace_poll(struct file *file, poll_table *wait)
 	struct pkttrace_reader *r = file->private_data;
 
 	poll_wait(file, &pkttrace_wait, wait);
-	if (r->off < r->len || pkttrace_has_data())
+	/* a hint without the reader's lock: read() decides */
+	if (READ_ONCE(r->off) < READ_ONCE(r->len) || pkttrace_has_data())
 		return EPOLLIN | EPOLLRDNORM;
 	return 0;
 }
@@ -239,13 +251,17 @@ static int pkttrace_open(struct inode *inode, struct file *file)
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;
+	mutex_init(&r->lock);
 	file->private_data = r;
 	return nonseekable_open(inode, file);
 }
 
 static int pkttrace_release(struct inode *inode, struct file *file)
 {
-	kfree(file->private_data);
+	struct pkttrace_reader *r = file->private_data;
+
+	mutex_destroy(&r->lock);
+	kfree(r);
 	return 0;
 }
 
