@@ -20,6 +20,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -138,7 +139,8 @@ static ssize_t control_write(struct file *file, const char __user *ubuf,
 	char *buf;
 	int err;
 
-	if (!capable(CAP_NET_ADMIN))
+	/* the opener's credentials, as for any file handed to another task */
+	if (!file_ns_capable(file, &init_user_ns, CAP_NET_ADMIN))
 		return -EPERM;
 	if (len > SKBPROF_CONFIG_MAX) {
 		mutex_lock(&control_lock);

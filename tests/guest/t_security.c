@@ -8,6 +8,11 @@
  *   security_no_cap_net_admin: root without CAP_NET_ADMIN cannot change
  *   anything through control (EPERM for every command, reset included).
  *
+ *   security_control_opener_decides: a write is judged by who opened the
+ *   file, not who writes: a descriptor opened without CAP_NET_ADMIN stays
+ *   refused in a privileged writer's hands, and one root opened works
+ *   for the unprivileged process it was handed to.
+ *
  *   security_no_kernel_addresses: after traffic, drops and a verbose
  *   trace, no file prints a raw or hashed kernel pointer.
  *
@@ -146,6 +151,101 @@ static int drop_net_admin(void)
 	data[i].permitted &= ~bit;
 	data[i].inheritable &= ~bit;
 	return syscall(SYS_capset, &hdr, data);
+}
+
+/* Pass @fd over @sock (SCM_RIGHTS); 0 or -1. */
+static int send_fd(int sock, int fd)
+{
+	char ctl[CMSG_SPACE(sizeof(int))] = { 0 }, byte = 'f';
+	struct iovec iov = { &byte, 1 };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	return sendmsg(sock, &mh, 0) == 1 ? 0 : -1;
+}
+
+/* The descriptor sent over @sock, or -1. */
+static int recv_fd(int sock)
+{
+	char ctl[CMSG_SPACE(sizeof(int))], byte;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *c;
+	int fd;
+
+	if (recvmsg(sock, &mh, 0) != 1)
+		return -1;
+	c = CMSG_FIRSTHDR(&mh);
+	if (!c || c->cmsg_type != SCM_RIGHTS)
+		return -1;
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	return fd;
+}
+
+/* nobody writes on root's descriptor (run_as: uid 65534, no caps) */
+static int nobody_writes(void *arg)
+{
+	int fd = *(int *)arg;
+
+	return write(fd, "sample 7\n", 9) == 9 ? 0 : -1;
+}
+
+TEST(security_control_opener_decides)
+{
+	int sv[2], fd, st, err;
+	char *c;
+	pid_t pid;
+
+	err = skbprof_load(NULL);
+	CHECK(err == 0, "loading skbprof: %s", strerror(-err));
+
+	/* root opens, nobody writes: the opener's capability counts */
+	fd = open(CONTROL, O_WRONLY);
+	CHECK(fd >= 0, "open control: %s", strerror(errno));
+	err = run_as(65534, nobody_writes, &fd);
+	close(fd);
+	CHECK(err == 0, "nobody could not write on a descriptor root opened");
+	c = read_file(CONTROL);
+	CHECK(c && strstr(c, "sample 7\n"), "control after the write: %s",
+	      c ? c : "?");
+	free(c);
+
+	/* opened without CAP_NET_ADMIN, written by root with it: refused */
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair");
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0, "fork");
+	if (pid == 0) {
+		close(sv[0]);
+		if (drop_net_admin())
+			_exit(100);
+		fd = open(CONTROL, O_WRONLY);
+		_exit(fd < 0 ? 101 : send_fd(sv[1], fd) ? 102 : 0);
+	}
+	close(sv[1]);
+	fd = recv_fd(sv[0]);
+	close(sv[0]);
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st), "child died");
+	CHECK(WEXITSTATUS(st) == 0 && fd >= 0, "the child could not hand over control (%d)",
+	      WEXITSTATUS(st));
+	err = write(fd, "sample 9\n", 9) < 0 ? errno : 0;
+	close(fd);
+	CHECK(err == EPERM, "root wrote on a descriptor opened without CAP_NET_ADMIN: %s",
+	      err ? strerror(err) : "accepted");
+	c = read_file(CONTROL);
+	CHECK(c && strstr(c, "sample 7\n"), "control changed: %s", c ? c : "?");
+	free(c);
+	return 0;
 }
 
 static long long stat_of(const char *key)
