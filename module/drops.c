@@ -107,19 +107,33 @@ static void drops_skb_proto(const struct sk_buff *skb, struct dt_sample *s)
 	}
 }
 
+/*
+ * @location as %pS prints it, symbol+offset/size [module], into @buf
+ * (KSYM_SYMBOL_LEN bytes), or "?" where it does not resolve (say, in a
+ * module unloaded since): sprint_symbol() then gives the raw address,
+ * which no reader may see.
+ */
+static const char *drops_location(char *buf, unsigned long location)
+{
+	sprint_symbol(buf, location);
+	return strncmp(buf, "0x", 2) ? buf : "?";
+}
+
 /* One line on the trace stream per drop. */
 static void drops_trace(const struct skbprof_pktinfo *pi, void *location,
 			u32 reason, u8 stage)
 {
+	char flow[96], sym[KSYM_SYMBOL_LEN];
 	const char *name = NULL;
-	char flow[96];
 
 	skbprof_fmt_flow(flow, sizeof(flow), pi);
 	if (SKBPROF_HAVE_DROP_REASONS)
 		name = skbprof_drop_reason_name(reason);
-	skbprof_trace_printf("DROP %s %pS | %s | dev %s | stage %s",
-			     name ? name : "-", location, flow,
-			     pi->dev ? pi->dev : "-", lat_reached_name(stage));
+	skbprof_trace_printf("DROP %s %s | %s | dev %s | stage %s",
+			     name ? name : "-",
+			     drops_location(sym, (unsigned long)location),
+			     flow, pi->dev ? pi->dev : "-",
+			     lat_reached_name(stage));
 }
 
 static void drops_record(struct sk_buff *skb, void *location, u32 reason)
@@ -280,13 +294,7 @@ static int drops_seq_show(struct seq_file *m, void *v)
 	drops_put_time(m, r->first_ns);
 	drops_put_time(m, r->last_ns);
 
-	/*
-	 * %pS style: symbol+offset/size [module].  sprint_symbol() falls back
-	 * to the raw address for an unknown location (say, of a module
-	 * unloaded since); that address is not shown.
-	 */
-	sprint_symbol(sym, r->location);
-	seq_printf(m, " %s\n", strncmp(sym, "0x", 2) ? sym : "?");
+	seq_printf(m, " %s\n", drops_location(sym, r->location));
 	return 0;
 }
 
