@@ -23,6 +23,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/kallsyms.h>
+#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
@@ -251,8 +252,10 @@ static void drops_seq_stop(struct seq_file *m, void *v)
 /* Seconds since boot, CLOCK_BOOTTIME (as /proc/uptime), microseconds. */
 static void drops_put_time(struct seq_file *m, u64 ns)
 {
-	seq_printf(m, " %10llu.%06llu", ns / NSEC_PER_SEC,
-		   (ns % NSEC_PER_SEC) / NSEC_PER_USEC);
+	u32 rem;
+	u64 sec = div_u64_rem(ns, NSEC_PER_SEC, &rem);
+
+	seq_printf(m, " %10llu.%06u", sec, rem / (u32)NSEC_PER_USEC);
 }
 
 static int drops_seq_show(struct seq_file *m, void *v)

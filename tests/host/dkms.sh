@@ -14,6 +14,8 @@
 #     the extracted headers tree (--kernelsourcedir) with bookworm's gcc
 #     standing in for gcc-10; built and vermagic checked, not installed
 #     (this host has no /lib/modules for 5.10);
+#   - 32-bit kernels: DKMS skips one (BUILD_EXCLUSIVE_CONFIG, exit 77), and
+#     a build by hand stops at once, naming CONFIG_64BIT;
 #   - `make dkms-remove` leaves nothing behind.
 # Cleans up after itself, also on failure.  The header packages stay, like
 # any other test dependency.  Skipped with SKBPROF_SKIP_DKMS=1.
@@ -91,6 +93,32 @@ if [ -n "$krel61" ]; then
 		echo "FAIL host/dkms/out-of-range: dkms build for 4.19 exited $rc (want 77): $(tail -n 3 "$log" | tr '\n' '|')"
 	else
 		echo "ok host/dkms/out-of-range: dkms skips 4.19 (BUILD_EXCLUSIVE_KERNEL, exit 77)"
+	fi
+fi
+
+# A 32-bit kernel: 6.1's configuration without CONFIG_64BIT.
+if [ -n "$krel61" ]; then
+	k32=$shim/k32
+	mkdir -p "$k32"
+	grep -v '^CONFIG_64BIT=' "/lib/modules/$krel61/build/.config" > "$k32/.config"
+	dkms build "skbprof/$ver" -k "$krel61-i686" --kernelsourcedir "$k32" > "$log" 2>&1
+	rc=$?
+	if [ $rc -ne 77 ] || [ -e /var/lib/dkms/skbprof/"$ver"/"$krel61-i686" ]; then
+		echo "FAIL host/dkms/32-bit: dkms build for a kernel without CONFIG_64BIT exited $rc (want 77): $(tail -n 3 "$log" | tr '\n' '|')"
+	else
+		echo "ok host/dkms/32-bit: dkms skips a kernel without CONFIG_64BIT (exit 77)"
+	fi
+	# By hand: Kbuild stops before compiling anything, and says why.
+	src=$shim/src
+	mkdir -p "$src"
+	cp -r "$top/Kbuild" "$top/VERSION" "$top/module" "$src/"
+	if make -C "/lib/modules/$krel61/build" M="$src" CONFIG_64BIT= modules > "$log" 2>&1; then
+		echo "FAIL host/kbuild/32-bit: a build with CONFIG_64BIT unset succeeded"
+	elif ! grep -q 'skbprof: needs a 64-bit kernel (CONFIG_64BIT)' "$log" ||
+	     ls "$src"/module/*.o > /dev/null 2>&1; then
+		echo "FAIL host/kbuild/32-bit: no clear stop: $(tail -n 3 "$log" | tr '\n' '|')"
+	else
+		echo "ok host/kbuild/32-bit: a build with CONFIG_64BIT unset stops, naming CONFIG_64BIT"
 	fi
 fi
 
