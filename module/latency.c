@@ -24,6 +24,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/ctype.h>
 #include <linux/fs.h>
@@ -40,6 +41,7 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/sort.h>
 #include <linux/workqueue.h>
 #include <net/inet_sock.h>
 #include <net/ip.h>
@@ -167,14 +169,28 @@ struct exemplar {
 	struct skbprof_tuple tuple;
 };
 
-struct proc_row {
-	pid_t pid;		/* 0: free */
+/* What procs shows a row under. */
+struct proc_key {
+	pid_t pid;
 	u8 stage;
 	char comm[TASK_COMM_LEN];
+};
+
+/* A process's histogram of one stage; free unless of rows_gen. */
+struct proc_row {
+	u32 gen;
+	struct proc_key key;
 	struct hist h;
 };
 
-/* Per-CPU aggregates; written with interrupts off, merged on read. */
+/*
+ * Per-CPU aggregates; written with interrupts off, merged on read.
+ *
+ * The process rows are a hash table of procs_rows rows.  A reset frees
+ * them all by moving to a new generation; each row is cleared when it is
+ * taken again.  The rows of the current generation are listed in
+ * used[0..nrows), so reading costs what is in use, not procs_rows.
+ */
 struct lat_cpu {
 	struct hist stage[NSTAGES];
 	struct exemplar worst[NSTAGES];
@@ -183,8 +199,15 @@ struct lat_cpu {
 	u64 verdicts[2][STAMP_FILTERED + 1];
 	u32 sample_tick[2];
 	u64 procs_overflow;
+	/* kept by reset: */
+	u32 rows_gen;		/* never 0: zeroed rows are free */
+	u32 nrows;		/* published with release after used[] */
 	struct proc_row *rows;
+	u32 *used;
 };
+
+/* Where reset starts clearing a CPU's aggregates. */
+#define LAT_CPU_KEPT	offsetof(struct lat_cpu, rows_gen)
 
 static struct lat_cpu **lcpu;
 static u64 max_age_ns;
@@ -233,14 +256,20 @@ static void charge(int st, u64 ns, const struct stamp *s)
 		return;
 	h = jhash_2words(s->pid, st, 0);
 	for (i = 0; i < min(n, 16U); i++) {
-		struct proc_row *r = &c->rows[(h + i) & (n - 1)];
+		unsigned int idx = (h + i) & (n - 1);
+		struct proc_row *r = &c->rows[idx];
 
-		if (!r->pid) {
-			r->pid = s->pid;
-			r->stage = st;
-			memcpy(r->comm, s->comm, sizeof(r->comm));
-		} else if (r->pid != s->pid || r->stage != st ||
-			   memcmp(r->comm, s->comm, sizeof(r->comm))) {
+		if (r->gen != c->rows_gen) {
+			r->key.pid = s->pid;
+			r->key.stage = st;
+			memcpy(r->key.comm, s->comm, sizeof(r->key.comm));
+			hist_init(&r->h);
+			r->gen = c->rows_gen;
+			c->used[c->nrows] = idx;
+			/* pairs with procs_open(): the row is whole */
+			smp_store_release(&c->nrows, c->nrows + 1);
+		} else if (r->key.pid != s->pid || r->key.stage != st ||
+			   memcmp(r->key.comm, s->comm, sizeof(r->key.comm))) {
 			continue;
 		}
 		hist_add(&r->h, ns);
@@ -1053,58 +1082,177 @@ static int latency_show(struct seq_file *m, void *v)
 
 SKBPROF_DEFINE_SHOW_FILE(latency);
 
-struct merged_row {
-	pid_t pid;
-	u8 stage;
-	char comm[TASK_COMM_LEN];
-	struct hist h;
+/* A row of one CPU, as procs_open() found it. */
+struct proc_ref {
+	struct proc_key key;
+	u32 gen;
+	u32 idx;
+	unsigned int cpu;
 };
 
-static int procs_show(struct seq_file *m, void *v)
+/*
+ * What an open procs file walks: every CPU's rows in use, sorted by key,
+ * so that the rows of one process and stage are a run; each line merges
+ * its run into @h.  Sized by the rows in use, not by procs_rows.
+ */
+struct procs_snap {
+	size_t n;
+	struct hist h;
+	struct proc_ref refs[];
+};
+
+static int proc_key_cmp(const void *a, const void *b)
 {
-	unsigned int cpu, i, j, n = 0, max = num_possible_cpus() * procs_rows;
-	struct merged_row *rows;
+	const struct proc_key *x = a, *y = b;
 
-	rows = kvcalloc(max, sizeof(*rows), GFP_KERNEL);
-	if (!rows)
-		return -ENOMEM;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->stage != y->stage)
+		return x->stage < y->stage ? -1 : 1;
+	return memcmp(x->comm, y->comm, sizeof(x->comm));
+}
+
+static struct procs_snap *procs_snapshot(void)
+{
+	struct procs_snap *snap;
+	unsigned int cpu, k;
+	size_t n = 0;
+
+	/* rows added after this count are left for the next read */
+	for_each_possible_cpu(cpu)
+		n += READ_ONCE(lcpu[cpu]->nrows);
+	snap = kvmalloc(struct_size(snap, refs, n), GFP_KERNEL);
+	if (!snap)
+		return NULL;
+	snap->n = 0;
 	for_each_possible_cpu(cpu) {
-		const struct proc_row *r = lcpu[cpu]->rows;
+		const struct lat_cpu *c = lcpu[cpu];
+		u32 gen = READ_ONCE(c->rows_gen);
+		/* pairs with the release in charge(): listed rows are whole */
+		u32 nrows = smp_load_acquire(&c->nrows);
 
-		for (i = 0; i < procs_rows; i++) {
-			if (!READ_ONCE(r[i].pid) || !r[i].h.count)
-				continue;
-			for (j = 0; j < n; j++)
-				if (rows[j].pid == r[i].pid &&
-				    rows[j].stage == r[i].stage &&
-				    !memcmp(rows[j].comm, r[i].comm,
-					    TASK_COMM_LEN))
-					break;
-			if (j == n) {
-				rows[n].pid = r[i].pid;
-				rows[n].stage = r[i].stage;
-				memcpy(rows[n].comm, r[i].comm, TASK_COMM_LEN);
-				n++;
-			}
-			hist_merge(&rows[j].h, &r[i].h);
+		for (k = 0; k < nrows && snap->n < n; k++) {
+			u32 idx = READ_ONCE(c->used[k]);
+			const struct proc_row *r = &c->rows[idx];
+			struct proc_ref *ref = &snap->refs[snap->n];
+
+			if (READ_ONCE(r->gen) != gen)
+				continue;	/* a reset since */
+			ref->key = r->key;
+			ref->gen = gen;
+			ref->idx = idx;
+			ref->cpu = cpu;
+			snap->n++;
 		}
 		cond_resched();
 	}
-	seq_puts(m, "# dir stage pid comm count p50 p99 max (ns)\n");
-	for (i = 0; i < n; i++) {
-		const struct merged_row *r = &rows[i];
+	sort(snap->refs, snap->n, sizeof(snap->refs[0]), proc_key_cmp, NULL);
+	return snap;
+}
 
-		seq_printf(m, "%s %s %d ", dir_name(r->stage),
-			   stages[r->stage].name, r->pid);
-		print_comm(m, r->comm);
-		seq_printf(m, " %llu %llu %llu %llu\n", r->h.count,
-			   hist_percentile(&r->h, 50),
-			   hist_percentile(&r->h, 99), r->h.max);
+/* Position 0 is the header; position i + 1 the run starting at refs[i]. */
+static void *procs_start(struct seq_file *m, loff_t *pos)
+{
+	struct procs_snap *snap = m->private;
+
+	if (!*pos)
+		return SEQ_START_TOKEN;
+	return *pos - 1 < snap->n ? &snap->refs[*pos - 1] : NULL;
+}
+
+static void *procs_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	struct procs_snap *snap = m->private;
+	const struct proc_ref *ref = v;
+	size_t i;
+
+	if (v == SEQ_START_TOKEN) {
+		*pos = 1;
+	} else {
+		for (i = ref - snap->refs + 1; i < snap->n; i++)
+			if (proc_key_cmp(&snap->refs[i].key, &ref->key))
+				break;
+		*pos = i + 1;
 	}
-	kvfree(rows);
+	return procs_start(m, pos);
+}
+
+static void procs_stop(struct seq_file *m, void *v)
+{
+}
+
+static int procs_show(struct seq_file *m, void *v)
+{
+	struct procs_snap *snap = m->private;
+	const struct proc_ref *ref = v, *end;
+	struct hist *h = &snap->h;
+
+	if (v == SEQ_START_TOKEN) {
+		seq_puts(m, "# dir stage pid comm count p50 p99 max (ns)\n");
+		return 0;
+	}
+	hist_init(h);
+	end = snap->refs + snap->n;
+	for (; ref < end && !proc_key_cmp(&ref->key, v); ref++) {
+		const struct proc_row *r = &lcpu[ref->cpu]->rows[ref->idx];
+
+		/* the row was freed by a reset since the file was opened */
+		if (READ_ONCE(r->gen) == ref->gen)
+			hist_merge(h, &r->h);
+	}
+	ref = v;
+	if (!h->count)
+		return 0;
+	seq_printf(m, "%s %s %d ", dir_name(ref->key.stage),
+		   stages[ref->key.stage].name, ref->key.pid);
+	print_comm(m, ref->key.comm);
+	seq_printf(m, " %llu %llu %llu %llu\n", h->count,
+		   hist_percentile(h, 50), hist_percentile(h, 99), h->max);
 	return 0;
 }
-SKBPROF_DEFINE_SHOW_FILE(procs);
+
+static const struct seq_operations procs_seq_ops = {
+	.start	= procs_start,
+	.next	= procs_next,
+	.stop	= procs_stop,
+	.show	= procs_show,
+};
+
+static int procs_open(struct inode *inode, struct file *file)
+{
+	struct procs_snap *snap;
+	int err;
+
+	err = skbprof_file_ready();
+	if (err)
+		return err;
+	snap = procs_snapshot();
+	if (!snap)
+		return -ENOMEM;
+	err = seq_open(file, &procs_seq_ops);
+	if (err) {
+		kvfree(snap);
+		return err;
+	}
+	((struct seq_file *)file->private_data)->private = snap;
+	return 0;
+}
+
+static int procs_release(struct inode *inode, struct file *file)
+{
+	struct seq_file *m = file->private_data;
+
+	kvfree(m->private);
+	return seq_release(inode, file);
+}
+
+static const struct file_operations procs_fops = {
+	.owner		= THIS_MODULE,
+	.open		= procs_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= procs_release,
+};
 
 static int lifetime_show(struct seq_file *m, void *v)
 {
@@ -1202,20 +1350,31 @@ static void latency_stats(struct seq_file *m)
 	seq_printf(m, "lifetime_sample %u\n", lat_lifetime_sample);
 }
 
-/* On each CPU with interrupts off: no handler is half-way in its data. */
-static void reset_cpu(void *unused)
+/* Zero @c's aggregates; its process rows all become free. */
+static void reset_lat(struct lat_cpu *c)
 {
-	struct lat_cpu *c = this_lat();
-	struct proc_row *rows = c->rows;
+	memset(c, 0, LAT_CPU_KEPT);
+	c->rows_gen = c->rows_gen + 1 ?: 1;
+	c->nrows = 0;
+}
 
-	memset(c, 0, sizeof(*c));
-	c->rows = rows;
-	memset(rows, 0, sizeof(*rows) * procs_rows);
+/* On each CPU with interrupts off: no handler is half-way in its data. */
+static void reset_this_cpu(void *unused)
+{
+	reset_lat(this_lat());
 }
 
 static void latency_reset(void)
 {
-	on_each_cpu(reset_cpu, NULL, 1);
+	unsigned int cpu;
+
+	/* no CPU comes or goes: an offline one runs no handler */
+	cpus_read_lock();
+	on_each_cpu(reset_this_cpu, NULL, 1);
+	for_each_possible_cpu(cpu)
+		if (!cpu_online(cpu))
+			reset_lat(lcpu[cpu]);
+	cpus_read_unlock();
 	stamp_reap(0, 0, NULL);
 	stamp_reset_counters();
 	probes_reset();
@@ -1230,6 +1389,7 @@ static void free_cpus(void)
 	for_each_possible_cpu(cpu) {
 		if (!lcpu[cpu])
 			continue;
+		kvfree(lcpu[cpu]->used);
 		kvfree(lcpu[cpu]->rows);
 		kvfree(lcpu[cpu]);
 	}
@@ -1260,9 +1420,11 @@ static int latency_init(void)
 					  cpu_to_node(cpu));
 		if (!lcpu[cpu])
 			goto err_cpus;
+		lcpu[cpu]->rows_gen = 1;
 		lcpu[cpu]->rows = kvcalloc(procs_rows, sizeof(struct proc_row),
 					   GFP_KERNEL);
-		if (!lcpu[cpu]->rows)
+		lcpu[cpu]->used = kvcalloc(procs_rows, sizeof(u32), GFP_KERNEL);
+		if (!lcpu[cpu]->rows || !lcpu[cpu]->used)
 			goto err_cpus;
 	}
 	err = probes_init();

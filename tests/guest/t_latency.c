@@ -835,6 +835,77 @@ TEST(latency_tcp_counts_exact)
 	return 0;
 }
 
+/* Run on @cpu only (-1: on any). */
+static int pin(int cpu)
+{
+	cpu_set_t set;
+	int i;
+
+	CPU_ZERO(&set);
+	for (i = 0; i < CPU_SETSIZE; i++)
+		if (cpu < 0 || i == cpu)
+			CPU_SET(i, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static int cpu_online(int cpu, bool on)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 cpu);
+	return write_file(path, on ? "1" : "0");
+}
+
+/*
+ * A reset reaches every CPU, also one that is offline at the time: its
+ * figures are gone when it comes back.
+ */
+TEST(latency_reset_offline_cpu)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int rx, tx, i, err;
+	char buf[64] = "x", *s, *p;
+
+	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
+	/* loopback UDP made and read on CPU 1: its figures are CPU 1's */
+	CHECK(pin(1) == 0, "cannot run on CPU 1: %s", strerror(errno));
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	rx = socket(AF_INET, SOCK_DGRAM, 0);
+	tx = socket(AF_INET, SOCK_DGRAM, 0);
+	CHECK(rx >= 0 && tx >= 0 && !bind(rx, (void *)&a, sizeof(a)) &&
+	      !getsockname(rx, (void *)&a, &len), "udp sockets");
+	for (i = 0; i < 20; i++) {
+		CHECK(sendto(tx, buf, sizeof(buf), 0, (void *)&a, len) ==
+		      sizeof(buf), "sendto");
+		CHECK(recv(rx, buf, sizeof(buf), 0) == sizeof(buf), "recv");
+	}
+	close(rx);
+	close(tx);
+	CHECK(pin(-1) == 0, "unpin");
+	s = read_file(DEBUGFS_DIR "/latency");
+	CHECK(s && row_count(s, "rx", "udp-app") == 20, "udp-app before the reset");
+	free(s);
+
+	CHECK(cpu_online(1, false) == 0, "cannot take CPU 1 offline");
+	err = write_file(DEBUGFS_DIR "/control", "reset\n");
+	CHECK(cpu_online(1, true) == 0, "cannot bring CPU 1 back");
+	CHECK(err == 0, "reset: %s", strerror(-err));
+
+	s = read_file(DEBUGFS_DIR "/latency");
+	p = read_file(DEBUGFS_DIR "/procs");
+	CHECK(s && p, "cannot read latency and procs");
+	err = row_count(s, "rx", "udp-app") || row_count(s, "tx", "app-udp") ||
+	      strstr(p, " skbprof-test ");
+	if (err)
+		note("after the reset:\n%s\n%s", s, p);
+	free(s);
+	free(p);
+	CHECK(!err, "CPU 1's figures survived a reset made while it was offline");
+	return 0;
+}
+
 /*
  * The files' shape, and the lifetime histogram: with every allocation
  * followed, N datagrams mean at least N skbs allocated and freed.
