@@ -5,7 +5,7 @@
  * Locking: bucket b is guarded by locks[b % NLOCKS] (irq-safe: probes run
  * in process and softirq context).  An entry is linked in, unlinked and
  * changed only under the lock of the bucket its key hashes to, so holding
- * that lock and seeing the entry live with the right key means nobody else
+ * that lock and finding the entry in that bucket's chain means nobody else
  * can touch it.  The free lists have a lock per CPU, taken inside a bucket
  * lock, never the other way round.
  */
@@ -153,9 +153,15 @@ struct stamp *__stamp_lock(unsigned long key, u8 kind, bool count_miss,
 	s = find_rcu(key, kind, b);
 	rcu_read_unlock();
 	if (s) {
+		/*
+		 * The lock-free walk only tells whether to lock.  The entry
+		 * it found may be re-initialised for another key under
+		 * another bucket's lock, and nothing orders those writes
+		 * against reads under this one: find it again in the chain
+		 * this lock guards.
+		 */
 		spin_lock_irqsave(lock_of(b), *flags);
-		if (!(s->live && s->key == key && s->kind == kind))
-			s = find_locked(key, kind, b);	/* it was reused */
+		s = find_locked(key, kind, b);
 		if (s) {
 			__release(lock_of(b));	/* held: see stamp_bucket */
 			return s;
@@ -190,7 +196,6 @@ struct stamp *__stamp_lock_insert(unsigned long key, u8 kind, bool *fresh,
 	stamp_clear(s);
 	WRITE_ONCE(s->key, key);
 	WRITE_ONCE(s->kind, kind);
-	s->live = 1;
 	hlist_nulls_add_head_rcu(&s->node, &buckets[b]);
 	this_cpu_inc(pcpu->inserts);
 	*fresh = true;
@@ -208,7 +213,6 @@ void stamp_unlock(struct stamp *s, unsigned long flags)
 static void unlink_entry(struct stamp *s)
 {
 	hlist_nulls_del_init_rcu(&s->node);
-	s->live = 0;
 	pool_put(s);
 }
 

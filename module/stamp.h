@@ -9,8 +9,8 @@
  * hot path.  Lookups are lock-free RCU walks of hlist_nulls chains; an
  * entry can be reused at once for another key (like SLAB_TYPESAFE_BY_RCU),
  * so a walker that strays onto another chain notices by the nulls value
- * and restarts, and a found entry is only trusted after stamp_lock() has
- * taken its bucket's lock and checked the key again.  Every change to an
+ * and restarts, and a found entry is only trusted once stamp_lock() has
+ * taken its bucket's lock and found it again in the chain.  Every change to an
  * entry (insert, update, remove) is made under its bucket's lock.
  */
 #ifndef _SKBPROF_STAMP_H
@@ -58,14 +58,12 @@ struct stamp {
 	struct stamp *free_next;	/* in a free list, never in a chain */
 	unsigned long key;
 	u8 kind;
-	u8 live;
 	/* the timeline, cleared by stamp_clear(): from here on */
 	u8 point;		/* the last point reached */
 	u8 proto;		/* IPPROTO_TCP / IPPROTO_UDP, 0 unknown */
 	u8 verdict;		/* enum stamp_verdict */
 	u8 decide_at;		/* the point where the filter is applied */
 	u8 reached;		/* bit per point reached */
-	u8 trace;		/* trace mode when it was kept */
 	u16 via[STAMP_MAX_POINTS];	/* the probe that served each point */
 	/* the skb that last carried the timeline: its free ends it */
 	const void *owner;
