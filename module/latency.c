@@ -286,10 +286,17 @@ static void end_incomplete(const struct stamp *s, enum lat_end why)
 		this_lat()->incomplete[s->kind][why]++;
 }
 
-static void set_owner(struct stamp *s, pid_t pid, const char *comm)
+/*
+ * The task running now owns the packet, if a task runs: a point reached
+ * in softirq (5.10's TCP segmentation allocates there) or in an interrupt
+ * would charge whoever it interrupted.
+ */
+static void set_owner_current(struct stamp *s)
 {
-	s->pid = pid;
-	memcpy(s->comm, comm, sizeof(s->comm));
+	if (!in_task())
+		return;
+	s->pid = task_tgid_nr(current);
+	memcpy(s->comm, current->comm, sizeof(s->comm));
 }
 
 /* Addresses and ports from the network header of @skb. */
@@ -663,7 +670,7 @@ static void learn_first(struct stamp *s, const struct sk_buff *skb,
 	}
 	s->proto = proto;
 	/* the sending task, in its sendmsg: later stages run elsewhere */
-	set_owner(s, task_tgid_nr(current), current->comm);
+	set_owner_current(s);
 	tuple_from_sk(sk, fl4, proto, &s->tuple);
 	s->mark = skb->mark;
 	if (sk) {
@@ -736,7 +743,7 @@ static void learn(struct stamp *s, const struct sk_buff *skb, u8 point)
 		}
 		/* copied to the application: the task in recvmsg gets the bill */
 		if (point == RXP_APP)
-			set_owner(s, task_tgid_nr(current), current->comm);
+			set_owner_current(s);
 		return;
 	}
 	if (point == TXP_IP)

@@ -835,6 +835,116 @@ TEST(latency_tcp_counts_exact)
 	return 0;
 }
 
+/* Bulk TCP: the receiver in B reads to the end, the sender in A writes. */
+static int bulk_rx(int ready)
+{
+	struct sockaddr_storage ss;
+	int s, c, one = 1;
+	socklen_t len;
+	char buf[1024];
+
+	if (enter_ns(NS_B))
+		return 1;
+	prctl(PR_SET_NAME, "skbp_brx");
+	fill_addr(AF_INET, IP4_B, IP6_B, 0, &ss, &len);
+	s = socket(AF_INET, SOCK_STREAM, 0);
+	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (s < 0 || bind(s, (void *)&ss, len) || listen(s, 1))
+		return 2;
+	tell(ready, 'r');
+	c = accept(s, NULL, NULL);
+	if (c < 0)
+		return 3;
+	while (read(c, buf, sizeof(buf)) > 0)
+		;
+	close(c);
+	close(s);
+	return 0;
+}
+
+static int bulk_tx(size_t bytes)
+{
+	static char buf[65536];
+	struct sockaddr_storage ss;
+	socklen_t len;
+	size_t sent;
+	int s, big = 4 << 20;
+
+	if (enter_ns(NS_A))
+		return 1;
+	prctl(PR_SET_NAME, "skbp_btx");
+	fill_addr(AF_INET, IP4_B, IP6_B, 0, &ss, &len);
+	s = socket(AF_INET, SOCK_STREAM, 0);
+	/* all of it queued at once: the window lets it out later */
+	setsockopt(s, SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big));
+	if (s < 0 || connect(s, (void *)&ss, len))
+		return 2;
+	for (sent = 0; sent < bytes; sent += sizeof(buf))
+		if (write(s, buf, sizeof(buf)) != sizeof(buf))
+			return 3;
+	close(s);
+	return 0;
+}
+
+/*
+ * Bulk TCP from A to B.  The sender queues all of it in 64 KiB skbs and
+ * closes; the ACKs are then processed in softirq, in whatever task runs
+ * (the receiver in its recvmsg, often), and send the rest from there, cut
+ * to the congestion window (5.10 allocates the pieces in tso_fragment, at
+ * the transmit timeline's first point): only the sender may be charged a
+ * transmit stage.
+ */
+TEST(latency_tcp_bulk_charges_the_sender)
+{
+	int pipefd[2], st, bad = 0;
+	char *s, *line, *save = NULL;
+	pid_t rx, tx;
+	unsigned long long rows = 0;
+
+	CHECK(setup(false) == 0, "setup");
+	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
+	CHECK(pipe(pipefd) == 0, "pipe");
+	fflush(stdout);
+	rx = fork();
+	if (rx == 0)
+		_exit(bulk_rx(pipefd[1]));
+	CHECK(rx > 0 && hear(pipefd[0]) == 'r', "the receiver did not start");
+	tx = fork();
+	if (tx == 0)
+		_exit(bulk_tx(4 << 20));
+	CHECK(tx > 0, "fork");
+	CHECK(waitpid(tx, &st, 0) == tx && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0, "the sender failed (%d)", st);
+	CHECK(waitpid(rx, &st, 0) == rx && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0, "the receiver failed (%d)", st);
+	close(pipefd[0]);
+	close(pipefd[1]);
+	s = read_file(DEBUGFS_DIR "/procs");
+	CHECK(s, "cannot read procs");
+	for (line = strtok_r(s, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char dir[8], stage[16];
+		int pid;
+
+		if (sscanf(line, "%7s %15s %d", dir, stage, &pid) != 3 ||
+		    strcmp(dir, "tx"))
+			continue;
+		rows++;
+		if (pid != tx) {
+			note("charged to pid %d, not the sender %d: %s", pid,
+			     tx, line);
+			bad++;
+		}
+	}
+	free(s);
+	CHECK(procs_count("tx", "app-tcp", tx, "skbp_btx") > 0,
+	      "the sender was charged nothing");
+	CHECK(!bad, "%d of %llu transmit rows charge another process", bad,
+	      rows);
+	teardown();
+	return 0;
+}
+
 /* Run on @cpu only (-1: on any). */
 static int pin(int cpu)
 {
