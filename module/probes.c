@@ -11,6 +11,12 @@
  * one that works ("all" groups: several hand-off tracepoints, the free
  * paths).  A candidate that fails is reported in stats with its error and
  * never fails the load.
+ *
+ * Every group must be served on every supported kernel: stats says so per
+ * group ("group NAME served"), and the guest suite fails on a group left
+ * "unserved".  A group is "absent", not unserved, only when it watches a
+ * function younger than some supported kernel (@optional) and none of
+ * its candidates exists; "off" when its view is switched off.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -51,6 +57,7 @@ struct group {
 	u8 proto;		/* IPPROTO_TCP, IPPROTO_UDP; 0: either */
 	bool all;		/* every candidate that works, not the first */
 	bool lifetime;		/* only when lifetime sampling is on */
+	bool optional;		/* its function is younger than some kernels */
 	struct cand *c;
 	unsigned int n;
 };
@@ -455,16 +462,37 @@ static struct cand c_rekey[] = {
 	    sizeof(struct expand_arg)),
 };
 
-static struct cand c_life[] = {
+/*
+ * The skb constructors, a group each: a rename leaves its group unserved
+ * instead of hiding behind the others.  Nested constructors return the
+ * same skb, whose first stamp stays (lat_life_start()).
+ */
+static struct cand c_life_alloc[] = {
 	KRP("__alloc_skb", krp_life_entry, krp_life_ret, 0),
+};
+
+static struct cand c_life_build[] = {
 	KRP("__build_skb", krp_life_entry, krp_life_ret, 0),
-	KRP("napi_build_skb", krp_life_entry, krp_life_ret, 0),
+};
+
+static struct cand c_life_napi_alloc[] = {
+	KRP("napi_alloc_skb", krp_life_entry, krp_life_ret, 0),	/* 6.12+ */
 	KRP("__napi_alloc_skb", krp_life_entry, krp_life_ret, 0),
+};
+
+static struct cand c_life_napi_build[] = {
+	KRP("napi_build_skb", krp_life_entry, krp_life_ret, 0),	/* 5.12+ */
+};
+
+static struct cand c_life_clone[] = {
 	KRP("skb_clone", krp_life_entry, krp_life_ret, 0),
 };
 
 #define GROUP(nm, k, pt, pr, every, cands) \
 	{ .name = nm, .kind = k, .point = pt, .proto = pr, .all = every, \
+	  .c = cands, .n = ARRAY_SIZE(cands) }
+#define LIFE_GROUP(nm, cands, opt) \
+	{ .name = nm, .kind = -1, .lifetime = true, .optional = opt, \
 	  .c = cands, .n = ARRAY_SIZE(cands) }
 
 static struct group groups[] = {
@@ -494,11 +522,31 @@ static struct group groups[] = {
 	GROUP("tx-drv", STAMP_TX, TXP_DRV, 0, false, c_tx_drv),
 	GROUP("free", -1, 0, 0, true, c_free),
 	GROUP("rekey", -1, 0, 0, true, c_rekey),
-	{ .name = "lifetime", .kind = -1, .all = true, .lifetime = true,
-	  .c = c_life, .n = ARRAY_SIZE(c_life) },
+	LIFE_GROUP("life-alloc", c_life_alloc, false),
+	LIFE_GROUP("life-build", c_life_build, false),
+	LIFE_GROUP("life-napi-alloc", c_life_napi_alloc, false),
+	LIFE_GROUP("life-napi-build", c_life_napi_build, true),
+	LIFE_GROUP("life-clone", c_life_clone, false),
 };
 
 /* ---- registration ---- */
+
+/* "served", "absent", "unserved" or "off"; see the top of the file. */
+static const char *group_state(const struct group *gr)
+{
+	bool missing = true;
+	size_t i;
+
+	if (gr->lifetime && !lat_lifetime_sample)
+		return "off";
+	for (i = 0; i < gr->n; i++) {
+		if (gr->c[i].state == CS_ACTIVE)
+			return "served";
+		missing &= gr->c[i].state == CS_FAILED &&
+			   gr->c[i].err == -ENOENT;
+	}
+	return gr->optional && missing ? "absent" : "unserved";
+}
 
 struct tp_find {
 	const char *name;
@@ -630,9 +678,8 @@ int probes_init(void)
 			c->state = c->err ? CS_FAILED : CS_ACTIVE;
 			served |= !c->err;
 		}
-		if (!served && !gr->lifetime)
-			pr_info("no probe for %s: its stages are unavailable\n",
-				gr->name);
+		if (!strcmp(group_state(gr), "unserved"))
+			pr_warn("no probe serves %s on this kernel\n", gr->name);
 	}
 	return 0;
 }
@@ -735,6 +782,9 @@ void probes_stats(struct seq_file *m)
 	size_t g, i;
 	int cpu;
 
+	for (g = 0; g < ARRAY_SIZE(groups); g++)
+		seq_printf(m, "group %s %s\n", groups[g].name,
+			   group_state(&groups[g]));
 	for (g = 0; g < ARRAY_SIZE(groups); g++) {
 		const struct group *gr = &groups[g];
 

@@ -205,6 +205,16 @@ static json_object *stats_stage(char **tok, int n)
 	return s;
 }
 
+/* "group life-alloc served" */
+static json_object *stats_group(char **tok)
+{
+	json_object *s = json_object_new_object();
+
+	json_object_object_add(s, "group", json_object_new_string(tok[1]));
+	json_object_object_add(s, "state", json_object_new_string(tok[2]));
+	return s;
+}
+
 /* "inflight rx point 3 age_ns 1234 udp 1.2.3.4:5 -> 6.7.8.9:10 pid 42" */
 static json_object *stats_inflight(char **tok, int n)
 {
@@ -227,6 +237,7 @@ json_object *parse_stats(char *text)
 	json_object *o = json_object_new_object();
 	json_object *counters = json_object_new_object();
 	json_object *probes = json_object_new_array();
+	json_object *groups = json_object_new_array();
 	json_object *stages = json_object_new_array();
 	json_object *inflight = json_object_new_array();
 	json_object *other = json_object_new_array();
@@ -240,6 +251,8 @@ json_object *parse_stats(char *text)
 			continue;
 		if (n >= 5 && !strcmp(tok[0], "probe"))
 			json_object_array_add(probes, stats_probe(tok, n));
+		else if (n == 3 && !strcmp(tok[0], "group"))
+			json_object_array_add(groups, stats_group(tok));
 		else if (n >= 4 && !strcmp(tok[0], "stage"))
 			json_object_array_add(stages, stats_stage(tok, n));
 		else if (n >= 2 && !strcmp(tok[0], "inflight"))
@@ -255,6 +268,7 @@ json_object *parse_stats(char *text)
 	}
 	json_object_object_add(o, "counters", counters);
 	json_object_object_add(o, "probes", probes);
+	json_object_object_add(o, "groups", groups);
 	json_object_object_add(o, "stages", stages);
 	json_object_object_add(o, "inflight", inflight);
 	json_object_object_add(o, "other", other);

@@ -236,6 +236,68 @@ TEST(tool_reads_and_explains)
 	return 0;
 }
 
+/* Does the kernel have function @sym (/proc/kallsyms) or tracepoint @sym? */
+static bool kernel_has(const char *kallsyms, const char *sym, bool tp)
+{
+	char needle[160];
+
+	if (tp)
+		return sh("ls -d /sys/kernel/debug/tracing/events/*/%s >/dev/null 2>&1",
+			  sym) == 0;
+	snprintf(needle, sizeof(needle), " %s\n", sym);
+	if (strstr(kallsyms, needle))
+		return true;
+	snprintf(needle, sizeof(needle), " %s\t", sym);
+	return strstr(kallsyms, needle) != NULL;
+}
+
+/*
+ * Every probe group is served on this kernel: a function renamed or
+ * inlined by a new kernel leaves its group "unserved" in stats (6.12's
+ * napi_alloc_skb did).  And where the module says a candidate has no
+ * such symbol, the kernel's own symbol table agrees.
+ */
+TEST(probe_groups_served)
+{
+	char *s, *syms, *line, *save = NULL;
+	int groups = 0, unserved = 0, err;
+
+	err = skbprof_load(NULL);
+	CHECK(err == 0, "loading skbprof: %s", strerror(-err));
+	s = read_file(DEBUGFS_DIR "/stats");
+	syms = read_file("/proc/kallsyms");
+	CHECK(s && syms, "cannot read stats and /proc/kallsyms");
+	for (line = strtok_r(s, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char g[32], sym[64], type[16], state[16], why[32];
+
+		if (sscanf(line, "group %31s %15s", g, state) == 2) {
+			groups++;
+			if (!strcmp(state, "unserved")) {
+				note("%s", line);
+				unserved++;
+			}
+			continue;
+		}
+		if (sscanf(line, "probe %31s %63s %15s %15s %31s", g, sym, type,
+			   state, why) == 5 && !strcmp(state, "unavailable") &&
+		    !strcmp(why, "no-such-symbol(-2)") &&
+		    kernel_has(syms, sym, !strcmp(type, "tracepoint"))) {
+			fail("stats says '%s', but the kernel has %s", line,
+			     sym);
+			free(s);
+			free(syms);
+			return -1;
+		}
+	}
+	free(s);
+	free(syms);
+	CHECK(groups >= 20, "only %d group lines in stats", groups);
+	CHECK(unserved == 0, "%d of %d probe groups unserved", unserved,
+	      groups);
+	return 0;
+}
+
 /* The harness self-test: this one must be reported as failed. */
 SELFTEST(selftest_must_fail)
 {
