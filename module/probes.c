@@ -27,6 +27,8 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
+#include <trace/events/net.h>
+#include <trace/events/skb.h>
 
 #include "latency.h"
 #include "stamp.h"
@@ -90,7 +92,16 @@ static inline struct cand *krp_cand(struct kretprobe_instance *ri)
 
 /* ---- receive ---- */
 
-static void tp_rx_start(void *data, const struct sk_buff *skb)
+/* netif_rx, netif_receive_skb */
+static void tp_rx_start(void *data, struct sk_buff *skb)
+{
+	if (!hit(data))
+		return;
+	lat_rx_start(skb, ((struct cand *)data)->id);
+}
+
+/* the *_entry tracepoints, whose skb is const */
+static void tp_rx_start_entry(void *data, const struct sk_buff *skb)
 {
 	if (!hit(data))
 		return;
@@ -238,7 +249,7 @@ static int kp_tx_ip(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
-static void tp_tx_dev(void *data, const struct sk_buff *skb)
+static void tp_tx_dev(void *data, struct sk_buff *skb)
 {
 	if (!hit(data))
 		return;
@@ -355,10 +366,10 @@ static int krp_life_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 static struct cand c_rx_drv[] = {
 	TP("netif_rx", tp_rx_start),
-	TP("netif_receive_skb_entry", tp_rx_start),
-	TP("netif_receive_skb_list_entry", tp_rx_start),
-	TP("napi_gro_receive_entry", tp_rx_start),
-	TP("napi_gro_frags_entry", tp_rx_start),
+	TP("netif_receive_skb_entry", tp_rx_start_entry),
+	TP("netif_receive_skb_list_entry", tp_rx_start_entry),
+	TP("napi_gro_receive_entry", tp_rx_start_entry),
+	TP("napi_gro_frags_entry", tp_rx_start_entry),
 	/* the core: catches hand-offs without an entry tracepoint */
 	TP("netif_receive_skb", tp_rx_start),
 };
@@ -640,6 +651,26 @@ static void probes_free(void)
 	kp_batch = NULL;
 	free_percpu(hits);
 	hits = NULL;
+}
+
+/*
+ * Each tracepoint handler against its tracepoint's prototype: a kernel
+ * that changes one fails the build here (see compat.h for the ones that
+ * changed already).
+ */
+static void __maybe_unused probes_typecheck(void)
+{
+	check_trace_callback_type_netif_rx(tp_rx_start);
+	check_trace_callback_type_netif_receive_skb(tp_rx_start);
+	check_trace_callback_type_netif_receive_skb_entry(tp_rx_start_entry);
+	check_trace_callback_type_netif_receive_skb_list_entry(tp_rx_start_entry);
+	check_trace_callback_type_napi_gro_receive_entry(tp_rx_start_entry);
+	check_trace_callback_type_napi_gro_frags_entry(tp_rx_start_entry);
+	check_trace_callback_type_skb_copy_datagram_iovec(tp_rx_app);
+	check_trace_callback_type_net_dev_queue(tp_tx_dev);
+	check_trace_callback_type_net_dev_start_xmit(tp_tx_drv);
+	check_trace_callback_type_kfree_skb(tp_kfree_skb);
+	check_trace_callback_type_consume_skb(tp_consume_skb);
 }
 
 int probes_init(void)
