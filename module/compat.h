@@ -24,6 +24,8 @@
  *   before 5.17:  (skb, location)
  *   5.17 to 6.10: (skb, location, reason)
  *   6.11 on:      (skb, location, reason, rx_sk)
+ *   7.x:          rx_sk became const; module/Kbuild tests the header for
+ *                 it and defines SKBPROF_KFREE_SKB_CONST_RX_SK
  * SKBPROF_TP_KFREE_SKB_ARGS is the probe's parameter list.
  * SKBPROF_DEFINE_KFREE_SKB_PROBE(name, handler) defines a probe @name with
  * the running kernel's prototype that calls
@@ -34,7 +36,12 @@
  */
 #define SKBPROF_NO_DROP_REASON	0
 
-#if SKBPROF_KERNEL_AT_LEAST(6, 11)
+#if defined(SKBPROF_KFREE_SKB_CONST_RX_SK)
+#define SKBPROF_TP_KFREE_SKB_ARGS \
+	void *data, struct sk_buff *skb, void *location, \
+	enum skb_drop_reason reason, const struct sock *rx_sk
+#define SKBPROF_TP_KFREE_SKB_REASON	((u32)reason)
+#elif SKBPROF_KERNEL_AT_LEAST(6, 11)
 #define SKBPROF_TP_KFREE_SKB_ARGS \
 	void *data, struct sk_buff *skb, void *location, \
 	enum skb_drop_reason reason, struct sock *rx_sk
@@ -110,6 +117,17 @@ static inline const char *skbprof_drop_reason_name(u32 reason)
 {
 	return NULL;
 }
+#endif
+
+/*
+ * Sparse's lock-context annotations.  7.x replaced them with Clang's
+ * context analysis and dropped __cond_lock(); where it is gone, a
+ * conditionally taken lock is just the expression.
+ */
+#ifdef __cond_lock
+#define skbprof_cond_lock(x, c)	__cond_lock(x, c)
+#else
+#define skbprof_cond_lock(x, c)	(c)
 #endif
 
 /* Stage latency (latency.c, probes.c). */

@@ -24,6 +24,8 @@
 #include <linux/in6.h>
 #include <linux/types.h>
 
+#include "compat.h"
+
 enum stamp_kind {
 	STAMP_RX,
 	STAMP_TX,
@@ -90,7 +92,7 @@ struct stamp *__stamp_lock(unsigned long key, u8 kind, bool count_miss,
 			   unsigned long *flags);
 #define stamp_lock(key, kind, count_miss, flags) ({			\
 	struct stamp *__s;						\
-	__cond_lock(stamp_bucket, (__s = __stamp_lock(key, kind,	\
+	skbprof_cond_lock(stamp_bucket, (__s = __stamp_lock(key, kind,	\
 						      count_miss, flags))); \
 	__s; })
 /*
@@ -102,7 +104,7 @@ struct stamp *__stamp_lock_insert(unsigned long key, u8 kind, bool *fresh,
 				  unsigned long *flags);
 #define stamp_lock_insert(key, kind, fresh, flags) ({			\
 	struct stamp *__s;						\
-	__cond_lock(stamp_bucket, (__s = __stamp_lock_insert(key, kind, \
+	skbprof_cond_lock(stamp_bucket, (__s = __stamp_lock_insert(key, kind, \
 							     fresh, flags))); \
 	__s; })
 /*
