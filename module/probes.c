@@ -13,10 +13,12 @@
  * never fails the load.
  *
  * Every group must be served on every supported kernel: stats says so per
- * group ("group NAME served"), and the guest suite fails on a group left
- * "unserved".  A group is "absent", not unserved, only when it watches a
- * function younger than some supported kernel (@optional) and none of
- * its candidates exists; "off" when its view is switched off.
+ * group ("group NAME served").  A group is "absent", not unserved, only
+ * when it watches a function younger than some supported kernel
+ * (@optional) and none of its candidates exists; "off" when its view is
+ * switched off.  A kernel that leaves a group "unserved" (a newer one
+ * that renamed or inlined its functions) is refused at load, naming the
+ * group, unless allow_unserved=1 asks to run without its stages.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,6 +29,7 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
+#include <linux/utsname.h>
 #include <trace/events/net.h>
 #include <trace/events/skb.h>
 
@@ -63,6 +66,16 @@ struct group {
 	struct cand *c;
 	unsigned int n;
 };
+
+static bool allow_unserved;
+module_param(allow_unserved, bool, 0400);
+MODULE_PARM_DESC(allow_unserved,
+		 "Load even when no probe serves a group on this kernel; its stages are then unavailable");
+
+static char *probe_deny;
+module_param(probe_deny, charp, 0400);
+MODULE_PARM_DESC(probe_deny,
+		 "Testing only: candidates (comma-separated) to treat as absent from the kernel");
 
 static u64 __percpu *hits;
 /* room for every candidate, filled on unload (see unregister_all) */
@@ -542,21 +555,46 @@ static struct group groups[] = {
 
 /* ---- registration ---- */
 
-/* "served", "absent", "unserved" or "off"; see the top of the file. */
-static const char *group_state(const struct group *gr)
+enum group_state { GS_SERVED, GS_ABSENT, GS_UNSERVED, GS_OFF };
+
+static const char *const group_state_names[] = {
+	[GS_SERVED] = "served",
+	[GS_ABSENT] = "absent",
+	[GS_UNSERVED] = "unserved",
+	[GS_OFF] = "off",
+};
+
+/* See the top of the file. */
+static enum group_state group_state(const struct group *gr)
 {
 	bool missing = true;
 	size_t i;
 
 	if (gr->lifetime && !lat_lifetime_sample)
-		return "off";
+		return GS_OFF;
 	for (i = 0; i < gr->n; i++) {
 		if (gr->c[i].state == CS_ACTIVE)
-			return "served";
+			return GS_SERVED;
 		missing &= gr->c[i].state == CS_FAILED &&
 			   gr->c[i].err == -ENOENT;
 	}
-	return gr->optional && missing ? "absent" : "unserved";
+	return gr->optional && missing ? GS_ABSENT : GS_UNSERVED;
+}
+
+/* Is @sym in the comma-separated probe_deny list? */
+static bool denied(const char *sym)
+{
+	const char *p = probe_deny;
+	size_t n = strlen(sym);
+
+	while (p && *p) {
+		if (!strncmp(p, sym, n) && (p[n] == ',' || !p[n]))
+			return true;
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return false;
 }
 
 struct tp_find {
@@ -576,6 +614,8 @@ static int cand_register(struct cand *c)
 {
 	struct tp_find f = { .name = c->sym };
 
+	if (denied(c->sym))
+		return -ENOENT;
 	switch (c->type) {
 	case CT_TP:
 		for_each_kernel_tracepoint(tp_match, &f);
@@ -675,7 +715,7 @@ static void __maybe_unused probes_typecheck(void)
 
 int probes_init(void)
 {
-	unsigned int id = 0;
+	unsigned int id = 0, unserved = 0;
 	size_t g, i;
 
 	for (g = 0; g < ARRAY_SIZE(groups); g++)
@@ -709,8 +749,20 @@ int probes_init(void)
 			c->state = c->err ? CS_FAILED : CS_ACTIVE;
 			served |= !c->err;
 		}
-		if (!strcmp(group_state(gr), "unserved"))
-			pr_warn("no probe serves %s on this kernel\n", gr->name);
+		if (group_state(gr) != GS_UNSERVED)
+			continue;
+		unserved++;
+		if (allow_unserved)
+			pr_warn("no probe serves %s on this kernel: its stages are unavailable\n",
+				gr->name);
+		else
+			pr_err("no probe serves %s on this kernel (%s): not supported; allow_unserved=1 loads without its stages\n",
+			       gr->name, init_utsname()->release);
+	}
+	if (unserved && !allow_unserved) {
+		unregister_all();
+		probes_free();
+		return -ENOENT;
 	}
 	return 0;
 }
@@ -815,7 +867,7 @@ void probes_stats(struct seq_file *m)
 
 	for (g = 0; g < ARRAY_SIZE(groups); g++)
 		seq_printf(m, "group %s %s\n", groups[g].name,
-			   group_state(&groups[g]));
+			   group_state_names[group_state(&groups[g])]);
 	for (g = 0; g < ARRAY_SIZE(groups); g++) {
 		const struct group *gr = &groups[g];
 

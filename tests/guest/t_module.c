@@ -298,6 +298,37 @@ TEST(probe_groups_served)
 	return 0;
 }
 
+/*
+ * A kernel where no probe serves a group (probe_deny= plays a kernel that
+ * renamed both of rx-udp4's functions) is refused, with a message naming
+ * the group; allow_unserved=1 loads without its stages.
+ */
+TEST(unserved_group_refuses_load)
+{
+	char *log, *s;
+	int err;
+
+	sh("dmesg -c > /dev/null");
+	err = skbprof_load("probe_deny=udp_rcv,__udp4_lib_rcv");
+	CHECK(err == -ENOENT, "load with rx-udp4 unserved: %s, want ENOENT",
+	      err ? strerror(-err) : "loaded");
+	CHECK(check_absent() == 0, "not clean after the refused load");
+	log = sh_out(NULL, "dmesg | grep 'skbprof: no probe serves rx-udp4 on this kernel'");
+	err = !log || !*log;
+	free(log);
+	CHECK(!err, "the kernel log does not name rx-udp4");
+
+	err = skbprof_load("probe_deny=udp_rcv,__udp4_lib_rcv allow_unserved=1");
+	CHECK(err == 0, "load with allow_unserved=1: %s", strerror(-err));
+	s = read_file(DEBUGFS_DIR "/stats");
+	CHECK(s, "stats");
+	err = !strstr(s, "\ngroup rx-udp4 unserved\n") ||
+	      !strstr(s, "\ngroup rx-udp6 served\n");
+	free(s);
+	CHECK(!err, "stats does not show rx-udp4 unserved and rx-udp6 served");
+	return 0;
+}
+
 /* The harness self-test: this one must be reported as failed. */
 SELFTEST(selftest_must_fail)
 {
