@@ -8,6 +8,14 @@
 #   . scripts/private-apt.sh
 #   private_apt bullseye      # sets apt_opts=(...) and aptdir
 #   apt-get "${apt_opts[@]}" download PKG
+#   uri=$(debian_uri)         # the machine's Debian mirror
+
+# debian_uri: the URI of the Debian repository configured on this machine
+# (the one serving the machine's own release, bookworm).
+debian_uri() {
+	apt-get indextargets --format '$(REPO_URI) $(RELEASE)' |
+	sed -n 's/ bookworm$//p' | sort -u | head -n1 | grep .
+}
 
 # private_apt DIST: set up (once) and select the configuration for DIST.
 private_apt() {
@@ -20,15 +28,17 @@ private_apt() {
 
 	# A repository counts as Debian when it serves a "bookworm" suite
 	# (the machine's own release); its URI is reused with DIST's suites.
+	# sid (unstable) has no -updates or -security suite.
 	sources=$aptdir/etc/sources.list
 	if [ ! -s "$sources" ]; then
 		tmp=$sources.tmp
 		apt-get indextargets --format '$(REPO_URI) $(RELEASE)' |
 		sort -u | while read -r uri rel; do
-			case $rel in
-			bookworm)		echo "deb $uri $dist main" ;;
-			bookworm-updates)	echo "deb $uri $dist-updates main" ;;
-			bookworm-security)	echo "deb $uri $dist-security main" ;;
+			case $dist:$rel in
+			*:bookworm)		echo "deb $uri $dist main" ;;
+			sid:*)			;;
+			*:bookworm-updates)	echo "deb $uri $dist-updates main" ;;
+			*:bookworm-security)	echo "deb $uri $dist-security main" ;;
 			esac
 		done | sort -u > "$tmp"
 		if [ ! -s "$tmp" ]; then
@@ -51,6 +61,12 @@ private_apt() {
 		-o "Debug::NoLocking=1"
 		-o "Acquire::Languages=none"
 	)
+	# sid's Release file is valid for a week only and is re-signed daily;
+	# a mirror or snapshot that lags reads as expired.  The signature is
+	# still checked.  Stable releases keep the check.
+	if [ "$dist" = sid ]; then
+		apt_opts+=(-o "Acquire::Check-Valid-Until=false")
+	fi
 
 	# Refresh the lists when they are older than a day.
 	stamp=$aptdir/lists/.updated
