@@ -19,17 +19,20 @@ docs=(python3-docutils)
 kernel_build=(flex bison bc libssl-dev libelf-dev)
 deb=(dpkg-dev debhelper dh-dkms dkms fakeroot lintian)
 bench=(bpftrace python3)
+# kernels whose module is built in a chroot of a newer Debian (7.2, sid):
+# scripts/make-chroot.sh; the keyring checks the chroot's Release file
+chroot=(debootstrap debian-archive-keyring)
 
 want=("${base[@]}")
 for what in "${@:-check}"; do
 	case $what in
 	build)	;;
-	check)	want+=("${guest[@]}" "${fuzz[@]}" "${tool_check[@]}" "${docs[@]}") ;;
+	check)	want+=("${guest[@]}" "${chroot[@]}" "${fuzz[@]}" "${tool_check[@]}" "${docs[@]}") ;;
 	fuzz)	want+=("${fuzz[@]}") ;;
 	debug)	want+=("${guest[@]}" "${kernel_build[@]}") ;;
-	demo)	want+=("${guest[@]}") ;;
+	demo)	want+=("${guest[@]}" "${chroot[@]}") ;;
 	deb)	want+=("${deb[@]}") ;;
-	bench)	want+=("${guest[@]}" "${bench[@]}") ;;
+	bench)	want+=("${guest[@]}" "${chroot[@]}" "${bench[@]}") ;;
 	*)	echo "deps: unknown set '$what'" >&2; exit 1 ;;
 	esac
 done
