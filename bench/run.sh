@@ -7,7 +7,7 @@
 # bench/report.py turns the guest's lines into bench/results.md.
 #
 # Environment:
-#   SKBPROF_KERNELS  kernels to run (default: 5.10 6.1 6.12)
+#   SKBPROF_KERNELS  kernels to run (default: 5.10 6.1 6.12 7.2)
 #   BENCH_SECS       guest seconds per workload run (default 1)
 #   BENCH_ROUNDS     rounds (default 5)
 #   BENCH_MODES      comma-separated modes (default: all of them)

@@ -7,7 +7,7 @@
 #      fuzzing run of the control grammar
 #   2. the harness self-test (proves each failure path of a guest run is
 #      caught; its deliberately failing runs are not counted, the proof is)
-#   3. per kernel (5.10, 6.1, 6.12): W=1 build, then the in-guest suite
+#   3. per kernel (5.10, 6.1, 6.12, 7.2): W=1 build, then the in-guest suite
 # Ends with one line "N passed, N failed"; exits non-zero on any failure.
 #
 # Environment: SKBPROF_KERNELS="6.1" to limit kernels, SKBPROF_TESTS="a b"

@@ -12,7 +12,7 @@
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${SKBPROF_OUT:-$TOP/.cache/out}
-KERNELS=${SKBPROF_KERNELS:-5.10 6.1 6.12}
+KERNELS=${SKBPROF_KERNELS:-5.10 6.1 6.12 7.2}
 MARKER=SKBPROF-TESTS-COMPLETE
 BAD_LOG='BUG:|WARNING:|Oops|general protection|soft lockup|hard LOCKUP|RCU stall|rcu_sched detected stalls|rcu: INFO: .* detected stalls|refcount_t:|list_add corruption|list_del corruption|Kernel panic|UBSAN:|KASAN:|kmemleak:.*new suspected'
 
