@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -415,6 +416,22 @@ long long snmp_value(const char *proto, const char *field)
 }
 
 /* ---- what the module says ---- */
+
+const char *udp_noport_fn(int family)
+{
+	static const char *fn[2];
+	int v6 = family == AF_INET6;
+	char *syms;
+
+	if (fn[v6])
+		return fn[v6];
+	syms = read_file("/proc/kallsyms");
+	fn[v6] = v6 ? "__udp6_lib_rcv" : "__udp4_lib_rcv";
+	if (!syms || !(strstr(syms, v6 ? " __udp6_lib_rcv\n" : " __udp4_lib_rcv\n")))
+		fn[v6] = v6 ? "udpv6_rcv" : "udp_rcv";
+	free(syms);
+	return fn[v6];
+}
 
 unsigned long long drops_at(const char *sym)
 {

@@ -87,6 +87,13 @@ long long snmp_table_value(char *text, const char *proto, const char *field);
 /* A counter of /proc/net/snmp; -1 when missing. */
 long long snmp_value(const char *proto, const char *field);
 
+/*
+ * The function that drops UDP to a closed port, where drops rows locate
+ * it: __udp4_lib_rcv (__udp6_lib_rcv for AF_INET6), or udp_rcv
+ * (udpv6_rcv) on kernels that inline it there (7.x); from /proc/kallsyms.
+ */
+const char *udp_noport_fn(int family);
+
 /* Sum of the counts of skbprof's drops rows located in function @sym. */
 unsigned long long drops_at(const char *sym);
 

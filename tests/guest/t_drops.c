@@ -477,15 +477,13 @@ static const char *const *nft_drop_syms(void)
 /* ---- the tests -------------------------------------------------------- */
 
 /*
- * UDP to a closed port: __udp4_lib_rcv()/__udp6_lib_rcv() count NoPorts,
- * answer with an ICMP port unreachable and drop the datagram (reason
- * NO_SOCKET from 5.17).
+ * UDP to a closed port: __udp4_lib_rcv()/__udp6_lib_rcv() (udp_rcv(),
+ * udpv6_rcv() in 7.x) count NoPorts, answer with an ICMP port unreachable
+ * and drop the datagram (reason NO_SOCKET from 5.17).
  */
 static int udp_closed_port(int family)
 {
-	static const char *const syms4[] = { "__udp4_lib_rcv", NULL };
-	static const char *const syms6[] = { "__udp6_lib_rcv", NULL };
-	const char *const *syms = family == AF_INET ? syms4 : syms6;
+	const char *const syms[] = { udp_noport_fn(family), NULL };
 	static const char *const icmp6syms[] = { "icmpv6_rcv", NULL };
 	struct ctr c4 = { "Udp", "NoPorts" }, c6 = { NULL, "Udp6NoPorts" };
 	struct ctr i4 = { "Icmp", "InDestUnreachs" };
@@ -979,7 +977,7 @@ TEST(drops_clean_tcp_transfer)
 /* reset empties the file and the counters; later drops count afresh. */
 TEST(drops_reset_clears)
 {
-	static const char *const syms[] = { "__udp4_lib_rcv", NULL };
+	const char *const syms[] = { udp_noport_fn(AF_INET), NULL };
 	struct ctr c = { "Udp", "NoPorts" };
 	long long before, after;
 	char *file, *tool;
@@ -1040,7 +1038,7 @@ TEST(drops_reset_clears)
  */
 TEST(drops_key_overflow)
 {
-	static const char *const syms4[] = { "__udp4_lib_rcv", NULL };
+	const char *const syms4[] = { udp_noport_fn(AF_INET), NULL };
 	struct ctr cu = { "Udp", "NoPorts" }, ct = { "Tcp", "OutRsts" };
 	long long bu, au, bt, at;
 	int rows;
@@ -1104,7 +1102,7 @@ static int send_on_cpu(int cpu, int n)
  */
 TEST(drops_merge_cpus)
 {
-	static const char *const syms[] = { "__udp4_lib_rcv", NULL };
+	const char *const syms[] = { udp_noport_fn(AF_INET), NULL };
 	struct ctr c = { "Udp", "NoPorts" };
 	const int n = 3000;
 	long long before, after, missed;
@@ -1317,8 +1315,6 @@ TEST(drops_unload_under_load)
 #define PORT_F1		33310
 #define PORT_F2		33311
 
-static const char *const udp4_syms[] = { "__udp4_lib_rcv", NULL };
-static const char *const udp6_syms[] = { "__udp6_lib_rcv", NULL };
 
 static int control_set(const char *cmds)
 {
@@ -1357,14 +1353,15 @@ static int udp_send_to(const char *addr, int port, int n, unsigned int mark,
 	return 0;
 }
 
-/* NO_SOCKET drops counted in __udp4_lib_rcv, the drops file read anew. */
+/* NO_SOCKET drops counted in UDP receive, the drops file read anew. */
 static long long udp4_noport_drops(void)
 {
+	const char *const syms[] = { udp_noport_fn(AF_INET), NULL };
 	int rows;
 
 	if (drops_read())
 		return -1;
-	return rows_sum(reason("NO_SOCKET"), udp4_syms, &rows);
+	return rows_sum(reason("NO_SOCKET"), syms, &rows);
 }
 
 /*
@@ -1390,6 +1387,8 @@ TEST(filter_drops_port)
 
 TEST(filter_drops_prefix_and_family)
 {
+	const char *const udp4_syms[] = { udp_noport_fn(AF_INET), NULL };
+	const char *const udp6_syms[] = { udp_noport_fn(AF_INET6), NULL };
 	struct ctr c4 = { "Udp", "NoPorts" }, c6 = { NULL, "Udp6NoPorts" };
 	long long before6;
 	int rows;
@@ -1668,8 +1667,8 @@ TEST(trace_drop_lines)
 		return -1;
 	trace_drain(buf, sizeof(buf), 0);
 	note("trace:\n%s", buf);
-	snprintf(want, sizeof(want), "DROP %s __udp4_lib_rcv+0x",
-		 have_reasons() ? "NO_SOCKET" : "-");
+	snprintf(want, sizeof(want), "DROP %s %s+0x",
+		 have_reasons() ? "NO_SOCKET" : "-", udp_noport_fn(AF_INET));
 	lines = count_lines(buf, want);
 	CHECK_EQ(lines, 7);
 	/* the drop, and how far the datagram got: into UDP receive */
