@@ -16,6 +16,9 @@
 #     (this host has no /lib/modules for 5.10);
 #   - 32-bit kernels: DKMS skips one (BUILD_EXCLUSIVE_CONFIG, exit 77), and
 #     a build by hand stops at once, naming CONFIG_64BIT;
+#   - 7.2: sid's headers need its gcc-16 and libc, so DKMS itself runs in
+#     the sid build chroot (scripts/make-chroot.sh): add, build against
+#     the chroot's 7.2 headers, vermagic checked, removed again;
 #   - `make dkms-remove` leaves nothing behind.
 # Cleans up after itself, also on failure.  The header packages stay, like
 # any other test dependency.  Skipped with SKBPROF_SKIP_DKMS=1.
@@ -28,17 +31,18 @@ set -u
 range=$(bash -c '. "$1"; echo "$BUILD_EXCLUSIVE_KERNEL"' _ "$top/dkms.conf")
 bad=
 for r in 5.10.0-46-cloud-amd64 5.15.0-1-amd64 5.19.17 6.1.0-56-cloud-amd64 \
-	6.12.117+deb12-cloud-amd64 6.18.44-fc-v595; do
+	6.12.117+deb12-cloud-amd64 6.18.44-fc-v595 7.0.0-1-amd64 \
+	7.2.13+deb14-cloud-amd64; do
 	[[ $r =~ $range ]] || bad+=" $r (refused)"
 done
-for r in 4.19.0-27-amd64 5.4.0-1-amd64 5.9.16 3.16.0-11-amd64 7.0.0-1-amd64 \
-	60.1.0; do
+for r in 4.19.0-27-amd64 5.4.0-1-amd64 5.9.16 3.16.0-11-amd64 8.0.0-1-amd64 \
+	60.1.0 70.1.0; do
 	[[ $r =~ $range ]] && bad+=" $r (accepted)"
 done
 if [ -n "$bad" ]; then
 	echo "FAIL host/dkms/range: '$range':$bad"
 else
-	echo "ok host/dkms/range: '$range' takes 5.10 to 6.x, refuses older and 7"
+	echo "ok host/dkms/range: '$range' takes 5.10 to 7.x, refuses older and 8"
 fi
 
 [ -n "${SKBPROF_SKIP_DKMS:-}" ] && exit 0
@@ -135,6 +139,31 @@ else
 	else
 		echo "FAIL host/dkms/$krel510: $err"
 	fi
+fi
+
+# 7.2, with sid's own DKMS in the sid chroot the harness builds 7.2 in.
+if env72=$(kernel_env_file 7.2) && krel72=$(. "$env72"; echo "$KREL") &&
+   root72=$(. "$env72"; echo "$KCHROOT") && [ -n "$root72" ] &&
+   "$top/scripts/make-chroot.sh" sid dkms > "$log" 2>&1; then
+	src72=$shim/dkms72
+	make -s -C "$top" dkms-src DESTDIR="$src72" > /dev/null
+	"$top/scripts/in-chroot.sh" "$root72" "$src72" bash -c '
+		dkms add "$1/usr/src/skbprof-$2" && dkms build "skbprof/$2" -k "$3"
+		rc=$?
+		modinfo -F vermagic /var/lib/dkms/skbprof/"$2"/"$3"/*/module/skbprof.ko* 2>&1 | head -n1
+		dkms remove "skbprof/$2" --all > /dev/null 2>&1
+		rm -rf "/usr/src/skbprof-$2"
+		exit $rc' dkms72 "$src72" "$ver" "$krel72" > "$log" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		echo "FAIL host/dkms/$krel72: dkms build in the sid chroot exited $rc: $(tail -n 8 "$log" | tr '\n' '|')"
+	elif ! grep -q "^$krel72 " "$log"; then
+		echo "FAIL host/dkms/$krel72: vermagic: $(tail -n 3 "$log" | tr '\n' '|')"
+	else
+		echo "ok host/dkms/$krel72: sid's DKMS built it in the sid chroot, vermagic $krel72"
+	fi
+else
+	echo "FAIL host/dkms/7.2: no 7.2 kernel or sid chroot: $(tail -n 3 "$log" | tr '\n' '|')"
 fi
 
 make -s -C "$top" dkms-remove > "$log" 2>&1
