@@ -308,32 +308,14 @@ static const struct seq_operations drops_seq_ops = {
 	.show	= drops_seq_show,
 };
 
-static int drops_open(struct inode *inode, struct file *file)
+static void *drops_take(void)
 {
-	struct drops_snap *snap;
-	int err;
-
-	err = skbprof_file_ready();
-	if (err)
-		return err;
-	snap = drops_snapshot();
-	if (!snap)
-		return -ENOMEM;
-	err = seq_open(file, &drops_seq_ops);
-	if (err) {
-		kvfree(snap);
-		return err;
-	}
-	((struct seq_file *)file->private_data)->private = snap;
-	return 0;
+	return drops_snapshot();
 }
 
-static int drops_release(struct inode *inode, struct file *file)
+static int drops_open(struct inode *inode, struct file *file)
 {
-	struct seq_file *m = file->private_data;
-
-	kvfree(m->private);
-	return seq_release(inode, file);
+	return skbprof_snapshot_open(file, &drops_seq_ops, drops_take);
 }
 
 static const struct file_operations drops_fops = {
@@ -341,7 +323,7 @@ static const struct file_operations drops_fops = {
 	.open		= drops_open,
 	.read		= seq_read,
 	.llseek		= seq_lseek,
-	.release	= drops_release,
+	.release	= skbprof_snapshot_release,
 };
 
 static void drops_reset(void)

@@ -1225,32 +1225,14 @@ static const struct seq_operations procs_seq_ops = {
 	.show	= procs_show,
 };
 
-static int procs_open(struct inode *inode, struct file *file)
+static void *procs_take(void)
 {
-	struct procs_snap *snap;
-	int err;
-
-	err = skbprof_file_ready();
-	if (err)
-		return err;
-	snap = procs_snapshot();
-	if (!snap)
-		return -ENOMEM;
-	err = seq_open(file, &procs_seq_ops);
-	if (err) {
-		kvfree(snap);
-		return err;
-	}
-	((struct seq_file *)file->private_data)->private = snap;
-	return 0;
+	return procs_snapshot();
 }
 
-static int procs_release(struct inode *inode, struct file *file)
+static int procs_open(struct inode *inode, struct file *file)
 {
-	struct seq_file *m = file->private_data;
-
-	kvfree(m->private);
-	return seq_release(inode, file);
+	return skbprof_snapshot_open(file, &procs_seq_ops, procs_take);
 }
 
 static const struct file_operations procs_fops = {
@@ -1258,7 +1240,7 @@ static const struct file_operations procs_fops = {
 	.open		= procs_open,
 	.read		= seq_read,
 	.llseek		= seq_lseek,
-	.release	= procs_release,
+	.release	= skbprof_snapshot_release,
 };
 
 static int lifetime_show(struct seq_file *m, void *v)

@@ -13,6 +13,7 @@
 
 #include <linux/debugfs.h>
 #include <linux/err.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/utsname.h>
@@ -57,6 +58,35 @@ int skbprof_file_ready(void)
 {
 	/* pairs with the release at the end of skbprof_init() */
 	return smp_load_acquire(&skbprof_loaded) ? 0 : -ENODEV;
+}
+
+int skbprof_snapshot_open(struct file *file, const struct seq_operations *ops,
+			  void *(*take)(void))
+{
+	void *snap;
+	int err;
+
+	err = skbprof_file_ready();
+	if (err)
+		return err;
+	snap = take();
+	if (!snap)
+		return -ENOMEM;
+	err = seq_open(file, ops);
+	if (err) {
+		kvfree(snap);
+		return err;
+	}
+	((struct seq_file *)file->private_data)->private = snap;
+	return 0;
+}
+
+int skbprof_snapshot_release(struct inode *inode, struct file *file)
+{
+	struct seq_file *m = file->private_data;
+
+	kvfree(m->private);
+	return seq_release(inode, file);
 }
 
 static int stats_show(struct seq_file *m, void *v)

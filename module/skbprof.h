@@ -50,6 +50,16 @@ struct skbprof_part {
  */
 int skbprof_file_ready(void);
 
+/*
+ * Open a seq_file that walks a snapshot taken at open: @take() returns it
+ * (kvmalloc'd; NULL: -ENOMEM), and it becomes the seq_file's private
+ * data until skbprof_snapshot_release() frees it at close.  Calls
+ * skbprof_file_ready() first.
+ */
+int skbprof_snapshot_open(struct file *file, const struct seq_operations *ops,
+			  void *(*take)(void));
+int skbprof_snapshot_release(struct inode *inode, struct file *file);
+
 /* DEFINE_SHOW_ATTRIBUTE() for skbprof's files: an open that waits for load. */
 #define SKBPROF_DEFINE_SHOW_FILE(__name)				\
 static int __name##_open(struct inode *inode, struct file *file)	\
