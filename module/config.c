@@ -482,7 +482,7 @@ static int parse_stages(struct parser *ps,
 			name.n++;
 		pos += name.n;
 		for (i = 0; i < st->count; i++)
-			if (tok_is(name, st->names[i]))
+			if (tok_is(name, st->name(i)))
 				break;
 		if (i == st->count)
 			return perr(ps, "stages: unknown stage '%s'", q(ps, name));
@@ -736,7 +736,7 @@ int skbprof_config_print(const struct skbprof_config *cfg,
 		for (i = 0; i < stages->count; i++) {
 			if (!(cfg->stages & (1u << i)))
 				continue;
-			put(&o, "%s%s", first ? " " : ",", stages->names[i]);
+			put(&o, "%s%s", first ? " " : ",", stages->name(i));
 			first = false;
 		}
 		put(&o, "\n");

@@ -91,7 +91,7 @@ struct skbprof_config {
 
 /* The stage names `stages` accepts, in bit order. */
 struct skbprof_stage_names {
-	const char *const *names;
+	const char *(*name)(unsigned int i);	/* stage i's name */
 	unsigned int count;	/* at most SKBPROF_MAX_STAGES */
 };
 

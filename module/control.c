@@ -35,34 +35,6 @@
 #include "pkttrace.h"
 #include "skbprof.h"
 
-/* The stage names `stages` accepts; their order is enum skbprof_stage's. */
-static const char *const stage_name_list[SKBPROF_NR_STAGES] = {
-	[SKBPROF_STAGE_DRV_IP]	= "drv-ip",
-	[SKBPROF_STAGE_IP_TCP]	= "ip-tcp",
-	[SKBPROF_STAGE_IP_UDP]	= "ip-udp",
-	[SKBPROF_STAGE_TCP_APP]	= "tcp-app",
-	[SKBPROF_STAGE_UDP_APP]	= "udp-app",
-	[SKBPROF_STAGE_RX_TOTAL] = "rx-total",
-	[SKBPROF_STAGE_APP_TCP]	= "app-tcp",
-	[SKBPROF_STAGE_APP_UDP]	= "app-udp",
-	[SKBPROF_STAGE_TCP_IP]	= "tcp-ip",
-	[SKBPROF_STAGE_UDP_IP]	= "udp-ip",
-	[SKBPROF_STAGE_IP_DEV]	= "ip-dev",
-	[SKBPROF_STAGE_DEV_DRV]	= "dev-drv",
-	[SKBPROF_STAGE_TX_TOTAL] = "tx-total",
-	[SKBPROF_STAGE_DROPS]	= "drops",
-};
-
-static const struct skbprof_stage_names stage_names = {
-	.names = stage_name_list,
-	.count = SKBPROF_NR_STAGES,
-};
-
-const char *skbprof_stage_name(enum skbprof_stage stage)
-{
-	return stage < SKBPROF_NR_STAGES ? stage_name_list[stage] : "?";
-}
-
 struct config_box {
 	struct rcu_head rcu;
 	struct skbprof_config cfg;
@@ -112,7 +84,7 @@ static int control_apply(const char *buf, size_t len, bool *reset)
 	old = rcu_dereference_protected(config_cur,
 					lockdep_is_held(&control_lock));
 	next->cfg = old->cfg;
-	err = skbprof_config_parse(&next->cfg, &stage_names, buf, len,
+	err = skbprof_config_parse(&next->cfg, &skbprof_stage_names, buf, len,
 				   &actions, msg, sizeof(msg));
 	if (!err && next->cfg.trace != SKBPROF_TRACE_OFF) {
 		err = skbprof_trace_prepare();
@@ -177,7 +149,7 @@ static int control_show(struct seq_file *m, void *v)
 	mutex_lock(&control_lock);
 	box = rcu_dereference_protected(config_cur,
 					lockdep_is_held(&control_lock));
-	len = skbprof_config_print(&box->cfg, &stage_names, buf,
+	len = skbprof_config_print(&box->cfg, &skbprof_stage_names, buf,
 				   SKBPROF_CONFIG_MAX);
 	seq_write(m, buf, min(len, SKBPROF_CONFIG_MAX - 1));
 	seq_printf(m, "last_error: %s\n", last_error[0] ? last_error : "none");
@@ -239,7 +211,7 @@ static int control_init(void)
 	box = kzalloc(sizeof(*box), GFP_KERNEL);
 	if (!box)
 		return -ENOMEM;
-	skbprof_config_default(&box->cfg, &stage_names);
+	skbprof_config_default(&box->cfg, &skbprof_stage_names);
 	RCU_INIT_POINTER(config_cur, box);
 
 	err = 0;

@@ -71,56 +71,10 @@ module_param_named(lifetime_sample, lat_lifetime_sample, uint, 0400);
 MODULE_PARM_DESC(lifetime_sample,
 		 "Follow one skb allocation in N for lifetime (0: off, default 16)");
 
-/* The stages, numbered as the control file's `stages` bits. */
-enum stage {
-	ST_DRV_IP = SKBPROF_STAGE_DRV_IP,
-	ST_IP_TCP = SKBPROF_STAGE_IP_TCP,
-	ST_IP_UDP = SKBPROF_STAGE_IP_UDP,
-	ST_TCP_APP = SKBPROF_STAGE_TCP_APP,
-	ST_UDP_APP = SKBPROF_STAGE_UDP_APP,
-	ST_RX_TOTAL = SKBPROF_STAGE_RX_TOTAL,
-	ST_APP_TCP = SKBPROF_STAGE_APP_TCP,
-	ST_APP_UDP = SKBPROF_STAGE_APP_UDP,
-	ST_TCP_IP = SKBPROF_STAGE_TCP_IP,
-	ST_UDP_IP = SKBPROF_STAGE_UDP_IP,
-	ST_IP_DEV = SKBPROF_STAGE_IP_DEV,
-	ST_DEV_DRV = SKBPROF_STAGE_DEV_DRV,
-	ST_TX_TOTAL = SKBPROF_STAGE_TX_TOTAL,
-	NSTAGES
-};
-
-#define RX_STAGES	GENMASK(ST_RX_TOTAL, ST_DRV_IP)
-#define TX_STAGES	GENMASK(ST_TX_TOTAL, ST_APP_TCP)
-
 /* The points' names in the verbose trace; the transport's is its own. */
 static const char *const point_names[2][STAMP_MAX_POINTS] = {
 	[STAMP_RX] = { "drv", "ip", "l4", "app" },
 	[STAMP_TX] = { "app", "l4", "ip", "dev", "drv" },
-};
-
-static const u8 last_point[2] = { [STAMP_RX] = RXP_APP, [STAMP_TX] = TXP_DRV };
-
-static const struct stage_def {
-	const char *name;
-	u8 kind;		/* STAMP_RX / STAMP_TX */
-	u8 from, to;		/* points */
-	u8 from_proto, to_proto;
-} stages[NSTAGES] = {
-	[ST_DRV_IP]   = { "drv-ip",   STAMP_RX, RXP_DRV, RXP_IP, 0, 0 },
-	[ST_IP_TCP]   = { "ip-tcp",   STAMP_RX, RXP_IP, RXP_L4, 0, IPPROTO_TCP },
-	[ST_IP_UDP]   = { "ip-udp",   STAMP_RX, RXP_IP, RXP_L4, 0, IPPROTO_UDP },
-	[ST_TCP_APP]  = { "tcp-app",  STAMP_RX, RXP_L4, RXP_APP, IPPROTO_TCP, 0 },
-	[ST_UDP_APP]  = { "udp-app",  STAMP_RX, RXP_L4, RXP_APP, IPPROTO_UDP, 0 },
-	[ST_RX_TOTAL] = { "rx-total", STAMP_RX, RXP_DRV, RXP_APP, 0, 0 },
-	[ST_APP_TCP]  = { "app-tcp",  STAMP_TX, TXP_APP, TXP_L4,
-			  IPPROTO_TCP, IPPROTO_TCP },
-	[ST_APP_UDP]  = { "app-udp",  STAMP_TX, TXP_APP, TXP_L4,
-			  IPPROTO_UDP, IPPROTO_UDP },
-	[ST_TCP_IP]   = { "tcp-ip",   STAMP_TX, TXP_L4, TXP_IP, IPPROTO_TCP, 0 },
-	[ST_UDP_IP]   = { "udp-ip",   STAMP_TX, TXP_L4, TXP_IP, IPPROTO_UDP, 0 },
-	[ST_IP_DEV]   = { "ip-dev",   STAMP_TX, TXP_IP, TXP_DEV, 0, 0 },
-	[ST_DEV_DRV]  = { "dev-drv",  STAMP_TX, TXP_DEV, TXP_DRV, 0, 0 },
-	[ST_TX_TOTAL] = { "tx-total", STAMP_TX, TXP_APP, TXP_DRV, 0, 0 },
 };
 
 static const char *const end_names[END_REASONS] = {
@@ -130,35 +84,6 @@ static const char *const end_names[END_REASONS] = {
 	[END_RESTARTED] = "restarted",
 	[END_REKEYED] = "rekeyed",
 };
-
-/* The stage ending at @point of a @kind timeline carrying @proto. */
-static int stage_of(u8 kind, u8 point, u8 proto)
-{
-	bool tcp = proto == IPPROTO_TCP, udp = proto == IPPROTO_UDP;
-
-	if (kind == STAMP_RX) {
-		switch (point) {
-		case RXP_IP:
-			return ST_DRV_IP;
-		case RXP_L4:
-			return tcp ? ST_IP_TCP : udp ? ST_IP_UDP : -1;
-		case RXP_APP:
-			return tcp ? ST_TCP_APP : udp ? ST_UDP_APP : -1;
-		}
-	} else {
-		switch (point) {
-		case TXP_L4:
-			return tcp ? ST_APP_TCP : udp ? ST_APP_UDP : -1;
-		case TXP_IP:
-			return tcp ? ST_TCP_IP : udp ? ST_UDP_IP : -1;
-		case TXP_DEV:
-			return ST_IP_DEV;
-		case TXP_DRV:
-			return ST_DEV_DRV;
-		}
-	}
-	return -1;
-}
 
 /* The worst packet of a stage since the last reset. */
 struct exemplar {
@@ -192,8 +117,8 @@ struct proc_row {
  * used[0..nrows), so reading costs what is in use, not procs_rows.
  */
 struct lat_cpu {
-	struct hist stage[NSTAGES];
-	struct exemplar worst[NSTAGES];
+	struct hist stage[SKBPROF_TIMELINE_STAGES];
+	struct exemplar worst[SKBPROF_TIMELINE_STAGES];
 	struct hist life;
 	u64 incomplete[2][END_REASONS];
 	u64 verdicts[2][STAMP_FILTERED + 1];
@@ -505,18 +430,18 @@ static void trace_timeline(const struct stamp *s)
 	int st;
 
 	n = scnprintf(line, sizeof(line), "%s", kind_name(s));
-	for (i = 1; i <= last_point[s->kind]; i++) {
+	for (i = 1; i <= skbprof_last_point(s->kind); i++) {
 		u64 d;
 		u32 ns;
 
-		st = stage_of(s->kind, i, s->proto);
+		st = skbprof_stage_ending(s->kind, i, s->proto);
 		if (st < 0 || !(s->stages & BIT(st)) || !reached(s, i) ||
 		    !reached(s, i - 1))
 			continue;
 		d = div_u64_rem(s->t_point[i] - s->t_point[i - 1],
 				NSEC_PER_USEC, &ns);
 		n += scnprintf(line + n, sizeof(line) - n, " %s %llu.%03uus",
-			       stages[st].name, d, ns);
+			       skbprof_stages[st].name, d, ns);
 	}
 	stamp_pktinfo(s, &pi);
 	skbprof_fmt_flow(flow, sizeof(flow), &pi);
@@ -532,7 +457,7 @@ static void account(struct stamp *s, unsigned int point)
 
 	if (!point || !reached(s, point) || !reached(s, point - 1))
 		return;
-	st = stage_of(s->kind, point, s->proto);
+	st = skbprof_stage_ending(s->kind, point, s->proto);
 	if (st < 0 || !(s->stages & BIT(st)))
 		return;
 	d = s->t_point[point] - s->t_point[point - 1];
@@ -600,14 +525,14 @@ static void repeat(const struct stamp *s, const struct skbprof_config *cfg,
 static void finish(struct stamp *s, const struct skbprof_config *cfg,
 		   u64 now)
 {
-	int total = s->kind == STAMP_RX ? ST_RX_TOTAL : ST_TX_TOTAL;
+	int total = s->kind == STAMP_RX ? SKBPROF_STAGE_RX_TOTAL : SKBPROF_STAGE_TX_TOTAL;
 	unsigned int i;
 
 	if (s->verdict != STAMP_KEEP)
 		return;
 	/* the receiver is known now: it gets the bill of every stage */
 	for (i = 1; s->kind == STAMP_RX && i <= RXP_APP; i++) {
-		int st = stage_of(STAMP_RX, i, s->proto);
+		int st = skbprof_stage_ending(STAMP_RX, i, s->proto);
 		u64 d = s->t_point[i] - s->t_point[i - 1];
 
 		if (st < 0 || !(s->stages & BIT(st)) || !reached(s, i) ||
@@ -696,7 +621,7 @@ static void lat_start(const struct sk_buff *skb, u8 kind,
 		return;
 	rcu_read_lock();
 	cfg = skbprof_config();
-	if (!(cfg->stages & (kind == STAMP_RX ? RX_STAGES : TX_STAGES)))
+	if (!(cfg->stages & (kind == STAMP_RX ? SKBPROF_RX_STAGES : SKBPROF_TX_STAGES)))
 		goto out;
 	now = ktime_get_ns();
 	s = stamp_lock_insert(head_key(skb), kind, &fresh, &flags);
@@ -796,7 +721,7 @@ static void lat_point(const struct sk_buff *skb, u8 kind, u8 point, u8 proto,
 	learn(s, skb, point);
 	reach(s, skb, point, via, now);
 	progress(s, cfg, point);
-	if (point != last_point[kind]) {
+	if (point != skbprof_last_point(kind)) {
 		stamp_unlock(s, flags);
 		goto out;
 	}
@@ -828,7 +753,7 @@ static bool seen_as(unsigned long key, u8 kind, struct lat_seen *seen)
 	if (!s)
 		return false;
 	if (s->point)
-		st = stage_of(kind, s->point, s->proto);
+		st = skbprof_stage_ending(kind, s->point, s->proto);
 	else
 		st = kind == STAMP_RX ? LAT_REACHED_RX_DRV : LAT_REACHED_TX_APP;
 	seen->reached = st < 0 ? LAT_REACHED_NONE : st;
@@ -848,8 +773,8 @@ bool lat_seen(const struct sk_buff *skb, struct lat_seen *seen)
 
 const char *lat_reached_name(u8 reached)
 {
-	if (reached < NSTAGES)
-		return stages[reached].name;
+	if (reached < SKBPROF_TIMELINE_STAGES)
+		return skbprof_stages[reached].name;
 	if (reached == LAT_REACHED_RX_DRV)
 		return "rx-drv";
 	if (reached == LAT_REACHED_TX_APP)
@@ -1043,38 +968,41 @@ static void print_comm(struct seq_file *m, const char *comm)
 
 static const char *dir_name(int st)
 {
-	return stages[st].kind == STAMP_RX ? "rx" : "tx";
+	return skbprof_dir_name(skbprof_stages[st].dir);
 }
 
 static int latency_show(struct seq_file *m, void *v)
 {
-	struct { struct hist h[NSTAGES]; struct exemplar w[NSTAGES]; } *t;
+	struct {
+		struct hist h[SKBPROF_TIMELINE_STAGES];
+		struct exemplar w[SKBPROF_TIMELINE_STAGES];
+	} *t;
 	int st;
 
 	t = kvmalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
-	for (st = 0; st < NSTAGES; st++)
+	for (st = 0; st < SKBPROF_TIMELINE_STAGES; st++)
 		merge_stage(st, &t->h[st], &t->w[st]);
 
 	seq_puts(m, "# dir stage count min p50 p90 p99 max avg (ns)\n");
-	for (st = 0; st < NSTAGES; st++) {
+	for (st = 0; st < SKBPROF_TIMELINE_STAGES; st++) {
 		const struct hist *h = &t->h[st];
 
 		if (!h->count)
 			continue;
 		seq_printf(m, "%s %s %llu %llu %llu %llu %llu %llu %llu\n",
-			   dir_name(st), stages[st].name, h->count, h->min,
+			   dir_name(st), skbprof_stages[st].name, h->count, h->min,
 			   hist_percentile(h, 50), hist_percentile(h, 90),
 			   hist_percentile(h, 99), h->max, hist_avg(h));
 	}
-	for (st = 0; st < NSTAGES; st++) {
+	for (st = 0; st < SKBPROF_TIMELINE_STAGES; st++) {
 		const struct exemplar *w = &t->w[st];
 		u64 secs, ns;
 
 		if (!t->h[st].count)
 			continue;
-		seq_printf(m, "\n@%s %s (ns):\n", dir_name(st), stages[st].name);
+		seq_printf(m, "\n@%s %s (ns):\n", dir_name(st), skbprof_stages[st].name);
 		print_log2(m, &t->h[st]);
 		secs = div64_u64_rem(w->when, NSEC_PER_SEC, &ns);
 		seq_printf(m, "worst %llu ns at %llu.%09llu ", w->ns, secs, ns);
@@ -1211,7 +1139,7 @@ static int procs_show(struct seq_file *m, void *v)
 	if (!h->count)
 		return 0;
 	seq_printf(m, "%s %s %d ", dir_name(ref->key.stage),
-		   stages[ref->key.stage].name, ref->key.pid);
+		   skbprof_stages[ref->key.stage].name, ref->key.pid);
 	print_comm(m, ref->key.comm);
 	seq_printf(m, " %llu %llu %llu %llu\n", h->count,
 		   hist_percentile(h, 50), hist_percentile(h, 99), h->max);
@@ -1291,16 +1219,16 @@ static void latency_stats(struct seq_file *m)
 	int st;
 
 	probes_stats(m);
-	for (st = 0; st < NSTAGES; st++) {
-		const struct stage_def *d = &stages[st];
-		bool from = probes_point_active(d->kind, d->from, d->from_proto);
-		bool to = probes_point_active(d->kind, d->to, d->to_proto);
+	for (st = 0; st < SKBPROF_TIMELINE_STAGES; st++) {
+		const struct skbprof_stage_def *d = &skbprof_stages[st];
+		bool from = probes_point_active(d->dir, d->from, d->proto);
+		bool to = probes_point_active(d->dir, d->to, d->proto);
 
 		seq_printf(m, "stage %s %s %s ", dir_name(st), d->name,
 			   from && to ? "active" : "unavailable");
-		probes_point_names(m, d->kind, d->from, d->from_proto);
+		probes_point_names(m, d->dir, d->from, d->proto);
 		seq_puts(m, " -> ");
-		probes_point_names(m, d->kind, d->to, d->to_proto);
+		probes_point_names(m, d->dir, d->to, d->proto);
 		seq_putc(m, '\n');
 	}
 	stamp_stats(m);
@@ -1396,6 +1324,8 @@ static int latency_init(void)
 		       procs_rows);
 		return -EINVAL;
 	}
+	BUILD_BUG_ON(STAMP_MAX_POINTS < (int)SKBPROF_MAX_POINTS);
+	skbprof_stages_init();
 	max_age_ns = (u64)max_age_ms * NSEC_PER_MSEC;
 	err = stamp_init();
 	if (err)

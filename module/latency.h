@@ -11,25 +11,6 @@
 
 #include "skbprof.h"
 
-/* Points of the receive timeline, in order. */
-enum rx_point {
-	RXP_DRV,	/* the driver hands the skb to the stack */
-	RXP_IP,		/* IP receive */
-	RXP_L4,		/* transport receive */
-	RXP_APP,	/* copied to the application */
-	RXP_POINTS
-};
-
-/* Points of the transmit timeline, in order. */
-enum tx_point {
-	TXP_APP,	/* the application's data became an skb */
-	TXP_L4,		/* transport transmit */
-	TXP_IP,		/* IP output */
-	TXP_DEV,	/* dev_queue_xmit */
-	TXP_DRV,	/* the driver's transmit */
-	TXP_POINTS
-};
-
 /* How a timeline ended without reaching its last point. */
 enum lat_end {
 	END_DROPPED,	/* kfree_skb */

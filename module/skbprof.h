@@ -8,6 +8,7 @@
 #include <linux/types.h>
 
 #include "compat.h"
+#include "stages.h"
 
 /*
  * A file of a part, under /sys/kernel/debug/skbprof/.  Its mode must be
@@ -77,27 +78,6 @@ static const struct file_operations __name##_fops = {			\
 	.llseek		= seq_lseek,					\
 	.release	= single_release,				\
 }
-
-/* The stages, in the order the control file's `stages` names them. */
-enum skbprof_stage {
-	SKBPROF_STAGE_DRV_IP,
-	SKBPROF_STAGE_IP_TCP,
-	SKBPROF_STAGE_IP_UDP,
-	SKBPROF_STAGE_TCP_APP,
-	SKBPROF_STAGE_UDP_APP,
-	SKBPROF_STAGE_RX_TOTAL,
-	SKBPROF_STAGE_APP_TCP,
-	SKBPROF_STAGE_APP_UDP,
-	SKBPROF_STAGE_TCP_IP,
-	SKBPROF_STAGE_UDP_IP,
-	SKBPROF_STAGE_IP_DEV,
-	SKBPROF_STAGE_DEV_DRV,
-	SKBPROF_STAGE_TX_TOTAL,
-	SKBPROF_STAGE_DROPS,
-	SKBPROF_NR_STAGES
-};
-
-const char *skbprof_stage_name(enum skbprof_stage stage);
 
 struct skbprof_config;
 

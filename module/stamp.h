@@ -25,11 +25,13 @@
 #include <linux/types.h>
 
 #include "compat.h"
+#include "stages.h"
 
+/* The timelines of the two directions (stages.h), and lifetimes. */
 enum stamp_kind {
-	STAMP_RX,
-	STAMP_TX,
-	STAMP_LIFE,
+	STAMP_RX = SKBPROF_RX,
+	STAMP_TX = SKBPROF_TX,
+	STAMP_LIFE = SKBPROF_DIRS,
 	STAMP_KINDS
 };
 

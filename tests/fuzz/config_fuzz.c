@@ -16,13 +16,7 @@
 #include <string.h>
 
 #include "config.h"
-
-static const char *const names[] = {
-	"drv-ip", "ip-tcp", "ip-udp", "tcp-app", "udp-app", "rx-total",
-	"app-tcp", "app-udp", "tcp-ip", "udp-ip", "ip-dev", "dev-drv",
-	"tx-total", "drops",
-};
-static const struct skbprof_stage_names stages = { names, 14 };
+#include "stages.h"	/* the module's own stage table */
 
 static void bug(const char *what, const uint8_t *data, size_t size)
 {
@@ -40,27 +34,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned int act = 0;
 	int ret;
 
-	skbprof_config_default(&cfg, &stages);
-	skbprof_config_print(&cfg, &stages, a, sizeof(a));
-	ret = skbprof_config_parse(&cfg, &stages, (const char *)data, size,
+	skbprof_config_default(&cfg, &skbprof_stage_names);
+	skbprof_config_print(&cfg, &skbprof_stage_names, a, sizeof(a));
+	ret = skbprof_config_parse(&cfg, &skbprof_stage_names, (const char *)data, size,
 				   &act, err, sizeof(err));
 	if (ret) {
 		if (ret != -EINVAL && ret != -E2BIG)
 			bug("undocumented errno", data, size);
 		if (!err[0] || !memchr(err, 0, sizeof(err)))
 			bug("no error message", data, size);
-		skbprof_config_print(&cfg, &stages, b, sizeof(b));
+		skbprof_config_print(&cfg, &skbprof_stage_names, b, sizeof(b));
 		if (strcmp(a, b))
 			bug("rejected write changed the configuration", data, size);
 		return 0;
 	}
-	if (skbprof_config_print(&cfg, &stages, a, sizeof(a)) >= (int)sizeof(a))
+	if (skbprof_config_print(&cfg, &skbprof_stage_names, a, sizeof(a)) >= (int)sizeof(a))
 		bug("printed configuration too long", data, size);
-	skbprof_config_default(&again, &stages);
-	if (skbprof_config_parse(&again, &stages, a, strlen(a), &act, err,
+	skbprof_config_default(&again, &skbprof_stage_names);
+	if (skbprof_config_parse(&again, &skbprof_stage_names, a, strlen(a), &act, err,
 				 sizeof(err)))
 		bug("printed configuration does not parse", data, size);
-	skbprof_config_print(&again, &stages, b, sizeof(b));
+	skbprof_config_print(&again, &skbprof_stage_names, b, sizeof(b));
 	if (strcmp(a, b))
 		bug("configuration does not round-trip", data, size);
 
