@@ -51,7 +51,13 @@ bench_extra() {
 	# the kernel headers: bpftrace 0.17 wants them on 5.10 even with BTF
 	# (its clang pass includes linux/types.h); /lib/modules/KREL/build
 	# and source as Debian's linux-headers packages lay them out
+	# (7.2, built in a chroot, has neither here; bpftrace takes its types
+	# from BTF there)
 	local common dir
+	if [ -n "${KCHROOT:-}" ]; then
+		cp "$TOP/bench/bpftrace/stages.bt" "$root/usr/share/skbprof/stages.bt"
+		return
+	fi
 	common=$(readlink "$MODROOT/lib/modules/$KREL/source")
 	for dir in "$(readlink "$MODROOT/lib/modules/$KREL/build")" "$common"; do
 		mkdir -p "$root$dir/arch/x86"
