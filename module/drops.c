@@ -68,9 +68,6 @@ static unsigned long drops_gen = 1;
 
 static struct tracepoint *drops_tp;
 
-/* Higher runs first; the others use TRACEPOINT_DEFAULT_PRIO. */
-#define DROPS_TP_PRIO	(TRACEPOINT_DEFAULT_PRIO + 1)
-
 static int drops_fault(int step)
 {
 	return drops_fail_init_at == step ? -ENOMEM : 0;
@@ -146,8 +143,6 @@ static void drops_record(struct sk_buff *skb, void *location, u32 reason)
 	unsigned long flags;
 	bool tracked, match;
 
-	if (skbprof_bench_empty)
-		return;
 	rcu_read_lock();
 	cfg = skbprof_config();
 	if (!(cfg->stages & BIT(SKBPROF_STAGE_DROPS)))
@@ -186,7 +181,20 @@ out:
 	rcu_read_unlock();
 }
 
-SKBPROF_DEFINE_KFREE_SKB_PROBE(drops_probe, drops_record)
+/*
+ * skbprof's one probe on the kfree_skb tracepoint: the drop is counted
+ * while the packet's timeline still says how far it got, then the
+ * timeline ends.
+ */
+static void drops_dropped(struct sk_buff *skb, void *location, u32 reason)
+{
+	if (skbprof_bench_empty)
+		return;
+	drops_record(skb, location, reason);
+	lat_free(skb, END_DROPPED);
+}
+
+SKBPROF_DEFINE_KFREE_SKB_PROBE(drops_probe, drops_dropped)
 
 /* A merged, sorted copy of every CPU's table, taken when drops is opened. */
 struct drops_snap {
@@ -422,12 +430,7 @@ static int drops_init(void)
 		err = -ENOENT;
 	}
 	if (!err)
-		/*
-		 * Before the latency part's own kfree_skb probe, which ends
-		 * the timeline whose last stage a drop row names.
-		 */
-		err = tracepoint_probe_register_prio(drops_tp, drops_probe,
-						     NULL, DROPS_TP_PRIO);
+		err = tracepoint_probe_register(drops_tp, drops_probe, NULL);
 	if (err)
 		goto free;
 	/* a failure with the probe in: it must be gone before the tables */

@@ -295,13 +295,6 @@ static int kp_tx_drv(struct kprobe *p, struct pt_regs *regs)
 
 /* ---- frees, head reallocation, lifetime ---- */
 
-static void tp_kfree_skb(SKBPROF_TP_KFREE_SKB_ARGS)
-{
-	if (!hit(data))
-		return;
-	lat_free(skb, END_DROPPED);
-}
-
 static void tp_consume_skb(SKBPROF_TP_CONSUME_SKB_ARGS)
 {
 	if (!hit(data))
@@ -469,7 +462,7 @@ static struct cand c_tx_drv[] = {
 };
 
 static struct cand c_free[] = {
-	TP("kfree_skb", tp_kfree_skb),
+	/* kfree_skb's probe is the drop monitor's, which ends timelines too */
 	TP("consume_skb", tp_consume_skb),
 	/* every release of an sk_buff, also those without a tracepoint */
 	KP("skb_release_head_state", kp_free),
@@ -709,7 +702,6 @@ static void __maybe_unused probes_typecheck(void)
 	check_trace_callback_type_skb_copy_datagram_iovec(tp_rx_app);
 	check_trace_callback_type_net_dev_queue(tp_tx_dev);
 	check_trace_callback_type_net_dev_start_xmit(tp_tx_drv);
-	check_trace_callback_type_kfree_skb(tp_kfree_skb);
 	check_trace_callback_type_consume_skb(tp_consume_skb);
 }
 

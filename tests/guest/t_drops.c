@@ -1353,6 +1353,30 @@ static int udp_send_to(const char *addr, int port, int n, unsigned int mark,
 	return 0;
 }
 
+/*
+ * A drop ends the packet's timeline as dropped: each datagram to a closed
+ * port, which the kernel counts in NoPorts, is one receive timeline that
+ * reached UDP and was dropped there, after its drops row named ip-udp.
+ */
+TEST(drops_end_timelines_as_dropped)
+{
+	struct ctr c = { "Udp", "NoPorts" };
+	long long ended, rows;
+	const char *const syms[] = { udp_noport_fn(AF_INET), NULL };
+	int nrows;
+
+	if (load(NULL) || control_set("reset\n") ||
+	    udp_send_to("127.0.0.1", PORT_F1, 20, 0, &c))
+		return -1;
+	ended = stat_get("incomplete_rx_dropped");
+	if (drops_read())
+		return -1;
+	rows = rows_sum(reason("NO_SOCKET"), syms, &nrows);
+	CHECK_EQ(rows, 20);
+	CHECK_EQ(ended, 20);
+	return 0;
+}
+
 /* NO_SOCKET drops counted in UDP receive, the drops file read anew. */
 static long long udp4_noport_drops(void)
 {
