@@ -4,7 +4,7 @@
 # make demo: build skbprof for Debian's 6.1 cloud kernel, boot it in QEMU,
 # load the module, make TCP and UDP traffic and a few drops, and print what
 # the files under /sys/kernel/debug/skbprof/ and the reader tool show.
-# SKBPROF_DEMO_KERNEL picks another kernel (5.10, 6.12).
+# SKBPROF_DEMO_KERNEL picks another kernel (5.10, 6.12, 7.2).
 
 set -u
 . "$(dirname "$0")/lib.sh"
