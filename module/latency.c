@@ -1028,11 +1028,12 @@ struct proc_ref {
 /*
  * What an open procs file walks: every CPU's rows in use, sorted by key,
  * so that the rows of one process and stage are a run; each line merges
- * its run into @h.  Sized by the rows in use, not by procs_rows.
+ * its run into @h, through @row, one row's copy.  Sized by the rows in
+ * use, not by procs_rows.
  */
 struct procs_snap {
 	size_t n;
-	struct hist h;
+	struct hist h, row;
 	struct proc_ref refs[];
 };
 
@@ -1049,24 +1050,35 @@ static int proc_key_cmp(const void *a, const void *b)
 
 static struct procs_snap *procs_snapshot(void)
 {
-	struct procs_snap *snap;
+	struct procs_snap *snap = NULL;
 	unsigned int cpu, k;
 	size_t n = 0;
+	u32 *counted;
 
-	/* rows added after this count are left for the next read */
-	for_each_possible_cpu(cpu)
-		n += READ_ONCE(lcpu[cpu]->nrows);
+	/*
+	 * The rows each CPU lists now; rows added later are left for the
+	 * next read.  A CPU only appends to its list, so its first
+	 * counted[cpu] entries stay these rows until a reset.
+	 */
+	counted = kcalloc(nr_cpu_ids, sizeof(*counted), GFP_KERNEL);
+	if (!counted)
+		return NULL;
+	for_each_possible_cpu(cpu) {
+		counted[cpu] = READ_ONCE(lcpu[cpu]->nrows);
+		n += counted[cpu];
+	}
 	snap = kvmalloc(struct_size(snap, refs, n), GFP_KERNEL);
 	if (!snap)
-		return NULL;
+		goto out;
 	snap->n = 0;
 	for_each_possible_cpu(cpu) {
 		const struct lat_cpu *c = lcpu[cpu];
-		u32 gen = READ_ONCE(c->rows_gen);
+		/* pairs with reset_lat(): a new generation has no rows yet */
+		u32 gen = smp_load_acquire(&c->rows_gen);
 		/* pairs with the release in charge(): listed rows are whole */
-		u32 nrows = smp_load_acquire(&c->nrows);
+		u32 nrows = min(smp_load_acquire(&c->nrows), counted[cpu]);
 
-		for (k = 0; k < nrows && snap->n < n; k++) {
+		for (k = 0; k < nrows; k++) {
 			u32 idx = READ_ONCE(c->used[k]);
 			const struct proc_row *r = &c->rows[idx];
 			struct proc_ref *ref = &snap->refs[snap->n];
@@ -1082,6 +1094,8 @@ static struct procs_snap *procs_snapshot(void)
 		cond_resched();
 	}
 	sort(snap->refs, snap->n, sizeof(snap->refs[0]), proc_key_cmp, NULL);
+out:
+	kfree(counted);
 	return snap;
 }
 
@@ -1131,9 +1145,14 @@ static int procs_show(struct seq_file *m, void *v)
 	for (; ref < end && !proc_key_cmp(&ref->key, v); ref++) {
 		const struct proc_row *r = &lcpu[ref->cpu]->rows[ref->idx];
 
-		/* the row was freed by a reset since the file was opened */
+		/*
+		 * Copied first, kept only if the row was not freed by a
+		 * reset (and maybe taken by another process) meanwhile.
+		 */
+		hist_init(&snap->row);
+		hist_merge(&snap->row, &r->h);
 		if (READ_ONCE(r->gen) == ref->gen)
-			hist_merge(h, &r->h);
+			hist_merge(h, &snap->row);
 	}
 	ref = v;
 	if (!h->count)
@@ -1271,8 +1290,9 @@ static void latency_stats(struct seq_file *m)
 static void reset_lat(struct lat_cpu *c)
 {
 	memset(c, 0, LAT_CPU_KEPT);
-	c->rows_gen = c->rows_gen + 1 ?: 1;
-	c->nrows = 0;
+	WRITE_ONCE(c->nrows, 0);
+	/* pairs with procs_snapshot(): who sees it sees no rows listed */
+	smp_store_release(&c->rows_gen, c->rows_gen + 1 ?: 1);
 }
 
 /* On each CPU with interrupts off: no handler is half-way in its data. */
