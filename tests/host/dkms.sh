@@ -124,6 +124,12 @@ if [ -n "$krel61" ]; then
 	else
 		echo "ok host/kbuild/32-bit: a build with CONFIG_64BIT unset stops, naming CONFIG_64BIT"
 	fi
+	# and the check leaves Kbuild's clean alone (it reads no .config)
+	if make -C "/lib/modules/$krel61/build" M="$src" clean > "$log" 2>&1; then
+		echo "ok host/kbuild/clean: make clean works on a 64-bit kernel"
+	else
+		echo "FAIL host/kbuild/clean: $(tail -n 3 "$log" | tr '\n' '|')"
+	fi
 fi
 
 if [ -z "$krel510" ]; then
