@@ -789,7 +789,7 @@ TEST(lifecycle_failing_loads)
 	char params[64];
 	const char *p;
 	int i, r, n, want, err, busy = 0, loads = 0, leaks, reports;
-	long before[NFILES];
+	long before[NFILES], blocked;
 
 	CHECK(shared_map() == 0, "shared memory");
 	spawn(&k, run_tcp, 0);
@@ -839,9 +839,13 @@ TEST(lifecycle_failing_loads)
 				goto out;
 			}
 		}
-		/* a good load, used by every child until each file was read */
+		/*
+		 * A good load, used by every child until each file was read
+		 * and the blocking reader sits in trace.
+		 */
 		for (i = 0; i < NFILES - 1; i++)
 			before[i] = sh_mem->reads[i];
+		blocked = sh_mem->trace_blocked;
 		err = load_within(NULL, bound, &took);
 		if (err) {
 			fail("round %d: good load: %s", r,
@@ -859,6 +863,14 @@ TEST(lifecycle_failing_loads)
 				     r, files[i], bound);
 				goto out;
 			}
+		while (sh_mem->trace_blocked == blocked && !sh_mem->bad &&
+		       now() - took < bound)
+			msleep(5);
+		if (sh_mem->trace_blocked == blocked) {
+			fail("round %d: trace was not opened in %.0f s of a good load",
+			     r, bound);
+			goto out;
+		}
 		kill_all(&tb);		/* its open trace pins the module */
 		err = unload_retry(&busy);
 		if (err) {
