@@ -160,9 +160,7 @@ static int control_show(struct seq_file *m, void *v)
 
 static int control_open(struct inode *inode, struct file *file)
 {
-	int err = skbprof_file_ready();
-
-	return err ? err : single_open(file, control_show, inode->i_private);
+	return skbprof_single_open(inode, file, control_show);
 }
 
 static const struct file_operations control_fops = {

@@ -60,6 +60,14 @@ int skbprof_file_ready(void)
 	return smp_load_acquire(&skbprof_loaded) ? 0 : -ENODEV;
 }
 
+int skbprof_single_open(struct inode *inode, struct file *file,
+			int (*show)(struct seq_file *m, void *v))
+{
+	int err = skbprof_file_ready();
+
+	return err ? err : single_open(file, show, inode->i_private);
+}
+
 int skbprof_snapshot_open(struct file *file, const struct seq_operations *ops,
 			  void *(*take)(void))
 {

@@ -61,14 +61,15 @@ int skbprof_snapshot_open(struct file *file, const struct seq_operations *ops,
 			  void *(*take)(void));
 int skbprof_snapshot_release(struct inode *inode, struct file *file);
 
+/* single_open() for skbprof's files: refused until the module is loaded. */
+int skbprof_single_open(struct inode *inode, struct file *file,
+			int (*show)(struct seq_file *m, void *v));
+
 /* DEFINE_SHOW_ATTRIBUTE() for skbprof's files: an open that waits for load. */
 #define SKBPROF_DEFINE_SHOW_FILE(__name)				\
 static int __name##_open(struct inode *inode, struct file *file)	\
 {									\
-	int err = skbprof_file_ready();					\
-									\
-	return err ? err : single_open(file, __name##_show,		\
-				       inode->i_private);		\
+	return skbprof_single_open(inode, file, __name##_show);		\
 }									\
 									\
 static const struct file_operations __name##_fops = {			\
