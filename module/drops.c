@@ -202,7 +202,8 @@ struct drops_snap {
 	struct dt_row rows[];
 };
 
-static struct drops_snap *drops_snapshot(void)
+/* A struct drops_snap, or NULL (see skbprof_snapshot_open()). */
+static void *drops_snapshot(void)
 {
 	unsigned long gen = READ_ONCE(drops_gen);
 	size_t cap = 0, limit, n;
@@ -316,14 +317,9 @@ static const struct seq_operations drops_seq_ops = {
 	.show	= drops_seq_show,
 };
 
-static void *drops_take(void)
-{
-	return drops_snapshot();
-}
-
 static int drops_open(struct inode *inode, struct file *file)
 {
-	return skbprof_snapshot_open(file, &drops_seq_ops, drops_take);
+	return skbprof_snapshot_open(file, &drops_seq_ops, drops_snapshot);
 }
 
 static const struct file_operations drops_fops = {

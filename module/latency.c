@@ -1048,7 +1048,8 @@ static int proc_key_cmp(const void *a, const void *b)
 	return memcmp(x->comm, y->comm, sizeof(x->comm));
 }
 
-static struct procs_snap *procs_snapshot(void)
+/* A struct procs_snap, or NULL (see skbprof_snapshot_open()). */
+static void *procs_snapshot(void)
 {
 	struct procs_snap *snap = NULL;
 	unsigned int cpu, k;
@@ -1172,14 +1173,9 @@ static const struct seq_operations procs_seq_ops = {
 	.show	= procs_show,
 };
 
-static void *procs_take(void)
-{
-	return procs_snapshot();
-}
-
 static int procs_open(struct inode *inode, struct file *file)
 {
-	return skbprof_snapshot_open(file, &procs_seq_ops, procs_take);
+	return skbprof_snapshot_open(file, &procs_seq_ops, procs_snapshot);
 }
 
 static const struct file_operations procs_fops = {
