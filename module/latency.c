@@ -1150,8 +1150,7 @@ static int procs_show(struct seq_file *m, void *v)
 		 * Copied first, kept only if the row was not freed by a
 		 * reset (and maybe taken by another process) meanwhile.
 		 */
-		hist_init(&snap->row);
-		hist_merge(&snap->row, &r->h);
+		snap->row = r->h;
 		if (READ_ONCE(r->gen) == ref->gen)
 			hist_merge(h, &snap->row);
 	}
