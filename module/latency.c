@@ -1339,7 +1339,6 @@ static int latency_init(void)
 		       procs_rows);
 		return -EINVAL;
 	}
-	BUILD_BUG_ON(STAMP_MAX_POINTS < (int)SKBPROF_MAX_POINTS);
 	skbprof_stages_init();
 	max_age_ns = (u64)max_age_ms * NSEC_PER_MSEC;
 	err = stamp_init();

@@ -35,8 +35,8 @@ enum stamp_kind {
 	STAMP_KINDS
 };
 
-/* Most points a timeline can pass (see latency.c). */
-#define STAMP_MAX_POINTS	6
+/* Most points a timeline can pass (stages.h). */
+#define STAMP_MAX_POINTS	SKBPROF_MAX_POINTS
 
 /* Addresses and ports of a packet, network byte order. */
 struct skbprof_tuple {
