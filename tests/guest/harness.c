@@ -417,20 +417,29 @@ long long snmp_value(const char *proto, const char *field)
 
 /* ---- what the module says ---- */
 
+bool kallsyms_has(const char *sym)
+{
+	static char *syms;	/* read once: megabytes */
+	char needle[160];
+
+	if (!syms)
+		syms = read_file("/proc/kallsyms");
+	if (!syms)
+		return false;
+	/* "ADDR t NAME\n", or "ADDR t NAME\t[module]\n" */
+	snprintf(needle, sizeof(needle), " %s\n", sym);
+	if (strstr(syms, needle))
+		return true;
+	snprintf(needle, sizeof(needle), " %s\t", sym);
+	return strstr(syms, needle) != NULL;
+}
+
 const char *udp_noport_fn(int family)
 {
-	static const char *fn[2];
-	int v6 = family == AF_INET6;
-	char *syms;
-
-	if (fn[v6])
-		return fn[v6];
-	syms = read_file("/proc/kallsyms");
-	fn[v6] = v6 ? "__udp6_lib_rcv" : "__udp4_lib_rcv";
-	if (!syms || !(strstr(syms, v6 ? " __udp6_lib_rcv\n" : " __udp4_lib_rcv\n")))
-		fn[v6] = v6 ? "udpv6_rcv" : "udp_rcv";
-	free(syms);
-	return fn[v6];
+	if (family == AF_INET6)
+		return kallsyms_has("__udp6_lib_rcv") ? "__udp6_lib_rcv" :
+							"udpv6_rcv";
+	return kallsyms_has("__udp4_lib_rcv") ? "__udp4_lib_rcv" : "udp_rcv";
 }
 
 unsigned long long drops_at(const char *sym)

@@ -87,6 +87,9 @@ long long snmp_table_value(char *text, const char *proto, const char *field);
 /* A counter of /proc/net/snmp; -1 when missing. */
 long long snmp_value(const char *proto, const char *field);
 
+/* Is @sym a symbol of the running kernel or a module (/proc/kallsyms)? */
+bool kallsyms_has(const char *sym);
+
 /*
  * The function that drops UDP to a closed port, where drops rows locate
  * it: __udp4_lib_rcv (__udp6_lib_rcv for AF_INET6), or udp_rcv
