@@ -586,7 +586,7 @@ static int cycle(struct kids *k, unsigned int i, int work_ms, int *busy,
 	sh_mem->trace_open = 0;
 	rd = spawn(&tr, trace_reader, 0);
 	CHECK(rd > 0, "fork");
-	for (j = 0; j < 2000 && !sh_mem->trace_open; j++)
+	for (j = 0; j < 30000 && !sh_mem->trace_open; j++)
 		msleep(1);
 	CHECK(sh_mem->trace_open, "cycle %u: the trace reader did not open", i);
 	msleep(work_ms);
@@ -910,14 +910,20 @@ static long long flood_drops(void)
 	       snmp_value("Tcp", "OutRsts") + snmp_value("Ip", "InUnknownProtos");
 }
 
-/* Several drop locations at once. */
+/*
+ * Several drop locations at once: each of the first FLOOD_DROPPING kinds
+ * sends FLOOD_PACKETS packets that the kernel drops; the last one queues.
+ */
+#define FLOOD_PACKETS	150
+#define FLOOD_DROPPING	4
+
 static void flood(int what)
 {
 	struct sockaddr_in a;
 	char buf[512] = "f";
 	int fd, i;
 
-	for (i = 0; i < 150; i++) {
+	for (i = 0; i < FLOOD_PACKETS; i++) {
 		switch (what) {
 		case 0:		/* UDP to a closed port */
 			addr4(&a, PORT_CLOSED);
@@ -967,8 +973,10 @@ TEST(stress_exhaustion)
 {
 	struct kids k = { .n = 0 };
 	long long b, a, tot, ovf, rows = 0, full, cap, used, misses, kused;
+	long long queued;
 	struct mem m0, m1;
 	struct sockaddr_in fa;
+	char fa_buf[512];
 	int full_fd, hoard_fd, small = 2048, big = 8 << 20, i, err;
 	char *s, *d, *line, *save = NULL;
 
@@ -988,17 +996,33 @@ TEST(stress_exhaustion)
 	CHECK(mem_read(&m0) == 0, "memory");
 	b = flood_drops();
 	/* packets queued in hoard_fd keep their stamps: the table fills */
-	for (i = 0; i < 5; i++)
+	for (i = 0; i <= FLOOD_DROPPING; i++)
 		spawn(&k, run_flood, i);
 	for (i = 0; i < k.n; i++)
 		waitpid(k.pid[i], NULL, 0);
 	k.n = 0;
-	/* the last drops may still be in softirq: wait for quiet */
-	for (i = 0, a = -1; i < 100; i++) {
-		msleep(100);
-		if (flood_drops() == a)
-			break;
+	/*
+	 * Each packet of the four dropping floods is one drop, or sits in
+	 * full_fd's queue.  Loopback delivery may finish in ksoftirqd long
+	 * after the senders exit, and each kfree_skb follows its counter:
+	 * wait for the kernel's count, then for the module's.
+	 */
+	for (i = 0, queued = 0; i < 6000; i++) {
+		while (recv(full_fd, fa_buf, sizeof(fa_buf), MSG_DONTWAIT) >= 0)
+			queued++;
 		a = flood_drops();
+		if (a - b + queued >= FLOOD_DROPPING * FLOOD_PACKETS)
+			break;
+		msleep(10);
+	}
+	CHECK_EQ(a - b + queued, FLOOD_DROPPING * FLOOD_PACKETS);
+	for (i = 0; i < 6000; i++) {
+		s = read_file(STATS);
+		tot = s ? stat_of(s, "drops_total") : -1;
+		free(s);
+		if (tot >= a - b)
+			break;
+		msleep(10);
 	}
 	CHECK(mem_read(&m1) == 0, "memory");
 	s = read_file(STATS);
