@@ -527,6 +527,23 @@ static int parse_line(struct parser *ps, struct skbprof_config *cfg,
 					&cfg->sample);
 	if (tok_is(cmd, "stages"))
 		return parse_stages(ps, st, &cfg->stages);
+	if (tok_is(cmd, "lifetime")) {
+		const char *at = ps->p;
+
+		t = next_token(ps);
+		if (!t.n)
+			return perr(ps, "lifetime: needs a number or 'off'");
+		if (!tok_is(t, "off")) {
+			ps->p = at;
+			return parse_number_cmd(ps, "lifetime", 1, 0xffffffffu,
+						&cfg->lifetime);
+		}
+		t = next_token(ps);
+		if (t.n)
+			return perr(ps, "lifetime: unexpected '%s'", q(ps, t));
+		cfg->lifetime = 0;
+		return 0;
+	}
 	if (tok_is(cmd, "trace")) {
 		t = next_token(ps);
 		if (tok_is(t, "on"))
@@ -741,6 +758,10 @@ int skbprof_config_print(const struct skbprof_config *cfg,
 		}
 		put(&o, "\n");
 	}
+	if (cfg->lifetime)
+		put(&o, "lifetime %u\n", cfg->lifetime);
+	else
+		put(&o, "lifetime off\n");
 	put(&o, "trace %s\n", cfg->trace == SKBPROF_TRACE_ON ? "on" :
 	    cfg->trace == SKBPROF_TRACE_VERBOSE ? "verbose" : "off");
 	return o.len;

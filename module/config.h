@@ -16,6 +16,7 @@
  *   filter clear       remove the filter
  *   sample N           keep 1 in N matching packets (N >= 1)
  *   stages all|LIST    measure these stages (LIST: comma-separated names)
+ *   lifetime N|off     follow 1 in N skb allocations to their free (N >= 1)
  *   trace on|off|verbose
  *   reset              zero every counter, histogram and table row
  *   # ...              a comment
@@ -86,6 +87,7 @@ struct skbprof_config {
 	struct skbprof_filter filter;
 	u32 sample;		/* keep 1 in sample; 1 keeps all */
 	u32 stages;		/* bit i: stage names[i] is measured */
+	u32 lifetime;		/* follow 1 in lifetime allocations; 0: off */
 	u8 trace;		/* enum skbprof_trace_mode */
 };
 

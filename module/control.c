@@ -10,12 +10,16 @@
  * returns -EINVAL (or -E2BIG, -EPERM), records why in last_error and logs
  * it (ratelimited); the configuration in force does not change.
  *
+ * The probes follow the configuration: before a write is published, every
+ * part arms what it needs (a part that cannot fails the write, and
+ * nothing changes); after, the probes no view needs any more come out.
+ *
  * Reading prints the configuration in the syntax writes accept, then
  * "last_error: <message>" ("none" when no write has been rejected); the
  * parser ignores that line, so the output can be written back as is.
  *
- * The module parameters filter=, sample=, stages= and trace= give the
- * same settings at load time.
+ * The module parameters filter=, sample=, stages=, trace= and
+ * lifetime_sample= give the same settings at load time.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -59,6 +63,10 @@ MODULE_PARM_DESC(sample, "Keep 1 in N matching packets (default 1)");
 static char *trace_param;
 module_param_named(trace, trace_param, charp, 0400);
 MODULE_PARM_DESC(trace, "Packet trace at load time: on, off or verbose");
+static unsigned int lifetime_param;
+module_param_named(lifetime_sample, lifetime_param, uint, 0400);
+MODULE_PARM_DESC(lifetime_sample,
+		 "Follow one skb allocation in N for lifetime at load time (default 0: off)");
 
 const struct skbprof_config *skbprof_config(void)
 {
@@ -92,6 +100,9 @@ static int control_apply(const char *buf, size_t len, bool *reset)
 			snprintf(msg, sizeof(msg),
 				 "trace: cannot allocate the trace buffer");
 	}
+	/* the probes the new views need, before they are in force */
+	if (!err)
+		err = skbprof_arm(&next->cfg, &old->cfg, msg, sizeof(msg));
 	if (err) {
 		kfree(next);
 		strscpy(last_error, msg, sizeof(last_error));
@@ -99,6 +110,7 @@ static int control_apply(const char *buf, size_t len, bool *reset)
 		return err;
 	}
 	rcu_assign_pointer(config_cur, next);
+	skbprof_trim(&next->cfg);
 	kfree_rcu(old, rcu);
 	*reset = actions & SKBPROF_ACT_RESET;
 	return 0;
@@ -192,6 +204,17 @@ static int control_param(const char *cmd, const char *value)
 	return err;
 }
 
+void skbprof_control_trim(void)
+{
+	struct config_box *box;
+
+	mutex_lock(&control_lock);
+	box = rcu_dereference_protected(config_cur,
+					lockdep_is_held(&control_lock));
+	skbprof_trim(&box->cfg);
+	mutex_unlock(&control_lock);
+}
+
 static void control_exit(void)
 {
 	/* The files are gone and every part has stopped: nobody reads it. */
@@ -222,6 +245,10 @@ static int control_init(void)
 	if (!err) {
 		snprintf(num, sizeof(num), "%u", sample_param);
 		err = control_param("sample", num);
+	}
+	if (!err && lifetime_param) {
+		snprintf(num, sizeof(num), "%u", lifetime_param);
+		err = control_param("lifetime", num);
 	}
 	if (err)
 		control_exit();

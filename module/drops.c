@@ -67,6 +67,8 @@ static struct dt_table __percpu *drops_tables;
 static unsigned long drops_gen = 1;
 
 static struct tracepoint *drops_tp;
+/* drops_probe is on drops_tp; under the control file's mutex after load */
+static bool drops_armed;
 
 static int drops_fault(int step)
 {
@@ -352,6 +354,8 @@ static void drops_stats(struct seq_file *m)
 		overflow += READ_ONCE(t->overflow);
 		used = max(used, READ_ONCE(t->used));
 	}
+	seq_printf(m, "drops_probe kfree_skb %s\n",
+		   drops_armed ? "armed" : "disarmed");
 	seq_printf(m, "drops_reasons %s\n", SKBPROF_DROP_REASON_TABLE);
 	seq_printf(m, "drops_keys_max %u\n", drop_keys);
 	seq_printf(m, "drops_keys_used %u\n", used);
@@ -429,6 +433,7 @@ static int drops_init(void)
 		err = tracepoint_probe_register(drops_tp, drops_probe, NULL);
 	if (err)
 		goto free;
+	drops_armed = true;
 	/* a failure with the probe in: it must be gone before the tables */
 	err = drops_fault(3);
 	if (err)
@@ -437,6 +442,7 @@ static int drops_init(void)
 
 unregister:
 	tracepoint_probe_unregister(drops_tp, drops_probe, NULL);
+	drops_armed = false;
 	tracepoint_synchronize_unregister();
 free:
 	drops_free_tables();
@@ -445,10 +451,44 @@ free:
 
 static void drops_exit(void)
 {
-	tracepoint_probe_unregister(drops_tp, drops_probe, NULL);
+	if (drops_armed)
+		tracepoint_probe_unregister(drops_tp, drops_probe, NULL);
+	drops_armed = false;
 	/* No probe may still run on the tables freed next. */
 	tracepoint_synchronize_unregister();
 	drops_free_tables();
+}
+
+/* The probe counts drops, and ends timelines and lifetimes with them. */
+static bool drops_needed(const struct skbprof_config *cfg)
+{
+	return cfg->stages & (BIT(SKBPROF_STAGE_DROPS) | SKBPROF_RX_STAGES |
+			      SKBPROF_TX_STAGES) || cfg->lifetime;
+}
+
+static int drops_arm(const struct skbprof_config *cfg, char *msg, size_t len)
+{
+	int err;
+
+	if (drops_armed || !drops_needed(cfg))
+		return 0;
+	err = tracepoint_probe_register(drops_tp, drops_probe, NULL);
+	if (err) {
+		snprintf(msg, len, "cannot arm the kfree_skb tracepoint: %d",
+			 err);
+		return err;
+	}
+	drops_armed = true;
+	return 0;
+}
+
+static void drops_trim(const struct skbprof_config *cfg)
+{
+	if (!drops_armed || drops_needed(cfg))
+		return;
+	tracepoint_probe_unregister(drops_tp, drops_probe, NULL);
+	tracepoint_synchronize_unregister();
+	drops_armed = false;
 }
 
 static const struct skbprof_file drops_files[] = {
@@ -459,6 +499,8 @@ const struct skbprof_part skbprof_drops_part = {
 	.name	= "drops",
 	.init	= drops_init,
 	.exit	= drops_exit,
+	.arm	= drops_arm,
+	.trim	= drops_trim,
 	.reset	= drops_reset,
 	.stats	= drops_stats,
 	.files	= drops_files,

@@ -66,11 +66,6 @@ module_param(procs_rows, uint, 0400);
 MODULE_PARM_DESC(procs_rows,
 		 "Process rows per CPU in procs (power of two, default 128)");
 
-unsigned int lat_lifetime_sample = 16;
-module_param_named(lifetime_sample, lat_lifetime_sample, uint, 0400);
-MODULE_PARM_DESC(lifetime_sample,
-		 "Follow one skb allocation in N for lifetime (0: off, default 16)");
-
 /* The points' names in the verbose trace; the transport's is its own. */
 static const char *const point_names[2][STAMP_MAX_POINTS] = {
 	[STAMP_RX] = { "drv", "ip", "l4", "app" },
@@ -786,6 +781,7 @@ void lat_free(const struct sk_buff *skb, enum lat_end why)
 {
 	unsigned long key, flags;
 	struct stamp *s;
+	u32 life;
 	bool last;
 	u8 kind;
 
@@ -808,7 +804,10 @@ void lat_free(const struct sk_buff *skb, enum lat_end why)
 			stamp_unlock(s, flags);
 		}
 	}
-	if (!lat_lifetime_sample)
+	rcu_read_lock();
+	life = skbprof_config()->lifetime;
+	rcu_read_unlock();
+	if (!life)
 		return;
 	s = stamp_lock((unsigned long)skb, STAMP_LIFE, false, &flags);
 	if (s) {
@@ -1189,6 +1188,7 @@ static int lifetime_show(struct seq_file *m, void *v)
 {
 	struct hist *h;
 	unsigned int cpu;
+	u32 life;
 
 	h = kvmalloc(sizeof(*h), GFP_KERNEL);
 	if (!h)
@@ -1196,8 +1196,14 @@ static int lifetime_show(struct seq_file *m, void *v)
 	hist_init(h);
 	for_each_possible_cpu(cpu)
 		hist_merge(h, &lcpu[cpu]->life);
-	seq_printf(m, "# skb lifetime, allocation to free, one allocation in %u followed\n",
-		   lat_lifetime_sample);
+	rcu_read_lock();
+	life = skbprof_config()->lifetime;
+	rcu_read_unlock();
+	if (life)
+		seq_printf(m, "# skb lifetime, allocation to free, one allocation in %u followed\n",
+			   life);
+	else
+		seq_puts(m, "# skb lifetime: off (control: lifetime N)\n");
 	seq_puts(m, "# count min p50 p90 p99 max avg (ns)\n");
 	seq_printf(m, "lifetime %llu %llu %llu %llu %llu %llu %llu\n",
 		   h->count, h->min, hist_percentile(h, 50),
@@ -1230,16 +1236,21 @@ static void latency_stats(struct seq_file *m)
 {
 	u64 inc[2][END_REASONS] = {}, overflow = 0;
 	unsigned int cpu, k, r;
+	u32 stages;
 	int st;
 
 	probes_stats(m);
+	rcu_read_lock();
+	stages = skbprof_config()->stages;
+	rcu_read_unlock();
 	for (st = 0; st < SKBPROF_TIMELINE_STAGES; st++) {
 		const struct skbprof_stage_def *d = &skbprof_stages[st];
-		bool from = probes_point_active(d->dir, d->from, d->proto);
-		bool to = probes_point_active(d->dir, d->to, d->proto);
+		bool from = probes_point_served(d->dir, d->from, d->proto);
+		bool to = probes_point_served(d->dir, d->to, d->proto);
 
 		seq_printf(m, "stage %s %s %s ", dir_name(st), d->name,
-			   from && to ? "active" : "unavailable");
+			   !(from && to) ? "unavailable" :
+			   stages & BIT(st) ? "active" : "off");
 		probes_point_names(m, d->dir, d->from, d->proto);
 		seq_puts(m, " -> ");
 		probes_point_names(m, d->dir, d->to, d->proto);
@@ -1278,7 +1289,9 @@ static void latency_stats(struct seq_file *m)
 		}
 	}
 	seq_printf(m, "procs_overflow %llu\n", overflow);
-	seq_printf(m, "lifetime_sample %u\n", lat_lifetime_sample);
+	rcu_read_lock();
+	seq_printf(m, "lifetime_sample %u\n", skbprof_config()->lifetime);
+	rcu_read_unlock();
 }
 
 /* Zero @c's aggregates; its process rows all become free. */
@@ -1393,6 +1406,8 @@ const struct skbprof_part skbprof_latency_part = {
 	.name = "latency",
 	.init = latency_init,
 	.exit = latency_exit,
+	.arm = probes_arm,
+	.trim = probes_trim,
 	.reset = latency_reset,
 	.stats = latency_stats,
 	.files = latency_files,

@@ -66,12 +66,17 @@ void probes_stats(struct seq_file *m);
 void probes_reset(void);
 /* The symbol or tracepoint of probe @id. */
 const char *probes_name(unsigned int id);
+/*
+ * Arm the probes @cfg needs that are not armed; on failure disarm what
+ * this call armed, write why into @msg and return the errno.  Then, once
+ * @cfg is published, probes_trim() disarms what it does not need.  Both
+ * under the control file's mutex.
+ */
+int probes_arm(const struct skbprof_config *cfg, char *msg, size_t len);
+void probes_trim(const struct skbprof_config *cfg);
 /* Whether some probe serves timeline point @point of @kind (STAMP_RX...). */
-bool probes_point_active(int kind, int point, u8 proto);
+bool probes_point_served(int kind, int point, u8 proto);
 /* Names of the probes serving a point, comma separated, for stats. */
 void probes_point_names(struct seq_file *m, int kind, int point, u8 proto);
-
-/* Lifetime sampling: one skb allocation in lifetime_sample, 0: off. */
-extern unsigned int lat_lifetime_sample;
 
 #endif /* _SKBPROF_LATENCY_H */

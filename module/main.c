@@ -27,6 +27,9 @@ static struct dentry *skbprof_debugfs;
 /* Set when skbprof_init() has nothing left that can fail. */
 static bool skbprof_loaded;
 
+/* Every part is up: the probes follow the configuration (skbprof_arm()). */
+static bool skbprof_parts_up;
+
 static int fail_init_at;
 module_param(fail_init_at, int, 0400);
 MODULE_PARM_DESC(fail_init_at,
@@ -124,6 +127,35 @@ void skbprof_reset_all(void)
 			parts[i]->reset();
 }
 
+int skbprof_arm(const struct skbprof_config *next,
+		const struct skbprof_config *cur, char *msg, size_t len)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; skbprof_parts_up && i < ARRAY_SIZE(parts); i++) {
+		if (!parts[i]->arm)
+			continue;
+		err = parts[i]->arm(next, msg, len);
+		if (!err)
+			continue;
+		while (i--)
+			if (parts[i]->trim)
+				parts[i]->trim(cur);
+		return err;
+	}
+	return 0;
+}
+
+void skbprof_trim(const struct skbprof_config *cfg)
+{
+	size_t i;
+
+	for (i = 0; skbprof_parts_up && i < ARRAY_SIZE(parts); i++)
+		if (parts[i]->trim)
+			parts[i]->trim(cfg);
+}
+
 static int create_files(const struct skbprof_file *f, unsigned int n)
 {
 	struct dentry *d;
@@ -189,6 +221,9 @@ static int __init skbprof_init(void)
 			goto err_parts;
 		}
 	}
+	/* each part registered all its probes: keep what the views need */
+	skbprof_parts_up = true;
+	skbprof_control_trim();
 	err = skbprof_files_init();
 	if (err)
 		goto err_parts;
@@ -199,6 +234,7 @@ static int __init skbprof_init(void)
 	return 0;
 
 err_parts:
+	skbprof_parts_up = false;
 	skbprof_parts_exit(i);
 	return err;
 }
@@ -210,6 +246,7 @@ static void __exit skbprof_exit(void)
 	 * now; removing them first waits for opens still in progress.
 	 */
 	debugfs_remove_recursive(skbprof_debugfs);
+	skbprof_parts_up = false;
 	skbprof_parts_exit(ARRAY_SIZE(parts));
 	pr_info("unloaded\n");
 }

@@ -15,10 +15,20 @@
  * Every group must be served on every supported kernel: stats says so per
  * group ("group NAME served").  A group is "absent", not unserved, only
  * when it watches a function younger than some supported kernel
- * (@optional) and none of its candidates exists; "off" when its view is
- * switched off.  A kernel that leaves a group "unserved" (a newer one
- * that renamed or inlined its functions) is refused at load, naming the
- * group, unless allow_unserved=1 asks to run without its stages.
+ * (@optional) and none of its candidates exists.  A kernel that leaves a
+ * group "unserved" (a newer one that renamed or inlined its functions) is
+ * refused at load, naming the group, unless allow_unserved=1 asks to run
+ * without its stages.
+ *
+ * Arming.  A group is armed only while the configuration needs it
+ * (group_needed()): the points of a direction while one of its stages is
+ * measured, for the protocols those stages are for; the free paths and
+ * the rekey while a timeline or lifetime is followed; lifetime's
+ * constructors while lifetime is on.  Every group is registered at load,
+ * to learn whether the kernel serves it; main.c then disarms what the
+ * configuration does not need.  Later control writes call probes_arm()
+ * before the new configuration is published and probes_trim() after,
+ * serialised by the control file's mutex (armed below).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -33,11 +43,25 @@
 #include <trace/events/net.h>
 #include <trace/events/skb.h>
 
+#include "config.h"
 #include "latency.h"
 #include "stamp.h"
 
 enum cand_type { CT_TP, CT_KPROBE, CT_KRETPROBE };
-enum cand_state { CS_UNTRIED, CS_ACTIVE, CS_STANDBY, CS_FAILED };
+
+/* What a group serves, and so when it must be armed (group_needed()). */
+enum group_view {
+	GV_POINT,	/* a timeline point: its direction's stages */
+	GV_REKEY,	/* any timeline */
+	GV_FREE,	/* any timeline, or lifetime */
+	GV_LIFETIME,	/* lifetime */
+};
+
+/*
+ * CS_ACTIVE: registered.  CS_IDLE: registered at load, disarmed since, as
+ * no view needs it.  CS_STANDBY: another candidate of its group serves.
+ */
+enum cand_state { CS_UNTRIED, CS_ACTIVE, CS_IDLE, CS_STANDBY, CS_FAILED };
 
 struct cand {
 	const char *sym;
@@ -61,8 +85,11 @@ struct group {
 	s8 point;
 	u8 proto;		/* IPPROTO_TCP, IPPROTO_UDP; 0: either */
 	bool all;		/* every candidate that works, not the first */
-	bool lifetime;		/* only when lifetime sampling is on */
+	u8 view;		/* enum group_view: what needs it */
 	bool optional;		/* its function is younger than some kernels */
+	/* under the control file's mutex (or at load and unload) */
+	bool armed;		/* its candidates that work are registered */
+	bool arming;		/* armed by the probes_arm() under way */
 	struct cand *c;
 	unsigned int n;
 };
@@ -72,8 +99,9 @@ module_param(allow_unserved, bool, 0400);
 MODULE_PARM_DESC(allow_unserved,
 		 "Load even when no probe serves a group on this kernel; its stages are then unavailable");
 
+/* writable: arming after load reads it too (under kernel_param_lock) */
 static char *probe_deny;
-module_param(probe_deny, charp, 0400);
+module_param(probe_deny, charp, 0600);
 MODULE_PARM_DESC(probe_deny,
 		 "Testing only: candidates (comma-separated) to treat as absent from the kernel");
 
@@ -343,8 +371,11 @@ static DEFINE_PER_CPU(unsigned int, life_tick);
 
 static int krp_life_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	unsigned int n = lat_lifetime_sample;
+	unsigned int n;
 
+	rcu_read_lock();
+	n = skbprof_config()->lifetime;
+	rcu_read_unlock();
 	/* non-zero: do not arm the return probe for this call */
 	if (!n)
 		return 1;
@@ -507,9 +538,9 @@ static struct cand c_life_clone[] = {
 
 #define GROUP(nm, k, pt, pr, every, cands) \
 	{ .name = nm, .kind = k, .point = pt, .proto = pr, .all = every, \
-	  .c = cands, .n = ARRAY_SIZE(cands) }
+	  .view = GV_POINT, .c = cands, .n = ARRAY_SIZE(cands) }
 #define LIFE_GROUP(nm, cands, opt) \
-	{ .name = nm, .kind = -1, .lifetime = true, .optional = opt, \
+	{ .name = nm, .kind = -1, .view = GV_LIFETIME, .optional = opt, \
 	  .c = cands, .n = ARRAY_SIZE(cands) }
 
 static struct group groups[] = {
@@ -537,8 +568,10 @@ static struct group groups[] = {
 	GROUP("tx-ip6", STAMP_TX, TXP_IP, 0, false, c_tx_ip6),
 	GROUP("tx-dev", STAMP_TX, TXP_DEV, 0, false, c_tx_dev),
 	GROUP("tx-drv", STAMP_TX, TXP_DRV, 0, false, c_tx_drv),
-	GROUP("free", -1, 0, 0, true, c_free),
-	GROUP("rekey", -1, 0, 0, true, c_rekey),
+	{ .name = "free", .kind = -1, .all = true, .view = GV_FREE,
+	  .c = c_free, .n = ARRAY_SIZE(c_free) },
+	{ .name = "rekey", .kind = -1, .all = true, .view = GV_REKEY,
+	  .c = c_rekey, .n = ARRAY_SIZE(c_rekey) },
 	LIFE_GROUP("life-alloc", c_life_alloc, false),
 	LIFE_GROUP("life-build", c_life_build, false),
 	LIFE_GROUP("life-napi-alloc", c_life_napi_alloc, false),
@@ -548,14 +581,18 @@ static struct group groups[] = {
 
 /* ---- registration ---- */
 
-enum group_state { GS_SERVED, GS_ABSENT, GS_UNSERVED, GS_OFF };
+enum group_state { GS_SERVED, GS_ABSENT, GS_UNSERVED };
 
 static const char *const group_state_names[] = {
 	[GS_SERVED] = "served",
 	[GS_ABSENT] = "absent",
 	[GS_UNSERVED] = "unserved",
-	[GS_OFF] = "off",
 };
+
+static inline bool cand_works(const struct cand *c)
+{
+	return c->state == CS_ACTIVE || c->state == CS_IDLE;
+}
 
 /* See the top of the file. */
 static enum group_state group_state(const struct group *gr)
@@ -563,10 +600,8 @@ static enum group_state group_state(const struct group *gr)
 	bool missing = true;
 	size_t i;
 
-	if (gr->lifetime && !lat_lifetime_sample)
-		return GS_OFF;
 	for (i = 0; i < gr->n; i++) {
-		if (gr->c[i].state == CS_ACTIVE)
+		if (cand_works(&gr->c[i]))
 			return GS_SERVED;
 		missing &= gr->c[i].state == CS_FAILED &&
 			   gr->c[i].err == -ENOENT;
@@ -577,17 +612,15 @@ static enum group_state group_state(const struct group *gr)
 /* Is @sym in the comma-separated probe_deny list? */
 static bool denied(const char *sym)
 {
-	const char *p = probe_deny;
 	size_t n = strlen(sym);
+	bool found = false;
+	const char *p;
 
-	while (p && *p) {
-		if (!strncmp(p, sym, n) && (p[n] == ',' || !p[n]))
-			return true;
-		p = strchr(p, ',');
-		if (p)
-			p++;
-	}
-	return false;
+	kernel_param_lock(THIS_MODULE);
+	for (p = probe_deny; p && *p && !found; p = strchr(p, ','), p = p ? p + 1 : NULL)
+		found = !strncmp(p, sym, n) && (p[n] == ',' || !p[n] || p[n] == '\n');
+	kernel_param_unlock(THIS_MODULE);
+	return found;
 }
 
 struct tp_find {
@@ -634,21 +667,89 @@ static int cand_register(struct cand *c)
 	return -EINVAL;
 }
 
+static const char *why(int err)
+{
+	switch (err) {
+	case -ENOENT:
+		return "no-such-symbol";
+	case -EINVAL:
+		return "not-probeable";
+	case -EEXIST:
+		return "already-probed";
+	case -EBUSY:
+		return "busy";
+	case -ENOMEM:
+		return "no-memory";
+	default:
+		return "error";
+	}
+}
+
+/* Does @cfg need @gr armed?  See the top of the file. */
+static bool group_needed(const struct group *gr,
+			 const struct skbprof_config *cfg)
+{
+	unsigned int st;
+
+	switch (gr->view) {
+	case GV_LIFETIME:
+		return cfg->lifetime;
+	case GV_FREE:
+		if (cfg->lifetime)
+			return true;
+		fallthrough;
+	case GV_REKEY:
+		return cfg->stages & (SKBPROF_RX_STAGES | SKBPROF_TX_STAGES);
+	}
+	/* a point: for a stage of its direction and protocol */
+	for (st = 0; st < SKBPROF_TIMELINE_STAGES; st++) {
+		const struct skbprof_stage_def *d = &skbprof_stages[st];
+
+		if ((cfg->stages & BIT(st)) && d->dir == gr->kind &&
+		    (!d->proto || !gr->proto || d->proto == gr->proto))
+			return true;
+	}
+	return false;
+}
+
+static bool pick_all(const struct group *gr, const struct skbprof_config *cfg)
+{
+	return true;
+}
+
+static bool pick_unneeded(const struct group *gr,
+			  const struct skbprof_config *cfg)
+{
+	return gr->armed && !group_needed(gr, cfg);
+}
+
+static bool pick_arming(const struct group *gr,
+			const struct skbprof_config *cfg)
+{
+	return gr->arming;
+}
+
 /*
- * Take every active probe out at once.  Each single unregister_kprobe()
- * waits for its own grace period; the array calls wait for one each, so
- * unloading costs two grace periods however many probes there are (a
- * debug kernel under a flood takes minutes per grace period).  Disarmed
- * kprobes are skipped by the kernel before the wait, so no handler runs
- * once these return; tracepoint probes need their own synchronisation.
+ * Take the registered probes of the groups @pick() picks out at once, and
+ * leave their candidates in state @to (CS_IDLE, or CS_UNTRIED for all).
+ * Each single unregister_kprobe() waits for its own grace period; the
+ * array calls wait for one each, so this costs two grace periods however
+ * many probes there are (a debug kernel under a flood takes minutes per
+ * grace period).  Disarmed kprobes are skipped by the kernel before the
+ * wait, so no handler runs once these return; tracepoint probes need
+ * their own synchronisation.
  */
-static void unregister_all(void)
+static void disarm(bool (*pick)(const struct group *gr,
+				const struct skbprof_config *cfg),
+		   const struct skbprof_config *cfg, u8 to)
 {
 	unsigned int nkp = 0, nkrp = 0;
 	bool tps = false;
 	size_t g, i;
 
 	for (g = 0; g < ARRAY_SIZE(groups); g++) {
+		if (!pick(&groups[g], cfg))
+			continue;
 		for (i = 0; i < groups[g].n; i++) {
 			struct cand *c = &groups[g].c[i];
 
@@ -666,14 +767,22 @@ static void unregister_all(void)
 					krp_batch[nkrp++] = &c->krp;
 					break;
 				}
+				c->state = to;
+			} else if (to == CS_UNTRIED) {
+				c->state = CS_UNTRIED;
 			}
-			c->state = CS_UNTRIED;
 		}
+		groups[g].armed = false;
 	}
 	unregister_kprobes(kp_batch, nkp);
 	unregister_kretprobes(krp_batch, nkrp);
 	if (tps)
 		tracepoint_synchronize_unregister();
+}
+
+static void unregister_all(void)
+{
+	disarm(pick_all, NULL, CS_UNTRIED);
 }
 
 static void probes_free(void)
@@ -729,10 +838,6 @@ int probes_init(void)
 			struct cand *c = &gr->c[i];
 
 			c->err = 0;
-			if (gr->lifetime && !lat_lifetime_sample) {
-				c->state = CS_STANDBY;
-				continue;
-			}
 			if (served && !gr->all) {
 				c->state = CS_STANDBY;
 				continue;
@@ -741,6 +846,7 @@ int probes_init(void)
 			c->state = c->err ? CS_FAILED : CS_ACTIVE;
 			served |= !c->err;
 		}
+		gr->armed = served;
 		if (group_state(gr) != GS_UNSERVED)
 			continue;
 		unserved++;
@@ -763,6 +869,58 @@ void probes_exit(void)
 {
 	unregister_all();
 	probes_free();
+}
+
+/* Register the candidates of @gr that served at load; *@bad: which failed. */
+static int group_arm(struct group *gr, const struct cand **bad)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < gr->n; i++) {
+		struct cand *c = &gr->c[i];
+
+		if (c->state != CS_IDLE)
+			continue;
+		err = cand_register(c);
+		if (err) {
+			*bad = c;
+			return err;
+		}
+		c->state = CS_ACTIVE;
+		gr->armed = true;
+	}
+	return 0;
+}
+
+int probes_arm(const struct skbprof_config *cfg, char *msg, size_t len)
+{
+	const struct cand *bad = NULL;
+	size_t g;
+	int err;
+
+	for (g = 0; g < ARRAY_SIZE(groups); g++)
+		groups[g].arming = false;
+	for (g = 0; g < ARRAY_SIZE(groups); g++) {
+		struct group *gr = &groups[g];
+
+		if (gr->armed || !group_needed(gr, cfg))
+			continue;
+		gr->arming = true;
+		err = group_arm(gr, &bad);
+		if (err) {
+			snprintf(msg, len, "cannot arm probe group %s: %s %s(%d)",
+				 gr->name, bad->sym, why(err), err);
+			disarm(pick_arming, cfg, CS_IDLE);
+			return err;
+		}
+	}
+	return 0;
+}
+
+void probes_trim(const struct skbprof_config *cfg)
+{
+	disarm(pick_unneeded, cfg, CS_IDLE);
 }
 
 void probes_reset(void)
@@ -794,7 +952,7 @@ const char *probes_name(unsigned int id)
 	return "?";
 }
 
-bool probes_point_active(int kind, int point, u8 proto)
+bool probes_point_served(int kind, int point, u8 proto)
 {
 	size_t g, i;
 
@@ -802,7 +960,7 @@ bool probes_point_active(int kind, int point, u8 proto)
 		if (!group_matches(&groups[g], kind, point, proto))
 			continue;
 		for (i = 0; i < groups[g].n; i++)
-			if (groups[g].c[i].state == CS_ACTIVE)
+			if (cand_works(&groups[g].c[i]))
 				return true;
 	}
 	return false;
@@ -817,7 +975,7 @@ void probes_point_names(struct seq_file *m, int kind, int point, u8 proto)
 		if (!group_matches(&groups[g], kind, point, proto))
 			continue;
 		for (i = 0; i < groups[g].n; i++) {
-			if (groups[g].c[i].state != CS_ACTIVE)
+			if (!cand_works(&groups[g].c[i]))
 				continue;
 			seq_printf(m, "%s%s", first ? "" : ",",
 				   groups[g].c[i].sym);
@@ -834,32 +992,15 @@ static const char *const type_names[] = {
 	[CT_KRETPROBE] = "kretprobe",
 };
 
-static const char *why(int err)
-{
-	switch (err) {
-	case -ENOENT:
-		return "no-such-symbol";
-	case -EINVAL:
-		return "not-probeable";
-	case -EEXIST:
-		return "already-probed";
-	case -EBUSY:
-		return "busy";
-	case -ENOMEM:
-		return "no-memory";
-	default:
-		return "error";
-	}
-}
-
 void probes_stats(struct seq_file *m)
 {
 	size_t g, i;
 	int cpu;
 
 	for (g = 0; g < ARRAY_SIZE(groups); g++)
-		seq_printf(m, "group %s %s\n", groups[g].name,
-			   group_state_names[group_state(&groups[g])]);
+		seq_printf(m, "group %s %s %s\n", groups[g].name,
+			   group_state_names[group_state(&groups[g])],
+			   groups[g].armed ? "armed" : "disarmed");
 	for (g = 0; g < ARRAY_SIZE(groups); g++) {
 		const struct group *gr = &groups[g];
 
@@ -882,15 +1023,15 @@ void probes_stats(struct seq_file *m)
 				seq_printf(m, "active hits %llu nmissed %lu\n",
 					   n, missed);
 				break;
+			case CS_IDLE:
+				seq_puts(m, "idle no-view-needs-it\n");
+				break;
 			case CS_FAILED:
 				seq_printf(m, "unavailable %s(%d)\n",
 					   why(c->err), c->err);
 				break;
 			default:
-				seq_printf(m, "standby %s\n",
-					   gr->lifetime && !lat_lifetime_sample ?
-					   "lifetime-sampling-off" :
-					   "another-candidate-serves");
+				seq_puts(m, "standby another-candidate-serves\n");
 				break;
 			}
 		}

@@ -20,6 +20,8 @@ struct skbprof_file {
 	const struct file_operations *fops;
 };
 
+struct skbprof_config;
+
 /*
  * A part of skbprof (drop monitor, stage latency, ...).  main.c brings the
  * parts up in the order of its table, then creates every part's files,
@@ -28,6 +30,12 @@ struct skbprof_file {
  * @init:  allocate, register probes.  Must undo everything itself when it
  *         fails.
  * @exit:  unregister probes, wait for running handlers, free.
+ * @arm:   arm the probes @cfg needs that are not armed.  On failure,
+ *         disarm what this call armed, write why into @msg and return the
+ *         errno.  May be NULL.
+ * @trim:  disarm the probes @cfg does not need, and wait for their
+ *         handlers.  May be NULL.  Both run in process context, serialised
+ *         by the control file's mutex, once every part is up.
  * @reset: zero counters, histograms and table rows (process context,
  *         serialised by the control file's mutex).  May be NULL.
  * @stats: append this part's "key value" lines to the stats file.  May be
@@ -38,6 +46,8 @@ struct skbprof_part {
 	const char *name;
 	int (*init)(void);
 	void (*exit)(void);
+	int (*arm)(const struct skbprof_config *cfg, char *msg, size_t len);
+	void (*trim)(const struct skbprof_config *cfg);
 	void (*reset)(void);
 	void (*stats)(struct seq_file *m);
 	const struct skbprof_file *files;
@@ -80,8 +90,6 @@ static const struct file_operations __name##_fops = {			\
 	.release	= single_release,				\
 }
 
-struct skbprof_config;
-
 /*
  * The configuration in force (control.c).  Call under rcu_read_lock() (or
  * with preemption or bottom halves disabled) and do not keep the pointer
@@ -91,6 +99,21 @@ const struct skbprof_config *skbprof_config(void);
 
 /* Zero every part's counters; serialised by the control file. */
 void skbprof_reset_all(void);
+
+/*
+ * Arm what @next needs in every part (see struct skbprof_part): when a
+ * part cannot, the parts before it go back to @cur, what was armed for
+ * it, and the errno is returned with why in @msg.  Once @next is
+ * published, skbprof_trim() disarms what it does not need.  Both under
+ * the control file's mutex; before every part is up they do nothing (the
+ * parts register all their probes, then main.c trims them).
+ */
+int skbprof_arm(const struct skbprof_config *next,
+		const struct skbprof_config *cur, char *msg, size_t len);
+void skbprof_trim(const struct skbprof_config *cfg);
+
+/* The control part: trim every part's probes to the configuration. */
+void skbprof_control_trim(void);
 
 extern const struct skbprof_part skbprof_control_part;
 extern const struct skbprof_part skbprof_drops_part;

@@ -205,13 +205,16 @@ static json_object *stats_stage(char **tok, int n)
 	return s;
 }
 
-/* "group life-alloc served" */
-static json_object *stats_group(char **tok)
+/* "group life-alloc served disarmed" (older modules: no arming) */
+static json_object *stats_group(char **tok, int n)
 {
 	json_object *s = json_object_new_object();
 
 	json_object_object_add(s, "group", json_object_new_string(tok[1]));
 	json_object_object_add(s, "state", json_object_new_string(tok[2]));
+	if (n > 3)
+		json_object_object_add(s, "armed", json_object_new_boolean(
+					       !strcmp(tok[3], "armed")));
 	return s;
 }
 
@@ -251,8 +254,8 @@ json_object *parse_stats(char *text)
 			continue;
 		if (n >= 5 && !strcmp(tok[0], "probe"))
 			json_object_array_add(probes, stats_probe(tok, n));
-		else if (n == 3 && !strcmp(tok[0], "group"))
-			json_object_array_add(groups, stats_group(tok));
+		else if ((n == 3 || n == 4) && !strcmp(tok[0], "group"))
+			json_object_array_add(groups, stats_group(tok, n));
 		else if (n >= 4 && !strcmp(tok[0], "stage"))
 			json_object_array_add(stages, stats_stage(tok, n));
 		else if (n >= 2 && !strcmp(tok[0], "inflight"))

@@ -315,8 +315,8 @@ TEST(unserved_group_refuses_load)
 	CHECK(err == 0, "load with allow_unserved=1: %s", strerror(-err));
 	s = read_file(DEBUGFS_DIR "/stats");
 	CHECK(s, "stats");
-	err = !strstr(s, "\ngroup rx-udp4 unserved\n") ||
-	      !strstr(s, "\ngroup rx-udp6 served\n");
+	err = !strstr(s, "\ngroup rx-udp4 unserved disarmed\n") ||
+	      !strstr(s, "\ngroup rx-udp6 served armed\n");
 	free(s);
 	CHECK(!err, "stats does not show rx-udp4 unserved and rx-udp6 served");
 	return 0;

@@ -248,7 +248,7 @@ t permission_json 1 '"errno":13' \
 # control writes: a fake control file; the shim makes writes fail as the
 # module's do, and the tool must print the module's last_error
 mkdir -p "$tmp/ctl"
-printf 'filter clear\nsample 1\nstages all\ntrace off\nlast_error: none\n' > "$tmp/ctl/control"
+printf 'filter clear\nsample 1\nstages all\nlifetime off\ntrace off\nlast_error: none\n' > "$tmp/ctl/control"
 t filter_show 0 '^filter clear$' "$tool" --root "$tmp/ctl" filter
 t filter_show_json 0 '^\{"filter":null\}$' "$tool" --root "$tmp/ctl" -j filter
 t filter_set 0 '' "$tool" --root "$tmp/ctl" filter 'port 5000'
@@ -259,7 +259,7 @@ t filter_clear 0 '' "$tool" --root "$tmp/ctl" filter clear
 eq filter_clear_written "$(head -n 1 "$tmp/ctl/control")" "filter clear"
 t reset 0 '' "$tool" --root "$tmp/ctl" reset
 eq reset_written "$(head -n 1 "$tmp/ctl/control")" "reset"
-printf "filter clear\nsample 1\nstages all\ntrace off\nlast_error: filter: '70000' is not a port (1-65535)\n" > "$tmp/ctl/control"
+printf "filter clear\nsample 1\nstages all\nlifetime off\ntrace off\nlast_error: filter: '70000' is not a port (1-65535)\n" > "$tmp/ctl/control"
 t filter_rejected 3 "the module rejected 'filter port 70000': filter: '70000' is not a port \(1-65535\)" \
 	env LD_PRELOAD="$tmp/failwrite.so" FAILWRITE_ERRNO=22 "$tool" --root "$tmp/ctl" filter 'port 70000'
 t filter_rejected_json 3 '^\{"error":"the module rejected .*70000.*","errno":22\}$' \

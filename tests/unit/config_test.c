@@ -68,7 +68,7 @@ UNIT_TEST(default_config_prints)
 
 	skbprof_config_default(&cfg, &stages);
 	EXPECT(!strcmp(print(&cfg),
-		       "filter clear\nsample 1\nstages all\ntrace off\n"),
+		       "filter clear\nsample 1\nstages all\nlifetime off\ntrace off\n"),
 	       "got '%s'", print(&cfg));
 }
 
@@ -234,6 +234,11 @@ UNIT_TEST(bad_input_is_rejected_and_changes_nothing)
 		{ "stages drv-ip,,drops\n", -EINVAL, "unknown stage ''" },
 		{ "stages drv-ip drops\n", -EINVAL, "unexpected 'drops'" },
 		{ "stages\n", -EINVAL, "stages: needs" },
+		{ "lifetime 0\n", -EINVAL, "lifetime: '0' is not a number in 1-4294967295" },
+		{ "lifetime\n", -EINVAL, "lifetime: needs a number or 'off'" },
+		{ "lifetime never\n", -EINVAL, "lifetime: 'never' is not a number" },
+		{ "lifetime off now\n", -EINVAL, "lifetime: unexpected 'now'" },
+		{ "lifetime 8 9\n", -EINVAL, "lifetime: unexpected '9'" },
 		{ "trace sideways\n", -EINVAL, "'sideways' is not on, off or verbose" },
 		{ "trace\n", -EINVAL, "'' is not on, off or verbose" },
 		{ "reset now\n", -EINVAL, "reset: unexpected 'now'" },
@@ -299,15 +304,20 @@ UNIT_TEST(commands_and_actions)
 	EXPECT_EQ(cfg.trace, SKBPROF_TRACE_VERBOSE);
 	EXPECT_EQ(cfg.stages, (1u << 0) | (1u << 5));
 	EXPECT(!strcmp(print(&cfg), "filter clear\nsample 100\n"
-		       "stages drv-ip,drops\ntrace verbose\n"), "got '%s'", print(&cfg));
+		       "stages drv-ip,drops\nlifetime off\ntrace verbose\n"), "got '%s'", print(&cfg));
 	/* what reading control shows, error line included, writes back */
-	EXPECT_EQ(apply(&cfg, "filter clear\nsample 100\nstages drv-ip,drops\n"
+	EXPECT_EQ(apply(&cfg, "filter clear\nsample 100\nstages drv-ip,drops\nlifetime off\n"
 			"trace verbose\nlast_error: filter: unknown term 'x'\n",
 			&act), 0);
 	EXPECT_EQ(act, 0);
-	EXPECT_EQ(apply(&cfg, "stages all\ntrace on\n", &act), 0);
-	EXPECT(!strcmp(print(&cfg), "filter clear\nsample 100\nstages all\n"
+	EXPECT_EQ(apply(&cfg, "stages all\nlifetime off\ntrace on\n", &act), 0);
+	EXPECT(!strcmp(print(&cfg), "filter clear\nsample 100\nstages all\nlifetime off\n"
 		       "trace on\n"), "got '%s'", print(&cfg));
+	EXPECT_EQ(apply(&cfg, "lifetime 8\n", &act), 0);
+	EXPECT_EQ(cfg.lifetime, 8);
+	EXPECT(strstr(print(&cfg), "\nlifetime 8\n"), "got '%s'", print(&cfg));
+	EXPECT_EQ(apply(&cfg, "lifetime off\n", &act), 0);
+	EXPECT_EQ(cfg.lifetime, 0);
 	/* later lines of one write win */
 	EXPECT_EQ(apply(&cfg, "filter port 1\nfilter port 2\n", &act), 0);
 	EXPECT_EQ(cfg.filter.port, 2);
@@ -323,7 +333,7 @@ UNIT_TEST(print_reports_needed_length)
 
 	skbprof_config_default(&cfg, &stages);
 	need = skbprof_config_print(&cfg, &stages, small, sizeof(small));
-	EXPECT_EQ(need, (int)strlen("filter clear\nsample 1\nstages all\ntrace off\n"));
+	EXPECT_EQ(need, (int)strlen("filter clear\nsample 1\nstages all\nlifetime off\ntrace off\n"));
 	EXPECT_EQ(strlen(small), sizeof(small) - 1);
 }
 
