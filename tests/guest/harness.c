@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -284,6 +285,34 @@ char *sh_out(int *status, const char *fmt, ...)
 	if (status)
 		*status = (st != -1 && WIFEXITED(st)) ? WEXITSTATUS(st) : -1;
 	return buf;
+}
+
+void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+bool wait_until(bool (*cond)(void *arg), void *arg, int max_ms)
+{
+	long long end = mono_ms() + max_ms;
+
+	while (!cond(arg)) {
+		if (mono_ms() >= end)
+			return cond(arg);
+		sleep_ms(10);
+	}
+	return true;
 }
 
 int run_as(uid_t uid, int (*fn)(void *), void *arg)

@@ -108,6 +108,24 @@ unsigned long long drops_at(const char *sym);
  */
 int kmemleak_skbprof_leaks(int *reports);
 
+/* Sleep for @ms milliseconds. */
+void sleep_ms(int ms);
+
+/*
+ * The bound for waiting on work the kernel finishes in its own time
+ * (loopback delivery in ksoftirqd, an RCU callback, the linkwatch work):
+ * far above anything measured, so that only a condition that never comes
+ * true runs into it, not a slow host.
+ */
+#define WAIT_MS		30000
+
+/*
+ * Poll @cond(@arg) every 10 ms until it holds, for at most @max_ms
+ * (CLOCK_MONOTONIC); whether it held.  Wait for what a check needs this
+ * way, never for a fixed time, then make the exact check.
+ */
+bool wait_until(bool (*cond)(void *arg), void *arg, int max_ms);
+
 /* Run fn(arg) in a child with the given uid/gid and no capabilities. */
 int run_as(uid_t uid, int (*fn)(void *), void *arg);
 
