@@ -124,29 +124,33 @@ static double uptime(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void msleep(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+struct settle {
+	long long (*get)(const void *);
+	const void *arg;
+	long long want;
+};
 
-	nanosleep(&ts, NULL);
+static bool settled(void *arg)
+{
+	const struct settle *s = arg;
+
+	return s->get(s->arg) >= s->want;
 }
 
 /*
- * Wait until @get() reaches @want (loopback delivery may finish in
- * ksoftirqd after send returns), then a little longer so the kfree_skb
- * that follows the counter update has run too.
+ * Wait until @get() reaches @want: loopback delivery may finish in
+ * ksoftirqd long after send returns.  The kfree_skb that follows the
+ * counter update may run later still: a check of the module's count waits
+ * for that count itself (drops_wait()).
  */
 static long long settle(long long (*get)(const void *), const void *arg,
 			long long want)
 {
-	long long v = get(arg);
-	int i;
+	struct settle s = { get, arg, want };
 
-	for (i = 0; i < 200 && v < want; i++) {
-		msleep(10);
-		v = get(arg);
-	}
-	msleep(50);
+	if (!wait_until(settled, &s, WAIT_MS))
+		note("the counter is at %lld after %d ms, want %lld",
+		     get(arg), WAIT_MS, want);
 	return get(arg);
 }
 
@@ -295,6 +299,45 @@ static const struct drow *row_find(const char *why, const char *const *syms)
 	return NULL;
 }
 
+struct drops_want {
+	const char *why;
+	const char *const *syms;
+	long long want;
+};
+
+static bool drops_reached(void *arg)
+{
+	const struct drops_want *w = arg;
+	long long sum = 0;
+	int rows, i;
+
+	/* a file that does not parse fails the test: stop waiting */
+	if (drops_read())
+		return true;
+	if (w->syms)
+		return (long long)rows_sum(w->why, w->syms, &rows) >= w->want;
+	for (i = 0; i < tab.n; i++)
+		sum += tab.r[i].count;
+	return sum >= w->want;
+}
+
+/*
+ * Wait until the rows of reason @why (NULL: any) located in @syms (NULL:
+ * every row, of any reason) add up to @want: the kernel counts a drop in
+ * its own counters before the kfree_skb that skbprof sees, which a loaded
+ * host can run much later.  The caller then reads the file and checks the
+ * count exactly: too many fail at once, too few after WAIT_MS.
+ */
+static void drops_wait(const char *why, const char *const *syms,
+		       long long want)
+{
+	struct drops_want w = { why, syms, want };
+
+	if (!wait_until(drops_reached, &w, WAIT_MS))
+		note("fewer than %lld drops of reason %s after %d ms", want,
+		     why ? why : "any", WAIT_MS);
+}
+
 static long long stat_get(const char *key)
 {
 	char *s = read_file(STATS), *p;
@@ -310,6 +353,27 @@ static long long stat_get(const char *key)
 		}
 	free(s);
 	return v;
+}
+
+struct stat_want {
+	const char *key;
+	long long want;
+};
+
+static bool stat_reached(void *arg)
+{
+	const struct stat_want *w = arg;
+
+	return stat_get(w->key) >= w->want;
+}
+
+/* Wait until the stats line @key reaches @want, as drops_wait(). */
+static void stat_wait(const char *key, long long want)
+{
+	struct stat_want w = { key, want };
+
+	if (!wait_until(stat_reached, &w, WAIT_MS))
+		note("%s below %lld after %d ms", key, want, WAIT_MS);
 }
 
 /* The kprobe layer's skipped hits, summed over the active probes. */
@@ -337,6 +401,39 @@ static unsigned int sock_drops(int fd)
 
 	getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mi, &ml);
 	return mi[SK_MEMINFO_DROPS];
+}
+
+/* The datagrams of @len bytes queued on UDP socket @fd, left queued. */
+static int peek_count(int fd, size_t len)
+{
+	char buf[2048];
+	int off = 0, n = 0;
+
+	setsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off));
+	while (recv(fd, buf, sizeof(buf), MSG_PEEK | MSG_DONTWAIT) ==
+	       (ssize_t)len)
+		n++;
+	return n;
+}
+
+/*
+ * Packets the CPUs' backlogs dropped for want of room (the second column
+ * of /proc/net/softnet_stat, in hex): what loopback loses before IP.
+ */
+static long long softnet_dropped(void)
+{
+	char *s = read_file("/proc/net/softnet_stat"), *line, *save = NULL;
+	unsigned int processed, dropped;
+	long long sum = 0;
+
+	if (!s)
+		return -1;
+	for (line = strtok_r(s, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%x %x", &processed, &dropped) == 2)
+			sum += dropped;
+	free(s);
+	return sum;
 }
 
 /* A "key value" line of stats, as a string ("" if missing). */
@@ -474,6 +571,48 @@ static const char *const *nft_drop_syms(void)
 	return kver() < 600 ? syms510 : syms6;
 }
 
+/* Packets of the first counter of nft chain @chain ("inet t c"), or -1. */
+static long long nft_packets(const char *chain)
+{
+	long long pkts = -1;
+	char *out, *p;
+
+	out = sh_out(NULL, "nft list chain %s", chain);
+	p = strstr(out, "counter packets ");
+	if (p)
+		pkts = atoll(p + strlen("counter packets "));
+	free(out);
+	return pkts;
+}
+
+struct nft_want {
+	const char *chain;
+	long long want;
+};
+
+static bool nft_reached(void *arg)
+{
+	const struct nft_want *w = arg;
+	long long v = nft_packets(w->chain);
+
+	/* no counter: nothing to wait for */
+	return v < 0 || v >= w->want;
+}
+
+/*
+ * The counter of @chain once it reaches @want (a packet may be still on
+ * its way through loopback), or what it is after WAIT_MS.
+ */
+static long long nft_wait(const char *chain, long long want)
+{
+	struct nft_want w = { chain, want };
+
+	if (!wait_until(nft_reached, &w, WAIT_MS))
+		note("the counter of %s is below %lld after %d ms", chain, want,
+		     WAIT_MS);
+	return nft_packets(chain);
+}
+
 /* ---- the tests -------------------------------------------------------- */
 
 /*
@@ -506,6 +645,10 @@ static int udp_closed_port(int family)
 		return -1;
 	after = settle(ctr_get, c, before + n);
 	iafter = settle(ctr_get, ic, ibefore + n);
+	drops_wait(reason("NO_SOCKET"), syms, after - before);
+	if (family == AF_INET6 && kver() < 612)
+		drops_wait(reason("NOT_SPECIFIED"), icmp6syms,
+			   iafter - ibefore);
 	t1 = uptime();
 	if (drops_read())
 		return -1;
@@ -563,9 +706,9 @@ TEST(drops_nft_drop)
 {
 	const char *const *syms = nft_drop_syms();
 	const int n = 23;
-	long long pkts = -1;
+	long long pkts;
 	const struct drow *r;
-	char *out, *p;
+	char *out;
 	int st, rows, err;
 
 	err = kmod_probe("nf_tables");
@@ -584,11 +727,9 @@ TEST(drops_nft_drop)
 	CHECK(st == 0, "nft setup exited %d", st);
 	if (drops_reset() || udp_send(AF_INET, PORT_NFT, n, 20))
 		goto err;
-	msleep(100);
+	pkts = nft_wait("inet skbprof_t in", n);
+	drops_wait(reason("NETFILTER_DROP"), syms, pkts);
 	out = sh_out(&st, "nft list chain inet skbprof_t in");
-	p = strstr(out, "counter packets ");
-	if (p)
-		pkts = atoll(p + strlen("counter packets "));
 	note("%s", out);
 	free(out);
 	if (drops_read())
@@ -641,7 +782,8 @@ TEST(drops_unloaded_module_location)
 		sh("nft delete table inet skbprof_t");
 		return -1;
 	}
-	msleep(100);
+	/* no counter in this rule: the drops themselves are the sign */
+	drops_wait(reason("NETFILTER_DROP"), syms, 5);
 	st = sh("nft delete table inet skbprof_t");
 	CHECK(st == 0, "nft delete exited %d", st);
 	if (drops_read())
@@ -661,6 +803,20 @@ TEST(drops_unloaded_module_location)
 	return 0;
 }
 
+struct rcvbuf_wait {
+	int fd, n;
+	long long before;
+};
+
+/* All delivered: each datagram counted in RcvbufErrors or queued. */
+static bool rcvbuf_all_in(void *arg)
+{
+	const struct rcvbuf_wait *w = arg;
+	struct ctr c = { "Udp", "RcvbufErrors" };
+
+	return ctr_get(&c) - w->before + peek_count(w->fd, 200) >= w->n;
+}
+
 /*
  * A UDP socket with the smallest receive buffer, never read: datagrams
  * that do not fit are counted in RcvbufErrors and dropped in
@@ -676,6 +832,7 @@ TEST(drops_udp_rcvbuf)
 	struct sockaddr_storage ss;
 	socklen_t sl = mkaddr(AF_INET, PORT_RCVBUF, &ss);
 	const int n = 200;
+	struct rcvbuf_wait w = { -1, n, 0 };
 	long long before, after;
 	int fd, zero = 0, rows, queued = 0;
 	char buf[2048];
@@ -694,7 +851,12 @@ TEST(drops_udp_rcvbuf)
 	before = ctr_get(&c);
 	if (udp_send(AF_INET, PORT_RCVBUF, n, 200))
 		goto err;
-	after = settle(ctr_get, &c, before + 1);
+	w.fd = fd;
+	w.before = before;
+	if (!wait_until(rcvbuf_all_in, &w, WAIT_MS))
+		note("not all %d datagrams delivered after %d ms", n, WAIT_MS);
+	after = ctr_get(&c);
+	drops_wait(reason("SOCKET_RCVBUFF"), syms, after - before);
 	if (drops_read())
 		goto err;
 	drops_note();
@@ -715,6 +877,17 @@ err:
 	return -1;
 }
 
+struct queued_want {
+	int fd, n;
+};
+
+static bool queued_all(void *arg)
+{
+	const struct queued_want *q = arg;
+
+	return peek_count(q->fd, 100) >= q->n;
+}
+
 /*
  * Closing a UDP socket with unread datagrams frees them with kfree_skb, in
  * udp_destruct_common() (reason NOT_SPECIFIED on 6.1 and 6.12): the drop
@@ -730,9 +903,10 @@ TEST(drops_udp_close_unread)
 	struct sockaddr_storage ss;
 	socklen_t sl = mkaddr(AF_INET, PORT_RCVBUF, &ss);
 	const int n = 6;
+	struct queued_want q = { -1, n };
 	long long errs0, errs1;
 	unsigned int dropped;
-	int fd, rows, queued = 0;
+	int fd, rows, queued;
 
 	if (load(NULL))
 		return -1;
@@ -747,24 +921,20 @@ TEST(drops_udp_close_unread)
 		close(fd);
 		return -1;
 	}
-	msleep(100);
+	/* count the queue without emptying it, once all are delivered */
+	q.fd = fd;
+	if (!wait_until(queued_all, &q, WAIT_MS))
+		note("not all %d datagrams queued after %d ms", n, WAIT_MS);
 	errs1 = ctr_get(&c);
 	dropped = sock_drops(fd);
-	/* count the queue without emptying it */
-	{
-		char buf[200];
-		int off = 0;
-
-		setsockopt(fd, SOL_SOCKET, SO_PEEK_OFF, &off, sizeof(off));
-		while (recv(fd, buf, sizeof(buf), MSG_PEEK | MSG_DONTWAIT) == 100)
-			queued++;
-	}
+	queued = peek_count(fd, 100);
 	if (drops_reset()) {
 		close(fd);
 		return -1;
 	}
+	/* the socket is destroyed after an RCU grace period: no fixed time */
 	close(fd);
-	msleep(100);
+	drops_wait(reason("NOT_SPECIFIED"), syms, n);
 	if (drops_read())
 		return -1;
 	drops_note();
@@ -800,6 +970,7 @@ static int tcp_closed_port(int family)
 	if (tcp_refused(family, PORT_TCP_CLOSED, n))
 		return -1;
 	after = settle(ctr_get, &c, before + n);
+	drops_wait(reason("NO_SOCKET"), syms, after - before);
 	if (drops_read())
 		return -1;
 	drops_note();
@@ -878,6 +1049,16 @@ static bool fin_drop(const struct drow *r)
 	return false;
 }
 
+/* Has TCP socket *@arg no unacknowledged data left? */
+static bool tcp_all_acked(void *arg)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	return getsockopt(*(int *)arg, IPPROTO_TCP, TCP_INFO, &ti, &len) ||
+	       ti.tcpi_unacked == 0;
+}
+
 TEST(drops_clean_tcp_transfer)
 {
 	const long long total = 32LL << 20;
@@ -926,8 +1107,10 @@ TEST(drops_clean_tcp_transfer)
 			sent += n;
 		}
 		while (s.bytes < sent)
-			msleep(10);
-		msleep(100);
+			sleep_ms(10);
+		/* all acknowledged: nothing left to retransmit or probe */
+		if (!wait_until(tcp_all_acked, &fd, WAIT_MS))
+			note("data unacknowledged after %d ms", WAIT_MS);
 		segs1 = snmp_value("Tcp", "InSegs");
 		rtx1 = snmp_value("Tcp", "RetransSegs");
 		cdrops = sock_drops(fd);
@@ -956,8 +1139,10 @@ TEST(drops_clean_tcp_transfer)
 		close(fd);
 		pthread_join(th, NULL);
 		close(s.lfd);
-		msleep(200);
 		CHECK_EQ(s.bytes, total);
+		/* the FIN reaches the orphaned client in a softirq, later */
+		if (clean)
+			drops_wait(NULL, NULL, 1);
 		if (drops_read())
 			return -1;
 		drops_note();
@@ -989,6 +1174,7 @@ TEST(drops_reset_clears)
 	if (udp_send(AF_INET, PORT_UDP_CLOSED, 5, 20))
 		return -1;
 	settle(ctr_get, &c, before + 5);
+	drops_wait(reason("NO_SOCKET"), syms, 5);
 	if (drops_read())
 		return -1;
 	CHECK(rows_sum(reason("NO_SOCKET"), syms, &rows) >= 5,
@@ -1022,6 +1208,7 @@ TEST(drops_reset_clears)
 	if (udp_send(AF_INET, PORT_UDP_CLOSED, 3, 20))
 		return -1;
 	after = settle(ctr_get, &c, before + 3);
+	drops_wait(reason("NO_SOCKET"), syms, after - before);
 	if (drops_read())
 		return -1;
 	CHECK_EQ(after - before, 3);
@@ -1056,6 +1243,8 @@ TEST(drops_key_overflow)
 		goto err;
 	at = settle(ctr_get, &ct, bt + 7);
 	unpin();
+	/* the overflow has no row: wait for the total */
+	stat_wait("drops_total", (au - bu) + (at - bt));
 	if (drops_read())
 		return -1;
 	drops_note();
@@ -1096,6 +1285,19 @@ static int send_on_cpu(int cpu, int n)
 	return pid;
 }
 
+struct merge_want {
+	long long before, lost0, want;
+};
+
+static bool merge_all_in(void *arg)
+{
+	const struct merge_want *w = arg;
+	struct ctr c = { "Udp", "NoPorts" };
+
+	return ctr_get(&c) - w->before + softnet_dropped() - w->lost0 >=
+	       w->want;
+}
+
 /*
  * Drops of one key on two CPUs, read while they happen, merge into one
  * row per key whose counts add up to the kernel's NoPorts exactly.
@@ -1105,7 +1307,8 @@ TEST(drops_merge_cpus)
 	const char *const syms[] = { udp_noport_fn(AF_INET), NULL };
 	struct ctr c = { "Udp", "NoPorts" };
 	const int n = 3000;
-	long long before, after, missed;
+	struct merge_want sw;
+	long long before, after, missed, lost0;
 	int rows, st, i, k, reads = 0;
 	pid_t p0, p1;
 
@@ -1113,6 +1316,7 @@ TEST(drops_merge_cpus)
 	if (load(NULL) || drops_reset())
 		return -1;
 	before = ctr_get(&c);
+	lost0 = softnet_dropped();
 	p0 = send_on_cpu(0, n);
 	p1 = send_on_cpu(1, n);
 	CHECK(p0 > 0 && p1 > 0, "fork: %s", strerror(errno));
@@ -1134,12 +1338,20 @@ TEST(drops_merge_cpus)
 		if (!p0 && !p1)
 			break;
 	}
-	after = settle(ctr_get, &c, before + 2 * n);
+	/* every datagram reaches UDP or is dropped by a full backlog */
+	sw.before = before;
+	sw.lost0 = lost0;
+	sw.want = 2 * n;
+	if (!wait_until(merge_all_in, &sw, WAIT_MS))
+		note("not all %d datagrams arrived after %d ms", 2 * n,
+		     WAIT_MS);
+	after = ctr_get(&c);
+	drops_wait(reason("NO_SOCKET"), syms, after - before);
 	if (drops_read())
 		return -1;
 	drops_note();
-	note("%d reads during the senders; %lld of %d reached UDP", reads,
-	     after - before, 2 * n);
+	note("%d reads during the senders; %lld of %d reached UDP, %lld dropped by the backlog",
+	     reads, after - before, 2 * n, softnet_dropped() - lost0);
 	/*
 	 * A slow (debug) kernel can overflow loopback's backlog, which
 	 * drops some before UDP sees them: the kernel's own count is the
@@ -1223,7 +1435,7 @@ TEST(drops_init_failures_unwind)
 		      step);
 		if (udp_send(AF_INET, PORT_UDP_CLOSED, 3, 20))
 			return -1;
-		msleep(20);
+		sleep_ms(20);
 	}
 	note("%d drop monitor init steps fail cleanly", step - 1);
 	CHECK(step - 1 >= 3, "only %d failing steps", step - 1);
@@ -1368,6 +1580,8 @@ TEST(drops_end_timelines_as_dropped)
 	if (load(NULL) || control_set("reset\n") ||
 	    udp_send_to("127.0.0.1", PORT_F1, 20, 0, &c))
 		return -1;
+	drops_wait(reason("NO_SOCKET"), syms, 20);
+	stat_wait("incomplete_rx_dropped", 20);
 	ended = stat_get("incomplete_rx_dropped");
 	if (drops_read())
 		return -1;
@@ -1377,12 +1591,16 @@ TEST(drops_end_timelines_as_dropped)
 	return 0;
 }
 
-/* NO_SOCKET drops counted in UDP receive, the drops file read anew. */
-static long long udp4_noport_drops(void)
+/*
+ * NO_SOCKET drops counted in UDP receive, the drops file read anew once
+ * they reach @want (drops_wait()).
+ */
+static long long udp4_noport_drops(long long want)
 {
 	const char *const syms[] = { udp_noport_fn(AF_INET), NULL };
 	int rows;
 
+	drops_wait(reason("NO_SOCKET"), syms, want);
 	if (drops_read())
 		return -1;
 	return rows_sum(reason("NO_SOCKET"), syms, &rows);
@@ -1400,12 +1618,12 @@ TEST(filter_drops_port)
 	    udp_send_to("127.0.0.1", PORT_F1, 30, 0, &c) ||
 	    udp_send_to("127.0.0.1", PORT_F2, 20, 0, &c))
 		return -1;
-	CHECK_EQ(udp4_noport_drops(), 30);
+	CHECK_EQ(udp4_noport_drops(30), 30);
 	if (control_set("filter clear\nreset\n") ||
 	    udp_send_to("127.0.0.1", PORT_F1, 30, 0, &c) ||
 	    udp_send_to("127.0.0.1", PORT_F2, 20, 0, &c))
 		return -1;
-	CHECK_EQ(udp4_noport_drops(), 50);
+	CHECK_EQ(udp4_noport_drops(50), 50);
 	return 0;
 }
 
@@ -1423,13 +1641,13 @@ TEST(filter_drops_prefix_and_family)
 	    udp_send_to("127.0.0.2", PORT_F1, 13, 0, &c4) ||
 	    udp_send_to("127.0.0.3", PORT_F1, 17, 0, &c4))
 		return -1;
-	CHECK_EQ(udp4_noport_drops(), 13 + 17);
+	CHECK_EQ(udp4_noport_drops(13 + 17), 13 + 17);
 	/* loopback sends to 127.0.0.2 come from 127.0.0.1: host matches either */
 	if (control_set("filter host 127.0.0.3\nreset\n") ||
 	    udp_send_to("127.0.0.2", PORT_F1, 13, 0, &c4) ||
 	    udp_send_to("127.0.0.3", PORT_F1, 3, 0, &c4))
 		return -1;
-	CHECK_EQ(udp4_noport_drops(), 3);
+	CHECK_EQ(udp4_noport_drops(3), 3);
 
 	if (control_set("filter family ipv6 proto udp\nreset\n") ||
 	    udp_send_to("127.0.0.1", PORT_F1, 10, 0, &c4))
@@ -1438,6 +1656,7 @@ TEST(filter_drops_prefix_and_family)
 	if (udp_send(AF_INET6, PORT_F1, 12, 20))
 		return -1;
 	CHECK_EQ(settle(ctr_get, &c6, before6 + 12) - before6, 12);
+	drops_wait(reason("NO_SOCKET"), udp6_syms, 12);
 	if (drops_read())
 		return -1;
 	drops_note();
@@ -1455,13 +1674,13 @@ TEST(filter_drops_mark)
 	    udp_send_to("127.0.0.1", PORT_F1, 10, 0, &c) ||
 	    udp_send_to("127.0.0.1", PORT_F1, 5, 0x9998, &c))
 		return -1;
-	CHECK_EQ(udp4_noport_drops(), 15);
+	CHECK_EQ(udp4_noport_drops(15), 15);
 	if (control_set("filter mark 0x9990/0xfff0\nreset\n") ||
 	    udp_send_to("127.0.0.1", PORT_F1, 15, 0x9999, &c) ||
 	    udp_send_to("127.0.0.1", PORT_F1, 5, 0x9998, &c) ||
 	    udp_send_to("127.0.0.1", PORT_F1, 7, 0x1999, &c))
 		return -1;
-	CHECK_EQ(udp4_noport_drops(), 20);
+	CHECK_EQ(udp4_noport_drops(20), 20);
 	return 0;
 }
 
@@ -1472,26 +1691,18 @@ TEST(filter_drops_dev)
 	if (load(NULL) || control_set("filter dev nosuch0\nreset\n") ||
 	    udp_send_to("127.0.0.1", PORT_F1, 9, 0, &c))
 		return -1;
-	CHECK_EQ(udp4_noport_drops(), 0);
+	CHECK_EQ(udp4_noport_drops(0), 0);
 	if (control_set("filter dev lo\nreset\n") ||
 	    udp_send_to("127.0.0.1", PORT_F1, 9, 0, &c))
 		return -1;
-	CHECK_EQ(udp4_noport_drops(), 9);
+	CHECK_EQ(udp4_noport_drops(9), 9);
 	return 0;
 }
 
-/* The nft output counter of table skbprof_f, or -1. */
-static long long nft_out_packets(void)
+/* The nft output counter of table skbprof_f, once it reaches @want. */
+static long long nft_out_packets(long long want)
 {
-	long long pkts = -1;
-	char *out, *p;
-
-	out = sh_out(NULL, "nft list chain inet skbprof_f out");
-	p = strstr(out, "counter packets ");
-	if (p)
-		pkts = atoll(p + strlen("counter packets "));
-	free(out);
-	return pkts;
+	return nft_wait("inet skbprof_f out", want);
 }
 
 /*
@@ -1547,7 +1758,7 @@ TEST(filter_drops_comm)
 	const char *const *syms = nft_drop_syms();
 	pid_t a, b;
 	int rows;
-	long long got;
+	long long got, pkts;
 
 	if (nft_output_drop() || load(NULL))
 		return -1;
@@ -1558,11 +1769,13 @@ TEST(filter_drops_comm)
 	b = send_as("skbp-other", 6);
 	waitpid(a, NULL, 0);
 	waitpid(b, NULL, 0);
-	msleep(50);
+	/* dropped in the senders' sendto: done, but wait all the same */
+	pkts = nft_out_packets(15);
+	drops_wait(reason("NETFILTER_DROP"), syms, 9);
 	if (drops_read())
 		goto err;
 	drops_note();
-	CHECK_EQ(nft_out_packets(), 15);
+	CHECK_EQ(pkts, 15);
 	got = rows_sum(reason("NETFILTER_DROP"), syms, &rows);
 	if (got != 9) {
 		sh("nft delete table inet skbprof_f");
@@ -1589,7 +1802,7 @@ TEST(filter_drops_pid)
 	int pipefd[2], st, rows, n = 0;
 	char cmd[64], go;
 	pid_t child, other;
-	long long got;
+	long long got, pkts;
 
 	if (nft_output_drop() || load(NULL))
 		return -1;
@@ -1617,12 +1830,13 @@ TEST(filter_drops_pid)
 	waitpid(other, NULL, 0);
 	n = write(pipefd[1], "g", 1);
 	waitpid(child, &st, 0);
-	msleep(50);
+	pkts = nft_out_packets(14);
+	drops_wait(reason("NETFILTER_DROP"), syms, 8);
 	if (drops_read())
 		goto err;
 	drops_note();
 	CHECK_EQ(n, 1);
-	CHECK_EQ(nft_out_packets(), 14);
+	CHECK_EQ(pkts, 14);
 	got = rows_sum(reason("NETFILTER_DROP"), syms, &rows);
 	sh("nft delete table inet skbprof_f");
 	CHECK_EQ(got, 8);
@@ -1643,7 +1857,8 @@ TEST(sample_drops)
 		return -1;
 	if (udp_send_to("127.0.0.1", PORT_F1, n, 0, &c))
 		return -1;
-	got = udp4_noport_drops();
+	/* whatever arrives later only brings it closer to the truth */
+	got = udp4_noport_drops(n / 10 - ncpu);
 	note("sample 10 of %d: %lld", n, got);
 	CHECK(got >= n / 10 - ncpu && got <= n / 10 + ncpu,
 	      "sample 10 of %d drops kept %lld", n, got);
@@ -1677,11 +1892,28 @@ static int count_lines(const char *buf, const char *needle)
 	return n;
 }
 
+struct trace_want {
+	char *buf;
+	size_t size, len;
+	const char *want;
+	int n;
+};
+
+/* Drain the trace into the buffer: are there @n lines holding @want yet? */
+static bool trace_lines_in(void *arg)
+{
+	struct trace_want *w = arg;
+
+	w->len = trace_drain(w->buf, w->size, w->len);
+	return count_lines(w->buf, w->want) >= w->n;
+}
+
 /* One trace line per drop, naming reason, location and flow. */
 TEST(trace_drop_lines)
 {
 	struct ctr c = { "Udp", "NoPorts" };
 	static char buf[65536];
+	struct trace_want tw = { NULL, 0, 0, NULL, 7 };
 	char want[160];
 	int lines;
 
@@ -1689,10 +1921,15 @@ TEST(trace_drop_lines)
 	    udp_send_to("127.0.0.1", PORT_F1, 7, 0, &c) ||
 	    udp_send_to("127.0.0.1", PORT_F2, 5, 0, &c))
 		return -1;
-	trace_drain(buf, sizeof(buf), 0);
-	note("trace:\n%s", buf);
 	snprintf(want, sizeof(want), "DROP %s %s+0x",
 		 have_reasons() ? "NO_SOCKET" : "-", udp_noport_fn(AF_INET));
+	/* a drop's line is made at the kfree_skb, after NoPorts counted it */
+	tw.buf = buf;
+	tw.size = sizeof(buf);
+	tw.want = want;
+	if (!wait_until(trace_lines_in, &tw, WAIT_MS))
+		note("fewer than 7 drop lines after %d ms", WAIT_MS);
+	note("trace:\n%s", buf);
 	lines = count_lines(buf, want);
 	CHECK_EQ(lines, 7);
 	/* the drop, and how far the datagram got: into UDP receive */
@@ -1730,7 +1967,8 @@ TEST(trace_blocked_reader_wakes_on_data)
 		_exit(n > 0 ? 0 : 1);
 	}
 	close(pipefd[1]);
-	msleep(300);
+	/* a slow host can only make this pass wrongly, not fail */
+	sleep_ms(300);
 	CHECK(waitpid(pid, &st, WNOHANG) == 0, "the reader returned before any data");
 	if (udp_send_to("127.0.0.1", PORT_F1, 1, 0, &c))
 		return -1;
