@@ -15,21 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
 
 #define CONTROL		DEBUGFS_DIR "/control"
 #define CLOSED_PORT	9
-
-static void tool_msleep(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
 
 /* A counter of /proc/net/snmp's "Udp:" lines, by name; -1 if missing. */
 static long long udp_ctr(const char *field)
@@ -64,14 +57,34 @@ static long long udp_ctr(const char *field)
 	return v;
 }
 
-/* Send n datagrams to 127.0.0.1:CLOSED_PORT; wait until NoPorts saw them. */
+struct noports_want {
+	long long noports, drops;
+};
+
+static bool noports_reached(void *arg)
+{
+	return udp_ctr("NoPorts") >= ((struct noports_want *)arg)->noports;
+}
+
+static bool drops_reached(void *arg)
+{
+	return (long long)drops_at(udp_noport_fn(AF_INET)) >=
+	       ((struct noports_want *)arg)->drops;
+}
+
+/*
+ * Send n datagrams to 127.0.0.1:CLOSED_PORT; wait until NoPorts saw them,
+ * and then the module (its kfree_skb follows the counter, maybe late).
+ */
 static int udp_to_closed_port(int n, long long *noports_delta)
 {
 	struct sockaddr_in sin = {
 		.sin_family = AF_INET, .sin_port = htons(CLOSED_PORT),
 		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
 	};
-	long long before = udp_ctr("NoPorts"), now;
+	long long before = udp_ctr("NoPorts");
+	struct noports_want w = { before + n, 0 };
+	unsigned long long d0 = drops_at(udp_noport_fn(AF_INET));
 	int fd, i;
 
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
@@ -83,10 +96,12 @@ static int udp_to_closed_port(int n, long long *noports_delta)
 			return -errno;
 		}
 	close(fd);
-	for (i = 0; i < 200 && (now = udp_ctr("NoPorts")) < before + n; i++)
-		tool_msleep(10);
-	tool_msleep(50);	/* the kfree_skb after the counter */
+	if (!wait_until(noports_reached, &w, WAIT_MS))
+		note("NoPorts below %lld after %d ms", w.noports, WAIT_MS);
 	*noports_delta = udp_ctr("NoPorts") - before;
+	w.drops = d0 + *noports_delta;
+	if (!wait_until(drops_reached, &w, WAIT_MS))
+		note("fewer than %lld drops after %d ms", w.drops, WAIT_MS);
 	return 0;
 }
 
@@ -338,9 +353,26 @@ static int count_lines(const char *s, const char *n1, const char *n2)
 	return n;
 }
 
+struct lines_want {
+	const char *path;
+	long long n;
+};
+
+/* Has the tool written @n drop lines for port 9 yet (it flushes each)? */
+static bool trace_lines_out(void *arg)
+{
+	const struct lines_want *w = arg;
+	char *out = read_file(w->path);
+	int n = out ? count_lines(out, "\"type\":\"drop\"", "\"dport\":9}") : 0;
+
+	free(out);
+	return n >= w->n;
+}
+
 TEST(tool_trace)
 {
 	char *const argv[] = { "skbprof", "-j", "trace", NULL };
+	struct lines_want w = { "/tmp/trace.jsonl", 0 };
 	long long delta = 0;
 	char *out;
 	pid_t pid;
@@ -349,9 +381,12 @@ TEST(tool_trace)
 	CHECK(skbprof_load("trace=on") == 0, "load");
 	pid = tool_bg("/tmp/trace.jsonl", argv);
 	CHECK(pid > 0, "fork");
-	tool_msleep(300);
+	/* reading consumes: lines made before the tool opens the file wait */
 	CHECK(udp_to_closed_port(7, &delta) == 0, "send");
-	tool_msleep(500);
+	w.n = delta;
+	if (!wait_until(trace_lines_out, &w, WAIT_MS))
+		note("fewer than %lld drop lines from the tool after %d ms",
+		     delta, WAIT_MS);
 	kill(pid, SIGINT);
 	CHECK(waitpid(pid, &st, 0) == pid, "waitpid");
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "skbprof trace ended with status 0x%x", st);
@@ -362,10 +397,50 @@ TEST(tool_trace)
 	return 0;
 }
 
+/* Is stopped process @pid inside a sleep (/proc/PID/syscall's number)? */
+static bool in_sleep(pid_t pid)
+{
+	char path[64], *s;
+	long nr;
+	bool yes;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+	s = read_file(path);
+	yes = s && sscanf(s, "%ld", &nr) == 1 &&
+	      (nr == SYS_nanosleep || nr == SYS_clock_nanosleep ||
+	       nr == SYS_restart_syscall);
+	free(s);
+	return yes;
+}
+
+struct hold {
+	pid_t pid;
+	int status;
+	bool ended;
+};
+
+/* Stop the tool; keep it stopped if that caught it asleep. */
+static bool held_asleep(void *arg)
+{
+	struct hold *h = arg;
+
+	kill(h->pid, SIGSTOP);
+	if (waitpid(h->pid, &h->status, WUNTRACED) != h->pid ||
+	    !WIFSTOPPED(h->status)) {
+		h->ended = true;
+		return true;
+	}
+	if (in_sleep(h->pid))
+		return true;
+	kill(h->pid, SIGCONT);
+	return false;
+}
+
 /* top: a frame over an interval in which N datagrams were dropped. */
 TEST(tool_top)
 {
 	char *const argv[] = { "skbprof", "top", "-j", "-n", "1", "-i", "5", NULL };
+	struct hold h = { -1, 0, false };
 	long long delta = 0;
 	json_object *o;
 	char *out, want[64], at[64];
@@ -377,11 +452,23 @@ TEST(tool_top)
 	pid = tool_bg("/tmp/top.json", argv);
 	CHECK(pid > 0, "fork");
 	/*
-	 * After the tool's first reading of latency and drops, which a
-	 * loaded host can stretch well past a second, before its second.
+	 * After the tool's first reading of latency and drops, before its
+	 * second: the only sleep of top -n 1 lies between them.  Stopped in
+	 * it, the tool takes the second reading once continued, however
+	 * long the sending takes.
 	 */
-	tool_msleep(2500);
-	CHECK(udp_to_closed_port(11, &delta) == 0, "send");
+	h.pid = pid;
+	if (!wait_until(held_asleep, &h, WAIT_MS) || h.ended) {
+		if (!h.ended) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
+		return fail("could not stop skbprof top in its interval (status 0x%x)",
+			    h.status);
+	}
+	st = udp_to_closed_port(11, &delta);
+	kill(pid, SIGCONT);
+	CHECK(st == 0, "send");
 	CHECK(waitpid(pid, &st, 0) == pid, "waitpid");
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "skbprof top ended with status 0x%x", st);
 	out = read_file("/tmp/top.json");
