@@ -44,7 +44,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -52,13 +51,6 @@
 #define CONTROL	DEBUGFS_DIR "/control"
 #define STATS	DEBUGFS_DIR "/stats"
 #define IP	"/usr/sbin/ip"
-
-static void msleep(int ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
 
 /* The names of the files in the module's directory (NULL-terminated). */
 static int list_files(char names[][256], int max)
@@ -263,6 +255,18 @@ static long long stat_of(const char *key)
 	return v;
 }
 
+struct stat_want {
+	const char *key;
+	long long want;
+};
+
+static bool stat_reached(void *arg)
+{
+	const struct stat_want *w = arg;
+
+	return stat_of(w->key) >= w->want;
+}
+
 static int udp_closed(int n)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET,
@@ -283,6 +287,7 @@ TEST(security_no_cap_net_admin)
 		"reset\n", "sample 9\n", "filter port 1\n", "stages drops\n",
 		"trace on\n", "bogus\n", "",
 	};
+	struct stat_want sw = { "drops_total", 5 };
 	char *before, *after;
 	long long drops;
 	pid_t pid;
@@ -291,7 +296,8 @@ TEST(security_no_cap_net_admin)
 	err = skbprof_load(NULL);
 	CHECK(err == 0, "loading skbprof: %s", strerror(-err));
 	CHECK(udp_closed(5) == 0, "udp");
-	msleep(200);
+	/* loopback delivery may finish in ksoftirqd, late */
+	wait_until(stat_reached, &sw, WAIT_MS);
 	drops = stat_of("drops_total");
 	CHECK(drops >= 5, "drops_total %lld after 5 UDP drops", drops);
 	before = read_file(CONTROL);
@@ -374,6 +380,22 @@ static void teardown(void)
 	sh(IP " link del " VA " 2>/dev/null");
 }
 
+/* VA up with its qdisc attached, VB up with its IPv6 link-local address. */
+static bool link_ready(void *arg)
+{
+	char *a, *b;
+	bool ok;
+
+	(void)arg;
+	a = sh_out(NULL, IP " link show dev " VA);
+	b = sh_out(NULL, IP " -n " NS " addr show dev " VB);
+	ok = strstr(a, "qdisc noqueue") && strstr(a, "state UP") &&
+	     strstr(b, "state UP") && strstr(b, "inet6 fe80");
+	free(a);
+	free(b);
+	return ok;
+}
+
 static int setup(unsigned char mac_b[6])
 {
 	char *s;
@@ -394,8 +416,13 @@ static int setup(unsigned char mac_b[6])
 				&mac_b[1], &mac_b[2], &mac_b[3], &mac_b[4],
 				&mac_b[5]) == 6, "mac of %s: '%s'", VB, s);
 	free(s);
-	/* IPv6 addresses (link-local) must be ready to receive */
-	msleep(300);
+	/*
+	 * Frames sent on VA before the linkwatch work has seen its carrier
+	 * go to the noop qdisc, silently; and VB's IPv6 link-local address
+	 * comes with the same work on its side.
+	 */
+	CHECK(wait_until(link_ready, NULL, WAIT_MS),
+	      "%s or %s not ready after %d ms", VA, VB, WAIT_MS);
 	return 0;
 }
 
@@ -687,6 +714,46 @@ struct expect {
 	long long before;
 };
 
+struct counted_want {
+	const struct expect *ex;
+	int n, reps;
+};
+
+/* Has every counter risen by what one round must count (or is missing)? */
+static bool counted(void *arg)
+{
+	const struct counted_want *w = arg;
+	long long v;
+	int k;
+
+	for (k = 0; k < w->n; k++) {
+		const struct expect *e = &w->ex[k];
+
+		v = e->proto ? ns_snmp(e->proto, e->field) : ns_snmp6(e->field);
+		if (v >= 0 && e->before >= 0 &&
+		    v - e->before < (long long)e->per_round * w->reps)
+			return false;
+	}
+	return true;
+}
+
+struct noports_want {
+	long long nop, drops;
+};
+
+static bool noports_reached(void *arg)
+{
+	const struct noports_want *w = arg;
+
+	return snmp_value("Udp", "NoPorts") >= w->nop;
+}
+
+static bool drops_reached(void *arg)
+{
+	return (long long)drops_at(udp_noport_fn(AF_INET)) >=
+	       ((struct noports_want *)arg)->drops;
+}
+
 TEST(malformed_packets)
 {
 	/*
@@ -716,8 +783,10 @@ TEST(malformed_packets)
 		{ NULL, "Udp6InErrors", 1, 0 },
 	};
 	static struct frame f[32];
-	unsigned char mac_b[6];
 	const int reps = 20;
+	struct counted_want cw = { ex, sizeof(ex) / sizeof(ex[0]), reps };
+	struct noports_want nw = { 0, 0 };
+	unsigned char mac_b[6];
 	long long nop0, nop1, d0, d1, v;
 	int n, i, k, err, sent = 0, round;
 
@@ -742,7 +811,10 @@ TEST(malformed_packets)
 				ns_snmp6(ex[k].field);
 		if (send_frames(f, n, reps, mac_b))
 			goto err;
-		msleep(300);
+		/* VB receives in a softirq, maybe in ksoftirqd, late */
+		if (!wait_until(counted, &cw, WAIT_MS))
+			note("round %d: counters short after %d ms", round,
+			     WAIT_MS);
 		for (k = 0; k < (int)(sizeof(ex) / sizeof(ex[0])); k++) {
 			v = ex[k].proto ? ns_snmp(ex[k].proto, ex[k].field) :
 					  ns_snmp6(ex[k].field);
@@ -760,10 +832,19 @@ TEST(malformed_packets)
 				goto err;
 			}
 		}
-		/* the transmit path: after the counting, it is unpredicted */
+	}
+	/*
+	 * The transmit path, with the filter and without, after the
+	 * counting: what these reach VB, in their own time, and count
+	 * there is unpredicted.
+	 */
+	for (round = 0; round < 2; round++) {
+		if (round && write_file(CONTROL, "filter clear\n")) {
+			fail("filter clear");
+			goto err;
+		}
 		if (send_raw(f, n, &sent))
 			goto err;
-		msleep(200);
 		/* drain the trace: every line formatted from a bogus packet */
 		sh("cat " DEBUGFS_DIR "/trace > /dev/null & sleep 1; kill $!");
 	}
@@ -775,7 +856,6 @@ TEST(malformed_packets)
 	/* the module still counts a normal drop exactly */
 	CHECK(write_file(CONTROL, "filter clear\ntrace off\nreset\n") == 0,
 	      "reset");
-	msleep(100);
 	nop0 = snmp_value("Udp", "NoPorts");
 	/*
 	 * At UDP's closed-port drop: the bogus fragments still queued for
@@ -783,8 +863,14 @@ TEST(malformed_packets)
 	 */
 	d0 = drops_at(udp_noport_fn(AF_INET));
 	CHECK(udp_closed(7) == 0, "udp");
-	msleep(300);
+	/* NoPorts first; the kfree_skb skbprof counts follows it */
+	nw.nop = nop0 + 7;
+	if (!wait_until(noports_reached, &nw, WAIT_MS))
+		note("NoPorts below %lld after %d ms", nw.nop, WAIT_MS);
 	nop1 = snmp_value("Udp", "NoPorts");
+	nw.drops = d0 + (nop1 - nop0);
+	if (!wait_until(drops_reached, &nw, WAIT_MS))
+		note("fewer than %lld drops after %d ms", nw.drops, WAIT_MS);
 	d1 = drops_at(udp_noport_fn(AF_INET));
 	teardown();
 	CHECK_EQ(nop1 - nop0, 7);
@@ -813,7 +899,8 @@ TEST(security_no_kernel_addresses)
 	sh("/bin/skbprof-traffic udp-pair 127.0.0.1 34201 50 >/dev/null");
 	sh("/bin/skbprof-traffic tcp 127.0.0.1 34202 200000 >/dev/null");
 	sh("/bin/skbprof-traffic tcp-syn 127.0.0.1 34203 >/dev/null");
-	msleep(200);
+	/* what comes later is unchecked: a slow host cannot fail this */
+	sleep_ms(200);
 	n = list_files(names, 32);
 	CHECK(n > 0, "no files");
 	for (i = 0; i <= n; i++) {
