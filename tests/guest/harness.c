@@ -446,6 +446,26 @@ long long snmp_value(const char *proto, const char *field)
 
 /* ---- what the module says ---- */
 
+/*
+ * Packets the CPUs' backlogs dropped for want of room (the second column
+ * of /proc/net/softnet_stat, in hex): what loopback loses before IP.
+ */
+long long softnet_dropped(void)
+{
+	char *s = read_file("/proc/net/softnet_stat"), *line, *save = NULL;
+	unsigned int processed, dropped;
+	long long sum = 0;
+
+	if (!s)
+		return -1;
+	for (line = strtok_r(s, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%x %x", &processed, &dropped) == 2)
+			sum += dropped;
+	free(s);
+	return sum;
+}
+
 bool kallsyms_has(const char *sym)
 {
 	static char *syms;	/* read once: megabytes */

@@ -87,6 +87,12 @@ long long snmp_table_value(char *text, const char *proto, const char *field);
 /* A counter of /proc/net/snmp; -1 when missing. */
 long long snmp_value(const char *proto, const char *field);
 
+/*
+ * Packets the CPUs' backlogs dropped for want of room (the second column
+ * of /proc/net/softnet_stat): what loopback loses before IP, under load.
+ */
+long long softnet_dropped(void);
+
 /* Is @sym a symbol of the running kernel or a module (/proc/kallsyms)? */
 bool kallsyms_has(const char *sym);
 

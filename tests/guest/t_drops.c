@@ -416,26 +416,6 @@ static int peek_count(int fd, size_t len)
 	return n;
 }
 
-/*
- * Packets the CPUs' backlogs dropped for want of room (the second column
- * of /proc/net/softnet_stat, in hex): what loopback loses before IP.
- */
-static long long softnet_dropped(void)
-{
-	char *s = read_file("/proc/net/softnet_stat"), *line, *save = NULL;
-	unsigned int processed, dropped;
-	long long sum = 0;
-
-	if (!s)
-		return -1;
-	for (line = strtok_r(s, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		if (sscanf(line, "%x %x", &processed, &dropped) == 2)
-			sum += dropped;
-	free(s);
-	return sum;
-}
-
 /* A "key value" line of stats, as a string ("" if missing). */
 static const char *stat_str(const char *key)
 {

@@ -205,11 +205,16 @@ static void control_writer(unsigned int seed, bool hurry)
 		"trace on\n", "trace off\n", "trace verbose\n",
 		"filter port 34102\nsample 1\n", "filter clear\nstages all\n",
 	};
+	/*
+	 * No view switched on or off: arming takes grace periods with the
+	 * file open, and two writers doing it back to back keep the module
+	 * pinned past any unload's retries (t_arming.c switches views).
+	 */
 	static const char *const good_reset[] = {
 		"reset\n", "filter proto udp\nreset\n", "filter clear\n",
 		"stages all\nreset\n", "sample 2\n", "reset\nsample 1\n",
 		"trace on\n", "reset\n", "trace off\n", "filter port 34101\n",
-		"stages drops\n",
+		"sample 5\n",
 	};
 	static const char *const bad[] = {
 		"bogus\n", "sample 0\n", "filter port 70000\n", "stages x\n",
@@ -903,11 +908,12 @@ out:
 /* ---- exhaustion ------------------------------------------------------- */
 
 
-/* The kernel's own count of every drop the flood makes. */
+/* The kernel's own count of every drop the flood makes, backlogs' too. */
 static long long flood_drops(void)
 {
 	return snmp_value("Udp", "NoPorts") + snmp_value("Udp", "RcvbufErrors") +
-	       snmp_value("Tcp", "OutRsts") + snmp_value("Ip", "InUnknownProtos");
+	       snmp_value("Tcp", "OutRsts") + snmp_value("Ip", "InUnknownProtos") +
+	       softnet_dropped();
 }
 
 /*
@@ -1003,9 +1009,10 @@ TEST(stress_exhaustion)
 	k.n = 0;
 	/*
 	 * Each packet of the four dropping floods is one drop, or sits in
-	 * full_fd's queue.  Loopback delivery may finish in ksoftirqd long
-	 * after the senders exit, and each kfree_skb follows its counter:
-	 * wait for the kernel's count, then for the module's.
+	 * full_fd's queue (a loaded CPU's backlog may drop replies too).
+	 * Loopback delivery may finish in ksoftirqd long after the senders
+	 * exit, and each kfree_skb follows its counter: wait for the
+	 * kernel's count, then until the module's equals it.
 	 */
 	for (i = 0, queued = 0; i < 6000; i++) {
 		while (recv(full_fd, fa_buf, sizeof(fa_buf), MSG_DONTWAIT) >= 0)
@@ -1015,12 +1022,15 @@ TEST(stress_exhaustion)
 			break;
 		msleep(10);
 	}
-	CHECK_EQ(a - b + queued, FLOOD_DROPPING * FLOOD_PACKETS);
+	CHECK(a - b + queued >= FLOOD_DROPPING * FLOOD_PACKETS,
+	      "after 60 s the kernel counted %lld drops and %lld queued of %d packets",
+	      a - b, queued, FLOOD_DROPPING * FLOOD_PACKETS);
 	for (i = 0; i < 6000; i++) {
 		s = read_file(STATS);
 		tot = s ? stat_of(s, "drops_total") : -1;
 		free(s);
-		if (tot >= a - b)
+		a = flood_drops();
+		if (tot == a - b)
 			break;
 		msleep(10);
 	}
