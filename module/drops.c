@@ -486,9 +486,9 @@ static void drops_trim(const struct skbprof_config *cfg)
 {
 	if (!drops_armed || drops_needed(cfg))
 		return;
-	tracepoint_probe_unregister(drops_tp, drops_probe, NULL);
-	tracepoint_synchronize_unregister();
-	drops_armed = false;
+	/* a probe still running touches only what lives until unload */
+	if (!tracepoint_probe_unregister(drops_tp, drops_probe, NULL))
+		drops_armed = false;
 }
 
 static const struct skbprof_file drops_files[] = {

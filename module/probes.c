@@ -28,7 +28,9 @@
  * to learn whether the kernel serves it; main.c then disarms what the
  * configuration does not need.  Later control writes call probes_arm()
  * before the new configuration is published and probes_trim() after,
- * serialised by the control file's mutex (armed below).
+ * serialised by the control file's mutex (armed below).  Kprobes stay
+ * registered until unload and are enabled and disabled, so switching
+ * views waits for no grace period.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -58,8 +60,9 @@ enum group_view {
 };
 
 /*
- * CS_ACTIVE: registered.  CS_IDLE: registered at load, disarmed since, as
- * no view needs it.  CS_STANDBY: another candidate of its group serves.
+ * CS_ACTIVE: armed.  CS_IDLE: served at load, disarmed since as no view
+ * needs it (a kprobe disabled, a tracepoint probe unregistered).
+ * CS_STANDBY: another candidate of its group serves.
  */
 enum cand_state { CS_UNTRIED, CS_ACTIVE, CS_IDLE, CS_STANDBY, CS_FAILED };
 
@@ -712,77 +715,93 @@ static bool group_needed(const struct group *gr,
 	return false;
 }
 
-static bool pick_all(const struct group *gr, const struct skbprof_config *cfg)
-{
-	return true;
-}
-
-static bool pick_unneeded(const struct group *gr,
-			  const struct skbprof_config *cfg)
-{
-	return gr->armed && !group_needed(gr, cfg);
-}
-
-static bool pick_arming(const struct group *gr,
-			const struct skbprof_config *cfg)
-{
-	return gr->arming;
-}
-
 /*
- * Take the registered probes of the groups @pick() picks out at once, and
- * leave their candidates in state @to (CS_IDLE, or CS_UNTRIED for all).
- * Each single unregister_kprobe() waits for its own grace period; the
- * array calls wait for one each, so this costs two grace periods however
- * many probes there are (a debug kernel under a flood takes minutes per
- * grace period).  Disarmed kprobes are skipped by the kernel before the
- * wait, so no handler runs once these return; tracepoint probes need
- * their own synchronisation.
+ * Take every probe out at once, disarmed ones too.  Each single
+ * unregister_kprobe() waits for its own grace period; the array calls
+ * wait for one each, so unloading costs two grace periods however many
+ * probes there are (a debug kernel under a flood takes minutes per grace
+ * period).  Disarmed kprobes are skipped by the kernel before the wait,
+ * so no handler runs once these return; the tracepoint probes, those
+ * probes_trim() took out too, need their own synchronisation.
  */
-static void disarm(bool (*pick)(const struct group *gr,
-				const struct skbprof_config *cfg),
-		   const struct skbprof_config *cfg, u8 to)
+static void unregister_all(void)
 {
 	unsigned int nkp = 0, nkrp = 0;
-	bool tps = false;
 	size_t g, i;
 
 	for (g = 0; g < ARRAY_SIZE(groups); g++) {
-		if (!pick(&groups[g], cfg))
-			continue;
 		for (i = 0; i < groups[g].n; i++) {
 			struct cand *c = &groups[g].c[i];
 
-			if (c->state == CS_ACTIVE) {
-				switch (c->type) {
-				case CT_TP:
-					tracepoint_probe_unregister(c->tp,
-								    c->tp_fn, c);
-					tps = true;
-					break;
-				case CT_KPROBE:
-					kp_batch[nkp++] = &c->kp;
-					break;
-				case CT_KRETPROBE:
-					krp_batch[nkrp++] = &c->krp;
-					break;
-				}
-				c->state = to;
-			} else if (to == CS_UNTRIED) {
-				c->state = CS_UNTRIED;
-			}
+			if (c->type == CT_TP && c->state == CS_ACTIVE)
+				tracepoint_probe_unregister(c->tp, c->tp_fn, c);
+			else if (c->type == CT_KPROBE && cand_works(c))
+				kp_batch[nkp++] = &c->kp;
+			else if (c->type == CT_KRETPROBE && cand_works(c))
+				krp_batch[nkrp++] = &c->krp;
+			c->state = CS_UNTRIED;
 		}
 		groups[g].armed = false;
 	}
 	unregister_kprobes(kp_batch, nkp);
 	unregister_kretprobes(krp_batch, nkrp);
-	if (tps)
-		tracepoint_synchronize_unregister();
+	tracepoint_synchronize_unregister();
 }
 
-static void unregister_all(void)
+/*
+ * Arm a candidate registered at load: kprobes stay registered and are
+ * only enabled and disabled (as the kernel's kprobe events do), without
+ * waiting for a grace period; a tracepoint probe is registered again.
+ */
+static int cand_arm(struct cand *c)
 {
-	disarm(pick_all, NULL, CS_UNTRIED);
+	if (denied(c->sym))
+		return -ENOENT;
+	switch (c->type) {
+	case CT_TP:
+		return tracepoint_probe_register(c->tp, c->tp_fn, c);
+	case CT_KPROBE:
+		return enable_kprobe(&c->kp);
+	case CT_KRETPROBE:
+		return enable_kretprobe(&c->krp);
+	}
+	return -EINVAL;
+}
+
+/*
+ * Disarm an armed candidate.  A handler may still run on another CPU
+ * when this returns: harmless, as it touches only what lives until
+ * unload, and unregister_all() waits for them all.
+ */
+static void cand_disarm(struct cand *c)
+{
+	switch (c->type) {
+	case CT_TP:
+		/* should it fail (no memory), the probe stays armed */
+		if (tracepoint_probe_unregister(c->tp, c->tp_fn, c))
+			return;
+		break;
+	case CT_KPROBE:
+		disable_kprobe(&c->kp);
+		break;
+	case CT_KRETPROBE:
+		disable_kretprobe(&c->krp);
+		break;
+	}
+	c->state = CS_IDLE;
+}
+
+/* Disarm every armed candidate of @gr. */
+static void group_disarm(struct group *gr)
+{
+	size_t i;
+
+	for (i = 0; i < gr->n; i++)
+		if (gr->c[i].state == CS_ACTIVE)
+			cand_disarm(&gr->c[i]);
+	gr->armed = false;
+	for (i = 0; i < gr->n; i++)
+		gr->armed |= gr->c[i].state == CS_ACTIVE;
 }
 
 static void probes_free(void)
@@ -871,7 +890,7 @@ void probes_exit(void)
 	probes_free();
 }
 
-/* Register the candidates of @gr that served at load; *@bad: which failed. */
+/* Arm the candidates of @gr that served at load; *@bad: which failed. */
 static int group_arm(struct group *gr, const struct cand **bad)
 {
 	size_t i;
@@ -882,7 +901,7 @@ static int group_arm(struct group *gr, const struct cand **bad)
 
 		if (c->state != CS_IDLE)
 			continue;
-		err = cand_register(c);
+		err = cand_arm(c);
 		if (err) {
 			*bad = c;
 			return err;
@@ -908,19 +927,25 @@ int probes_arm(const struct skbprof_config *cfg, char *msg, size_t len)
 			continue;
 		gr->arming = true;
 		err = group_arm(gr, &bad);
-		if (err) {
-			snprintf(msg, len, "cannot arm probe group %s: %s %s(%d)",
-				 gr->name, bad->sym, why(err), err);
-			disarm(pick_arming, cfg, CS_IDLE);
-			return err;
-		}
+		if (!err)
+			continue;
+		snprintf(msg, len, "cannot arm probe group %s: %s %s(%d)",
+			 gr->name, bad->sym, why(err), err);
+		for (g = 0; g < ARRAY_SIZE(groups); g++)
+			if (groups[g].arming)
+				group_disarm(&groups[g]);
+		return err;
 	}
 	return 0;
 }
 
 void probes_trim(const struct skbprof_config *cfg)
 {
-	disarm(pick_unneeded, cfg, CS_IDLE);
+	size_t g;
+
+	for (g = 0; g < ARRAY_SIZE(groups); g++)
+		if (groups[g].armed && !group_needed(&groups[g], cfg))
+			group_disarm(&groups[g]);
 }
 
 void probes_reset(void)
