@@ -601,6 +601,39 @@ static void learn_first(struct stamp *s, const struct sk_buff *skb,
 	s->decide_at = tx_decide_at(&cfg->filter, &s->tuple);
 }
 
+/*
+ * A transmit timeline starts in @tmp, off the table: when its filter can
+ * be decided at this first point (tx_decide_at()), it is, and a packet
+ * filtered or sampled out takes no stamp at all; its later points then
+ * miss the table without taking a lock.  False for such a packet, after
+ * ending the timeline an earlier packet left under the same key.
+ */
+static bool tx_admit(struct stamp *tmp, const struct sk_buff *skb,
+		     const struct skbprof_config *cfg, const struct sock *sk,
+		     const struct flowi4 *fl4, u8 proto, u16 via, u64 now)
+{
+	unsigned long flags;
+	struct stamp *s;
+
+	stamp_clear(tmp);
+	tmp->kind = STAMP_TX;
+	start(tmp, skb, cfg, via, now);
+	learn_first(tmp, skb, cfg, sk, fl4, proto);
+	if (tmp->decide_at != TXP_APP)
+		return true;
+	local_irq_save(flags);
+	decide(tmp, cfg);
+	local_irq_restore(flags);
+	if (tmp->verdict == STAMP_KEEP)
+		return true;
+	s = stamp_lock(head_key(skb), STAMP_TX, false, &flags);
+	if (s) {
+		end_incomplete(s, stale(s, now) ? END_EVICTED : END_RESTARTED);
+		stamp_remove(s, flags);
+	}
+	return false;
+}
+
 /* The first point of a @kind timeline; @sk, @fl4, @proto: transmit only. */
 static void lat_start(const struct sk_buff *skb, u8 kind,
 		      const struct sock *sk, const struct flowi4 *fl4,
@@ -608,7 +641,7 @@ static void lat_start(const struct sk_buff *skb, u8 kind,
 {
 	const struct skbprof_config *cfg;
 	unsigned long flags;
-	struct stamp *s;
+	struct stamp *s, tmp;
 	bool fresh;
 	u64 now;
 
@@ -619,6 +652,9 @@ static void lat_start(const struct sk_buff *skb, u8 kind,
 	if (!(cfg->stages & (kind == STAMP_RX ? SKBPROF_RX_STAGES : SKBPROF_TX_STAGES)))
 		goto out;
 	now = ktime_get_ns();
+	if (kind == STAMP_TX &&
+	    !tx_admit(&tmp, skb, cfg, sk, fl4, proto, via, now))
+		goto out;
 	s = stamp_lock_insert(head_key(skb), kind, &fresh, &flags);
 	if (!s)
 		goto out;
@@ -634,9 +670,15 @@ static void lat_start(const struct sk_buff *skb, u8 kind,
 		end_incomplete(s, stale(s, now) ? END_EVICTED : END_RESTARTED);
 		stamp_clear(s);
 	}
-	start(s, skb, cfg, via, now);
-	learn_first(s, skb, cfg, sk, fl4, proto);
-	progress(s, cfg, 0);
+	if (kind == STAMP_TX) {
+		/* started, and decided if it could be, by tx_admit() */
+		memcpy((char *)s + STAMP_TIMELINE, (char *)&tmp + STAMP_TIMELINE,
+		       sizeof(*s) - STAMP_TIMELINE);
+	} else {
+		start(s, skb, cfg, via, now);
+		learn_first(s, skb, cfg, sk, fl4, proto);
+		progress(s, cfg, 0);
+	}
 	stamp_unlock(s, flags);
 out:
 	rcu_read_unlock();

@@ -1440,6 +1440,18 @@ TEST(sample_latency)
 	free(s);
 	CHECK_EQ(stat_value("timelines_rx_kept") +
 		 stat_value("timelines_rx_sampled_out"), t.n);
+	CHECK_EQ(stat_value("timelines_tx_kept") +
+		 stat_value("timelines_tx_sampled_out"), t.n);
+	/*
+	 * Sampling saves on transmit: the filter is decided at the first
+	 * point there, and a datagram sampled out takes no stamp (receive
+	 * still stamps each, to apply the filter at IP).
+	 */
+	note("table_inserts %lld for %d datagrams each way",
+	     stat_value("table_inserts"), t.n);
+	CHECK(stat_value("table_inserts") <= t.n + t.n / 10 + ncpu + 10,
+	      "%lld timelines started for %d datagrams, sample 10",
+	      stat_value("table_inserts"), t.n);
 	teardown();
 	return 0;
 }
