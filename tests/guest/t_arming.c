@@ -77,7 +77,8 @@ static int kprobes_match(const char *stats)
 		is_idle = !strcmp(state, "idle");
 		active += !is_idle;
 		idle += is_idle;
-		snprintf(want, sizeof(want), " %c  %s+0x0",
+		/* +0x0, or +0x4 past an endbr64 (6.12 and later) */
+		snprintf(want, sizeof(want), " %c  %s+0x",
 			 !strcmp(type, "kprobe") ? 'k' : 'r', sym);
 		at = strstr(list, want);
 		eol = at ? strchr(at, '\n') : NULL;
