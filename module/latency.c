@@ -378,6 +378,14 @@ static const char *point_name(const struct stamp *s, unsigned int point)
 	return point_names[s->kind][point];
 }
 
+/* The probes' names by @via, for the verbose trace (lat_via_names()). */
+static const char *(*via_name)(unsigned int via);
+
+void lat_via_names(const char *(*name)(unsigned int via))
+{
+	WRITE_ONCE(via_name, name);
+}
+
 /*
  * Verbose trace: one probe hit of a kept packet, with its time (monotonic,
  * as ktime_get_ns()) and its offset from the timeline's first point.
@@ -385,6 +393,7 @@ static const char *point_name(const struct stamp *s, unsigned int point)
 static void trace_hit(const struct stamp *s, unsigned int point, u16 via,
 		      u64 t)
 {
+	const char *(*name)(unsigned int via) = READ_ONCE(via_name);
 	struct skbprof_pktinfo pi;
 	u32 ns, off_ns;
 	u64 sec, off_us;
@@ -396,7 +405,8 @@ static void trace_hit(const struct stamp *s, unsigned int point, u16 via,
 	skbprof_fmt_flow(flow, sizeof(flow), &pi);
 	skbprof_trace_printf("HIT %s %s %s %llu.%09u +%llu.%03uus | %s",
 			     kind_name(s), point_name(s, point),
-			     probes_name(via), sec, ns, off_us, off_ns, flow);
+			     name ? name(via) : "?", sec, ns, off_us, off_ns,
+			     flow);
 }
 
 /* A comm for a whitespace-separated field: no blanks, never empty. */
@@ -1278,26 +1288,7 @@ static void latency_stats(struct seq_file *m)
 {
 	u64 inc[2][END_REASONS] = {}, overflow = 0;
 	unsigned int cpu, k, r;
-	u32 stages;
-	int st;
 
-	probes_stats(m);
-	rcu_read_lock();
-	stages = skbprof_config()->stages;
-	rcu_read_unlock();
-	for (st = 0; st < SKBPROF_TIMELINE_STAGES; st++) {
-		const struct skbprof_stage_def *d = &skbprof_stages[st];
-		bool from = probes_point_served(d->dir, d->from, d->proto);
-		bool to = probes_point_served(d->dir, d->to, d->proto);
-
-		seq_printf(m, "stage %s %s %s ", dir_name(st), d->name,
-			   !(from && to) ? "unavailable" :
-			   stages & BIT(st) ? "active" : "off");
-		probes_point_names(m, d->dir, d->from, d->proto);
-		seq_puts(m, " -> ");
-		probes_point_names(m, d->dir, d->to, d->proto);
-		seq_putc(m, '\n');
-	}
 	stamp_stats(m);
 	/* a few timelines in flight: where they stand */
 	stamp_show_live(m, 8, show_live);
@@ -1364,7 +1355,6 @@ static void latency_reset(void)
 	cpus_read_unlock();
 	stamp_reap(0, 0, NULL);
 	stamp_reset_counters();
-	probes_reset();
 }
 
 static void free_cpus(void)
@@ -1415,9 +1405,6 @@ static int latency_init(void)
 		if (!lcpu[cpu]->rows || !lcpu[cpu]->used)
 			goto err_cpus;
 	}
-	err = probes_init();
-	if (err)
-		goto err_cpus;
 	INIT_DELAYED_WORK(&reaper, reap);
 	schedule_delayed_work(&reaper, REAP_PERIOD);
 	return 0;
@@ -1431,8 +1418,7 @@ err_stamp:
 
 static void latency_exit(void)
 {
-	/* main.c removed the files.  Unregistering waits for handlers. */
-	probes_exit();
+	/* main.c removed the files, and the probes part is down */
 	cancel_delayed_work_sync(&reaper);
 	free_cpus();
 	stamp_exit();
@@ -1448,8 +1434,6 @@ const struct skbprof_part skbprof_latency_part = {
 	.name = "latency",
 	.init = latency_init,
 	.exit = latency_exit,
-	.arm = probes_arm,
-	.trim = probes_trim,
 	.reset = latency_reset,
 	.stats = latency_stats,
 	.files = latency_files,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Stage latency: the timeline points the probes report (probes.c) and the
- * part that turns them into histograms and files (latency.c).
+ * Stage latency: the timeline points the probes part reports (probes.c
+ * drives them; nothing here calls it), and the part that turns them into
+ * histograms and files (latency.c).
  */
 #ifndef _SKBPROF_LATENCY_H
 #define _SKBPROF_LATENCY_H
@@ -23,7 +24,7 @@ enum lat_end {
 
 /*
  * Events from the probes (any context but NMI).  @via names the probe
- * (probes_name()) for the verbose trace.
+ * for the verbose trace (lat_via_names()).
  */
 void lat_rx_start(const struct sk_buff *skb, u16 via);
 void lat_rx_point(const struct sk_buff *skb, enum rx_point point, u8 proto,
@@ -58,25 +59,10 @@ bool lat_seen(const struct sk_buff *skb, struct lat_seen *seen);
 /* "ip-udp", "rx-drv", "tx-app" or "-" for a lat_seen.reached value. */
 const char *lat_reached_name(u8 reached);
 
-/* The probe points (probes.c). */
-int probes_init(void);
-void probes_exit(void);
-void probes_stats(struct seq_file *m);
-/* Zero the hit counters (nmissed is the kernel's own). */
-void probes_reset(void);
-/* The symbol or tracepoint of probe @id. */
-const char *probes_name(unsigned int id);
 /*
- * Arm the probes @cfg needs that are not armed; on failure disarm what
- * this call armed, write why into @msg and return the errno.  Then, once
- * @cfg is published, probes_trim() disarms what it does not need.  Both
- * under the control file's mutex.
+ * The probes name the one behind each @via for the verbose trace; NULL
+ * before the probes part is up and after it is down.
  */
-int probes_arm(const struct skbprof_config *cfg, char *msg, size_t len);
-void probes_trim(const struct skbprof_config *cfg);
-/* Whether some probe serves timeline point @point of @kind (STAMP_RX...). */
-bool probes_point_served(int kind, int point, u8 proto);
-/* Names of the probes serving a point, comma separated, for stats. */
-void probes_point_names(struct seq_file *m, int kind, int point, u8 proto);
+void lat_via_names(const char *(*name)(unsigned int via));
 
 #endif /* _SKBPROF_LATENCY_H */

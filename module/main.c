@@ -19,6 +19,7 @@
 #include <linux/utsname.h>
 
 #include "pkttrace.h"
+#include "probes.h"
 #include "skbprof.h"
 
 /* /sys/kernel/debug/skbprof/, made once every part is up. */
@@ -48,12 +49,14 @@ int skbprof_init_fault(int step)
 /*
  * The parts, in initialisation order.  The trace part owns the trace
  * buffer that control allocates for trace=on; the timelines come before
- * drops, whose rows ask them how far a packet got.
+ * the probes that drive them, and before drops, whose rows ask them how
+ * far a packet got.
  */
 static const struct skbprof_part *const parts[] = {
 	&skbprof_trace_part,
 	&skbprof_control_part,
 	&skbprof_latency_part,
+	&skbprof_probes_part,
 	&skbprof_drops_part,
 };
 

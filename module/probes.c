@@ -47,6 +47,7 @@
 
 #include "config.h"
 #include "latency.h"
+#include "probes.h"
 #include "stamp.h"
 
 enum cand_type { CT_TP, CT_KPROBE, CT_KRETPROBE };
@@ -806,6 +807,7 @@ static void group_disarm(struct group *gr)
 
 static void probes_free(void)
 {
+	lat_via_names(NULL);
 	kfree(krp_batch);
 	krp_batch = NULL;
 	kfree(kp_batch);
@@ -833,7 +835,19 @@ static void __maybe_unused probes_typecheck(void)
 	check_trace_callback_type_consume_skb(tp_consume_skb);
 }
 
-int probes_init(void)
+/* The symbol or tracepoint of probe @id, for the verbose trace. */
+static const char *probes_name(unsigned int id)
+{
+	size_t g, i;
+
+	for (g = 0; g < ARRAY_SIZE(groups); g++)
+		for (i = 0; i < groups[g].n; i++)
+			if (groups[g].c[i].id == id)
+				return groups[g].c[i].sym;
+	return "?";
+}
+
+static int probes_init(void)
 {
 	unsigned int id = 0, unserved = 0;
 	size_t g, i;
@@ -848,6 +862,7 @@ int probes_init(void)
 		probes_free();
 		return -ENOMEM;
 	}
+	lat_via_names(probes_name);
 
 	for (g = 0; g < ARRAY_SIZE(groups); g++) {
 		struct group *gr = &groups[g];
@@ -884,7 +899,7 @@ int probes_init(void)
 	return 0;
 }
 
-void probes_exit(void)
+static void probes_exit(void)
 {
 	unregister_all();
 	probes_free();
@@ -912,7 +927,7 @@ static int group_arm(struct group *gr, const struct cand **bad)
 	return 0;
 }
 
-int probes_arm(const struct skbprof_config *cfg, char *msg, size_t len)
+static int probes_arm(const struct skbprof_config *cfg, char *msg, size_t len)
 {
 	const struct cand *bad = NULL;
 	size_t g;
@@ -939,7 +954,7 @@ int probes_arm(const struct skbprof_config *cfg, char *msg, size_t len)
 	return 0;
 }
 
-void probes_trim(const struct skbprof_config *cfg)
+static void probes_trim(const struct skbprof_config *cfg)
 {
 	size_t g;
 
@@ -948,7 +963,7 @@ void probes_trim(const struct skbprof_config *cfg)
 			group_disarm(&groups[g]);
 }
 
-void probes_reset(void)
+static void probes_reset(void)
 {
 	size_t g, i;
 	int cpu;
@@ -966,18 +981,7 @@ static bool group_matches(const struct group *gr, int kind, int point,
 	       (!gr->proto || !proto || gr->proto == proto);
 }
 
-const char *probes_name(unsigned int id)
-{
-	size_t g, i;
-
-	for (g = 0; g < ARRAY_SIZE(groups); g++)
-		for (i = 0; i < groups[g].n; i++)
-			if (groups[g].c[i].id == id)
-				return groups[g].c[i].sym;
-	return "?";
-}
-
-bool probes_point_served(int kind, int point, u8 proto)
+static bool probes_point_served(int kind, int point, u8 proto)
 {
 	size_t g, i;
 
@@ -991,7 +995,8 @@ bool probes_point_served(int kind, int point, u8 proto)
 	return false;
 }
 
-void probes_point_names(struct seq_file *m, int kind, int point, u8 proto)
+static void probes_point_names(struct seq_file *m, int kind, int point,
+			       u8 proto)
 {
 	bool first = true;
 	size_t g, i;
@@ -1017,7 +1022,31 @@ static const char *const type_names[] = {
 	[CT_KRETPROBE] = "kretprobe",
 };
 
-void probes_stats(struct seq_file *m)
+/* Per stage: whether its points are served and measured, and by what. */
+static void stages_stats(struct seq_file *m)
+{
+	u32 stages;
+	int st;
+
+	rcu_read_lock();
+	stages = skbprof_config()->stages;
+	rcu_read_unlock();
+	for (st = 0; st < SKBPROF_TIMELINE_STAGES; st++) {
+		const struct skbprof_stage_def *d = &skbprof_stages[st];
+		bool from = probes_point_served(d->dir, d->from, d->proto);
+		bool to = probes_point_served(d->dir, d->to, d->proto);
+
+		seq_printf(m, "stage %s %s %s ", skbprof_dir_name(d->dir),
+			   d->name, !(from && to) ? "unavailable" :
+			   stages & BIT(st) ? "active" : "off");
+		probes_point_names(m, d->dir, d->from, d->proto);
+		seq_puts(m, " -> ");
+		probes_point_names(m, d->dir, d->to, d->proto);
+		seq_putc(m, '\n');
+	}
+}
+
+static void probes_stats(struct seq_file *m)
 {
 	size_t g, i;
 	int cpu;
@@ -1061,4 +1090,15 @@ void probes_stats(struct seq_file *m)
 			}
 		}
 	}
+	stages_stats(m);
 }
+
+const struct skbprof_part skbprof_probes_part = {
+	.name	= "probes",
+	.init	= probes_init,
+	.exit	= probes_exit,
+	.arm	= probes_arm,
+	.trim	= probes_trim,
+	.reset	= probes_reset,
+	.stats	= probes_stats,
+};

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The probes part: the candidates that serve the timeline points, their
+ * registration at load, their arming per view, and their lines in stats
+ * (probes.c).  It drives the timelines (latency.h); nothing calls it but
+ * main.c, through its part.
+ */
+#ifndef _SKBPROF_PROBES_H
+#define _SKBPROF_PROBES_H
+
+#include "skbprof.h"
+
+extern const struct skbprof_part skbprof_probes_part;
+
+#endif /* _SKBPROF_PROBES_H */
