@@ -41,6 +41,7 @@
 #include "config.h"
 #include "drops_table.h"
 #include "latency.h"
+#include "lifetime.h"
 #include "pktinfo.h"
 #include "pkttrace.h"
 #include "skbprof.h"
@@ -194,6 +195,7 @@ static void drops_dropped(struct sk_buff *skb, void *location, u32 reason)
 		return;
 	drops_record(skb, location, reason);
 	lat_free(skb, END_DROPPED);
+	lifetime_end(skb);
 }
 
 SKBPROF_DEFINE_KFREE_SKB_PROBE(drops_probe, drops_dropped)

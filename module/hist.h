@@ -64,4 +64,8 @@ u64 hist_avg(const struct hist *h);
 void hist_log2(const struct hist *h, u64 out[HIST_LOG2_BUCKETS]);
 u64 hist_log2_lo(unsigned int k);
 
+struct seq_file;
+/* Draw @h in power-of-two rows (hist_seq.c, kernel only). */
+void hist_seq_log2(struct seq_file *m, const struct hist *h);
+
 #endif /* _SKBPROF_HIST_H */

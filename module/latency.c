@@ -2,7 +2,7 @@
 /*
  * Stage latency: per-packet timelines across the receive and transmit
  * paths, aggregated into per-CPU log-linear histograms per stage and per
- * process, and the skb lifetime histogram.
+ * process.  The stamp table it sets up also holds lifetime.c's stamps.
  *
  * A timeline lives in the stamp table under skb->head, which the clones
  * TCP transmits share with the write-queue skb, and under its direction:
@@ -20,7 +20,6 @@
  *   latency   one row per stage: dir stage count min p50 p90 p99 max avg,
  *             then per stage a log2 histogram and its worst packet
  *   procs     per process: dir stage pid comm count p50 p99 max
- *   lifetime  skb allocation-to-free lifetime (sampled)
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -114,7 +113,6 @@ struct proc_row {
 struct lat_cpu {
 	struct hist stage[SKBPROF_TIMELINE_STAGES];
 	struct exemplar worst[SKBPROF_TIMELINE_STAGES];
-	struct hist life;
 	u64 incomplete[2][END_REASONS];
 	u64 verdicts[2][STAMP_FILTERED + 1];
 	u32 sample_tick[2];
@@ -833,7 +831,6 @@ void lat_free(const struct sk_buff *skb, enum lat_end why)
 {
 	unsigned long key, flags;
 	struct stamp *s;
-	u32 life;
 	bool last;
 	u8 kind;
 
@@ -855,16 +852,6 @@ void lat_free(const struct sk_buff *skb, enum lat_end why)
 		} else {
 			stamp_unlock(s, flags);
 		}
-	}
-	rcu_read_lock();
-	life = skbprof_config()->lifetime;
-	rcu_read_unlock();
-	if (!life)
-		return;
-	s = stamp_lock((unsigned long)skb, STAMP_LIFE, false, &flags);
-	if (s) {
-		hist_add(&this_lat()->life, ktime_get_ns() - s->t_start);
-		stamp_remove(s, flags);
 	}
 }
 
@@ -903,24 +890,6 @@ void lat_rekey(const struct sk_buff *skb, const void *old_head)
 	rekey_one(skb, old_head, STAMP_TX);
 }
 
-void lat_life_start(const struct sk_buff *skb)
-{
-	unsigned long flags;
-	struct stamp *s;
-	bool fresh;
-	u64 now = ktime_get_ns();
-
-	s = stamp_lock_insert((unsigned long)skb, STAMP_LIFE, &fresh, &flags);
-	if (!s)
-		return;
-	/* nested constructors return the same skb: keep the first stamp */
-	if (fresh || stale(s, now)) {
-		s->t_start = now;
-		s->owner = skb;
-	}
-	stamp_unlock(s, flags);
-}
-
 /* ---- the reaper ---- */
 
 static void reaped(struct stamp *s)
@@ -951,45 +920,6 @@ static void merge_stage(int st, struct hist *h, struct exemplar *w)
 		/* the same packet offered twice: the copy with a process */
 		if (c->worst[st].ns > w->ns || !w->pid)
 			*w = c->worst[st];
-	}
-}
-
-static void print_log2(struct seq_file *m, const struct hist *h)
-{
-	static const char units[] = " KMGT";
-	u64 b[HIST_LOG2_BUCKETS], top = 0;
-	unsigned int k, lo = HIST_LOG2_BUCKETS, hi = 0, i;
-
-	hist_log2(h, b);
-	for (k = 0; k < HIST_LOG2_BUCKETS; k++) {
-		if (!b[k])
-			continue;
-		lo = min(lo, k);
-		hi = max(hi, k);
-		top = max(top, b[k]);
-	}
-	for (k = lo; k <= hi && k < HIST_LOG2_BUCKETS; k++) {
-		u64 from = hist_log2_lo(k), to = hist_log2_lo(k + 1);
-		unsigned int width = top ? div64_u64(b[k] * 52, top) : 0;
-		char a[16], z[16];
-		int ua = 0, uz = 0;
-
-		while (from >= 1024 && !(from & 1023) && ua < 4) {
-			from >>= 10;
-			ua++;
-		}
-		while (to >= 1024 && !(to & 1023) && uz < 4) {
-			to >>= 10;
-			uz++;
-		}
-		snprintf(a, sizeof(a), "%llu%.*s", from, ua ? 1 : 0,
-			 &units[ua]);
-		snprintf(z, sizeof(z), "%llu%.*s", to, uz ? 1 : 0, &units[uz]);
-		seq_printf(m, "[%s, %s)%*s%8llu |", a, z,
-			   (int)(16 - strlen(a) - strlen(z)), "", b[k]);
-		for (i = 0; i < 52; i++)
-			seq_putc(m, i < width ? '@' : ' ');
-		seq_puts(m, "|\n");
 	}
 }
 
@@ -1054,7 +984,7 @@ static int latency_show(struct seq_file *m, void *v)
 		if (!t->h[st].count)
 			continue;
 		seq_printf(m, "\n@%s %s (ns):\n", dir_name(st), skbprof_stages[st].name);
-		print_log2(m, &t->h[st]);
+		hist_seq_log2(m, &t->h[st]);
 		secs = div64_u64_rem(w->when, NSEC_PER_SEC, &ns);
 		seq_printf(m, "worst %llu ns at %llu.%09llu ", w->ns, secs, ns);
 		print_tuple(m, &w->tuple);
@@ -1236,41 +1166,6 @@ static const struct file_operations procs_fops = {
 	.release	= skbprof_snapshot_release,
 };
 
-static int lifetime_show(struct seq_file *m, void *v)
-{
-	struct hist *h;
-	unsigned int cpu;
-	u32 life;
-
-	h = kvmalloc(sizeof(*h), GFP_KERNEL);
-	if (!h)
-		return -ENOMEM;
-	hist_init(h);
-	for_each_possible_cpu(cpu)
-		hist_merge(h, &lcpu[cpu]->life);
-	rcu_read_lock();
-	life = skbprof_config()->lifetime;
-	rcu_read_unlock();
-	if (life)
-		seq_printf(m, "# skb lifetime, allocation to free, one allocation in %u followed\n",
-			   life);
-	else
-		seq_puts(m, "# skb lifetime: off (control: lifetime N)\n");
-	seq_puts(m, "# count min p50 p90 p99 max avg (ns)\n");
-	seq_printf(m, "lifetime %llu %llu %llu %llu %llu %llu %llu\n",
-		   h->count, h->min, hist_percentile(h, 50),
-		   hist_percentile(h, 90), hist_percentile(h, 99), h->max,
-		   hist_avg(h));
-	if (h->count) {
-		seq_puts(m, "\n@lifetime (ns):\n");
-		print_log2(m, h);
-	}
-	kvfree(h);
-	return 0;
-}
-
-SKBPROF_DEFINE_SHOW_FILE(lifetime);
-
 static void show_live(struct seq_file *m, const struct stamp *s)
 {
 	static const char *const kinds[] = { "rx", "tx", "life" };
@@ -1322,9 +1217,6 @@ static void latency_stats(struct seq_file *m)
 		}
 	}
 	seq_printf(m, "procs_overflow %llu\n", overflow);
-	rcu_read_lock();
-	seq_printf(m, "lifetime_sample %u\n", skbprof_config()->lifetime);
-	rcu_read_unlock();
 }
 
 /* Zero @c's aggregates; its process rows all become free. */
@@ -1427,7 +1319,6 @@ static void latency_exit(void)
 static const struct skbprof_file latency_files[] = {
 	{ "latency", 0400, &latency_fops },
 	{ "procs", 0400, &procs_fops },
-	{ "lifetime", 0400, &lifetime_fops },
 };
 
 const struct skbprof_part skbprof_latency_part = {

@@ -37,7 +37,6 @@ void lat_tx_point(const struct sk_buff *skb, enum tx_point point, u8 proto,
 		  u16 via);
 void lat_free(const struct sk_buff *skb, enum lat_end why);
 void lat_rekey(const struct sk_buff *skb, const void *old_head);
-void lat_life_start(const struct sk_buff *skb);
 
 /* How far the timeline of a dropped skb got, for drops.c. */
 #define LAT_REACHED_RX_DRV	0xfd	/* the driver hand-off, no stage done */

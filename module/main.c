@@ -18,6 +18,7 @@
 #include <linux/seq_file.h>
 #include <linux/utsname.h>
 
+#include "lifetime.h"
 #include "pkttrace.h"
 #include "probes.h"
 #include "skbprof.h"
@@ -48,14 +49,15 @@ int skbprof_init_fault(int step)
 
 /*
  * The parts, in initialisation order.  The trace part owns the trace
- * buffer that control allocates for trace=on; the timelines come before
- * the probes that drive them, and before drops, whose rows ask them how
- * far a packet got.
+ * buffer that control allocates for trace=on; the timelines (and their
+ * stamp table, which lifetime shares) come before the probes that drive
+ * them, and before drops, whose rows ask them how far a packet got.
  */
 static const struct skbprof_part *const parts[] = {
 	&skbprof_trace_part,
 	&skbprof_control_part,
 	&skbprof_latency_part,
+	&skbprof_lifetime_part,
 	&skbprof_probes_part,
 	&skbprof_drops_part,
 };

@@ -47,6 +47,7 @@
 
 #include "config.h"
 #include "latency.h"
+#include "lifetime.h"
 #include "probes.h"
 #include "stamp.h"
 
@@ -332,6 +333,7 @@ static void tp_consume_skb(SKBPROF_TP_CONSUME_SKB_ARGS)
 	if (!hit(data))
 		return;
 	lat_free(skb, END_FREED);
+	lifetime_end(skb);
 }
 
 static int kp_free(struct kprobe *p, struct pt_regs *regs)
@@ -339,6 +341,7 @@ static int kp_free(struct kprobe *p, struct pt_regs *regs)
 	if (!hit(kp_cand(p)))
 		return 0;
 	lat_free(ARG(regs, 0), END_FREED);
+	lifetime_end(ARG(regs, 0));
 	return 0;
 }
 
@@ -393,7 +396,7 @@ static int krp_life_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	if (!hit(krp_cand(ri)))
 		return 0;
 	if (!IS_ERR_OR_NULL(skb))
-		lat_life_start(skb);
+		lifetime_start(skb);
 	return 0;
 }
 
@@ -517,7 +520,7 @@ static struct cand c_rekey[] = {
 /*
  * The skb constructors, a group each: a rename leaves its group unserved
  * instead of hiding behind the others.  Nested constructors return the
- * same skb, whose first stamp stays (lat_life_start()).
+ * same skb, whose first stamp stays (lifetime_start()).
  */
 static struct cand c_life_alloc[] = {
 	KRP("__alloc_skb", krp_life_entry, krp_life_ret, 0),

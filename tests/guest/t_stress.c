@@ -784,7 +784,7 @@ static const struct {
 };
 
 /* fail_init_at steps: one per part, then the files. */
-#define INIT_STEPS	6
+#define INIT_STEPS	7
 #define ROUNDS		3
 
 TEST(lifecycle_failing_loads)
