@@ -592,7 +592,9 @@ static void learn_first(struct stamp *s, const struct sk_buff *skb,
 			u8 proto)
 {
 	if (s->kind == STAMP_RX) {
-		s->netns = skbprof_skb_dev_info(skb, s->dev);
+		/* only the filter asks about them, and reading costs */
+		if (cfg->filter.terms & (SKBPROF_F_DEV | SKBPROF_F_NETNS))
+			s->netns = skbprof_skb_dev_info(skb, s->dev);
 		s->decide_at = rx_decide_at(&cfg->filter);
 		return;
 	}
@@ -718,7 +720,9 @@ static void learn(struct stamp *s, const struct sk_buff *skb, u8 point)
 	}
 	if (point == TXP_IP)
 		tuple_from_skb(skb, &s->tuple);
-	if (point >= TXP_DEV && !s->dev[0])
+	/* only a filter with `dev` asks, there (tx_decide_at()) */
+	if (point >= TXP_DEV && s->decide_at == TXP_DEV &&
+	    s->verdict == STAMP_UNDECIDED && !s->dev[0])
 		skbprof_skb_dev_info(skb, s->dev);
 }
 
