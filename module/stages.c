@@ -54,12 +54,7 @@ const char *skbprof_dir_name(unsigned int dir)
  * 1: TCP, 2: UDP), derived from the table by skbprof_stages_init(); -1
  * where none.
  */
-static s8 ending[SKBPROF_DIRS][SKBPROF_MAX_POINTS][3];
-
-static unsigned int proto_slot(u8 proto)
-{
-	return proto == TCP ? 1 : proto == UDP ? 2 : 0;
-}
+s8 skbprof_stage_endings[SKBPROF_DIRS][SKBPROF_MAX_POINTS][3];
 
 void skbprof_stages_init(void)
 {
@@ -68,21 +63,14 @@ void skbprof_stages_init(void)
 	for (d = 0; d < SKBPROF_DIRS; d++)
 		for (pt = 0; pt < SKBPROF_MAX_POINTS; pt++)
 			for (k = 0; k < 3; k++)
-				ending[d][pt][k] = -1;
+				skbprof_stage_endings[d][pt][k] = -1;
 	for (st = 0; st < SKBPROF_TIMELINE_STAGES; st++) {
 		const struct skbprof_stage_def *s = &skbprof_stages[st];
 
 		if (s->total)
 			continue;
 		for (k = 0; k < 3; k++)
-			if (!s->proto || proto_slot(s->proto) == k)
-				ending[s->dir][s->to][k] = st;
+			if (!s->proto || skbprof_proto_slot(s->proto) == k)
+				skbprof_stage_endings[s->dir][s->to][k] = st;
 	}
-}
-
-int skbprof_stage_ending(unsigned int dir, unsigned int point, u8 proto)
-{
-	if (dir >= SKBPROF_DIRS || point >= SKBPROF_MAX_POINTS)
-		return -1;
-	return ending[dir][point][proto_slot(proto)];
 }

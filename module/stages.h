@@ -106,9 +106,29 @@ static inline u8 skbprof_last_point(unsigned int dir)
 void skbprof_stages_init(void);
 
 /*
- * The stage that ends at @point of a @dir timeline carrying @proto (not
- * a total), or -1.  Constant time: the hot path asks at every point.
+ * The stage ending at each point, per direction and transport slot
+ * (skbprof_proto_slot()), derived from the table by
+ * skbprof_stages_init(); -1 where none.  Read it through
+ * skbprof_stage_ending().
  */
-int skbprof_stage_ending(unsigned int dir, unsigned int point, u8 proto);
+extern s8 skbprof_stage_endings[SKBPROF_DIRS][SKBPROF_MAX_POINTS][3];
+
+/* 1: TCP, 2: UDP, 0: any other transport. */
+static inline unsigned int skbprof_proto_slot(u8 proto)
+{
+	return proto == SKBPROF_PROTO_TCP ? 1 : proto == SKBPROF_PROTO_UDP ? 2 : 0;
+}
+
+/*
+ * The stage that ends at @point of a @dir timeline carrying @proto (not
+ * a total), or -1.  Inline: the hot path asks at every point.
+ */
+static inline int skbprof_stage_ending(unsigned int dir, unsigned int point,
+				       u8 proto)
+{
+	if (dir >= SKBPROF_DIRS || point >= SKBPROF_MAX_POINTS)
+		return -1;
+	return skbprof_stage_endings[dir][point][skbprof_proto_slot(proto)];
+}
 
 #endif /* _SKBPROF_STAGES_H */
