@@ -30,8 +30,9 @@
 #include <linux/in.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
-#include <linux/jhash.h>
+#include <linux/hash.h>
 #include <linux/ktime.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -128,6 +129,7 @@ struct lat_cpu {
 #define LAT_CPU_KEPT	offsetof(struct lat_cpu, rows_gen)
 
 static struct lat_cpu **lcpu;
+static unsigned int procs_bits;		/* ilog2(procs_rows) */
 static u64 max_age_ns;
 static struct delayed_work reaper;
 
@@ -172,7 +174,9 @@ static void charge(int st, u64 ns, const struct stamp *s)
 
 	if (!s->pid)
 		return;
-	h = jhash_2words(s->pid, st, 0);
+	/* a multiplicative hash: the top bits, as many as rows */
+	h = procs_bits ?
+	    hash_32(s->pid * SKBPROF_NR_STAGES + st, procs_bits) : 0;
 	for (i = 0; i < min(n, 16U); i++) {
 		unsigned int idx = (h + i) & (n - 1);
 		struct proc_row *r = &c->rows[idx];
@@ -1281,6 +1285,7 @@ static int latency_init(void)
 		return -EINVAL;
 	}
 	skbprof_stages_init();
+	procs_bits = ilog2(procs_rows);
 	max_age_ns = (u64)max_age_ms * NSEC_PER_MSEC;
 	err = stamp_init();
 	if (err)
