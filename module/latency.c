@@ -648,10 +648,58 @@ static bool tx_admit(struct stamp *tmp, const struct sk_buff *skb,
 	return false;
 }
 
-/* The first point of a @kind timeline; @sk, @fl4, @proto: transmit only. */
-static void lat_start(const struct sk_buff *skb, u8 kind,
-		      const struct sock *sk, const struct flowi4 *fl4,
-		      u8 proto, u16 via)
+/*
+ * The first point came for @s, a stamp already under @skb's key: false
+ * when @s stays (several probes of the first point see one skb, and the
+ * first keeps it), true when it was ended and cleared for a new start.
+ */
+static bool restart(struct stamp *s, const struct sk_buff *skb,
+		    const struct skbprof_config *cfg, u16 via, u64 now)
+{
+	if (s->point == 0 && !stale(s, now)) {
+		if (s->kind == STAMP_RX)
+			s->owner = skb;
+		repeat(s, cfg, 0, via, now);
+		return false;
+	}
+	end_incomplete(s, stale(s, now) ? END_EVICTED : END_RESTARTED);
+	stamp_clear(s);
+	return true;
+}
+
+void lat_rx_start(const struct sk_buff *skb, u16 via)
+{
+	const struct skbprof_config *cfg;
+	unsigned long flags;
+	struct stamp *s;
+	bool fresh;
+	u64 now;
+
+	if (!skb)
+		return;
+	rcu_read_lock();
+	cfg = skbprof_config();
+	if (!(cfg->stages & SKBPROF_RX_STAGES))
+		goto out;
+	now = ktime_get_ns();
+	s = stamp_lock_insert(head_key(skb), STAMP_RX, &fresh, &flags);
+	if (!s)
+		goto out;
+	if (!fresh && !restart(s, skb, cfg, via, now)) {
+		stamp_unlock(s, flags);
+		goto out;
+	}
+	start(s, skb, cfg, via, now);
+	learn_first(s, skb, cfg, NULL, NULL, 0);
+	progress(s, cfg, 0);
+	stamp_unlock(s, flags);
+out:
+	rcu_read_unlock();
+}
+
+/* Started, and decided when it can be, off the table (tx_admit()). */
+void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
+		  const struct flowi4 *fl4, u8 proto, u16 via)
 {
 	const struct skbprof_config *cfg;
 	unsigned long flags;
@@ -663,50 +711,23 @@ static void lat_start(const struct sk_buff *skb, u8 kind,
 		return;
 	rcu_read_lock();
 	cfg = skbprof_config();
-	if (!(cfg->stages & (kind == STAMP_RX ? SKBPROF_RX_STAGES : SKBPROF_TX_STAGES)))
+	if (!(cfg->stages & SKBPROF_TX_STAGES))
 		goto out;
 	now = ktime_get_ns();
-	if (kind == STAMP_TX &&
-	    !tx_admit(&tmp, skb, cfg, sk, fl4, proto, via, now))
+	if (!tx_admit(&tmp, skb, cfg, sk, fl4, proto, via, now))
 		goto out;
-	s = stamp_lock_insert(head_key(skb), kind, &fresh, &flags);
+	s = stamp_lock_insert(head_key(skb), STAMP_TX, &fresh, &flags);
 	if (!s)
 		goto out;
-	if (!fresh) {
-		/* several probes of the first point see one skb: keep the first */
-		if (s->point == 0 && !stale(s, now)) {
-			if (kind == STAMP_RX)
-				s->owner = skb;
-			repeat(s, cfg, 0, via, now);
-			stamp_unlock(s, flags);
-			goto out;
-		}
-		end_incomplete(s, stale(s, now) ? END_EVICTED : END_RESTARTED);
-		stamp_clear(s);
+	if (!fresh && !restart(s, skb, cfg, via, now)) {
+		stamp_unlock(s, flags);
+		goto out;
 	}
-	if (kind == STAMP_TX) {
-		/* started, and decided if it could be, by tx_admit() */
-		memcpy((char *)s + STAMP_TIMELINE, (char *)&tmp + STAMP_TIMELINE,
-		       sizeof(*s) - STAMP_TIMELINE);
-	} else {
-		start(s, skb, cfg, via, now);
-		learn_first(s, skb, cfg, sk, fl4, proto);
-		progress(s, cfg, 0);
-	}
+	memcpy((char *)s + STAMP_TIMELINE, (char *)&tmp + STAMP_TIMELINE,
+	       sizeof(*s) - STAMP_TIMELINE);
 	stamp_unlock(s, flags);
 out:
 	rcu_read_unlock();
-}
-
-void lat_rx_start(const struct sk_buff *skb, u16 via)
-{
-	lat_start(skb, STAMP_RX, NULL, NULL, 0, via);
-}
-
-void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
-		  const struct flowi4 *fl4, u8 proto, u16 via)
-{
-	lat_start(skb, STAMP_TX, sk, fl4, proto, via);
 }
 
 /* What reaching @point teaches a timeline about its packet. */
