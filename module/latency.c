@@ -389,8 +389,9 @@ void lat_via_names(const char *(*name)(unsigned int via))
 }
 
 /*
- * Verbose trace: one probe hit of a kept packet, with its time (monotonic,
- * as ktime_get_ns()) and its offset from the timeline's first point.
+ * Verbose trace: one probe hit of a kept packet, with its time
+ * (CLOCK_MONOTONIC, as ktime_get_mono_fast_ns()) and its offset from the
+ * timeline's first point.
  */
 static void trace_hit(const struct stamp *s, unsigned int point, u16 via,
 		      u64 t)
@@ -681,7 +682,7 @@ void lat_rx_start(const struct sk_buff *skb, u16 via)
 	cfg = skbprof_config();
 	if (!(cfg->stages & SKBPROF_RX_STAGES))
 		goto out;
-	now = ktime_get_ns();
+	now = ktime_get_mono_fast_ns();
 	s = stamp_lock_insert(head_key(skb), STAMP_RX, &fresh, &flags);
 	if (!s)
 		goto out;
@@ -713,7 +714,7 @@ void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
 	cfg = skbprof_config();
 	if (!(cfg->stages & SKBPROF_TX_STAGES))
 		goto out;
-	now = ktime_get_ns();
+	now = ktime_get_mono_fast_ns();
 	if (!tx_admit(&tmp, skb, cfg, sk, fl4, proto, via, now))
 		goto out;
 	s = stamp_lock_insert(head_key(skb), STAMP_TX, &fresh, &flags);
@@ -764,7 +765,7 @@ static void lat_point(const struct sk_buff *skb, u8 kind, u8 point, u8 proto,
 		return;
 	rcu_read_lock();
 	cfg = skbprof_config();
-	now = ktime_get_ns();
+	now = ktime_get_mono_fast_ns();
 	/* several copy probes may see one skb: only the first finds it */
 	s = stamp_lock(head_key(skb), kind,
 		       kind == STAMP_TX || point != RXP_APP, &flags);

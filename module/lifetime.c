@@ -43,7 +43,7 @@ void lifetime_start(const struct sk_buff *skb)
 	 * this address was not left by an skb freed unseen.
 	 */
 	if (fresh) {
-		s->t_start = ktime_get_ns();
+		s->t_start = ktime_get_mono_fast_ns();
 		s->owner = skb;
 	}
 	stamp_unlock(s, flags);
@@ -63,7 +63,7 @@ void lifetime_end(const struct sk_buff *skb)
 	s = stamp_lock((unsigned long)skb, STAMP_LIFE, false, &flags);
 	if (!s)
 		return;
-	hist_add(this_cpu_ptr(life_hist), ktime_get_ns() - s->t_start);
+	hist_add(this_cpu_ptr(life_hist), ktime_get_mono_fast_ns() - s->t_start);
 	stamp_remove(s, flags);
 }
 
