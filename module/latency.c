@@ -766,9 +766,12 @@ static void lat_point(const struct sk_buff *skb, u8 kind, u8 point, u8 proto,
 	rcu_read_lock();
 	cfg = skbprof_config();
 	now = ktime_get_mono_fast_ns();
-	/* several copy probes may see one skb: only the first finds it */
-	s = stamp_lock(head_key(skb), kind,
-		       kind == STAMP_TX || point != RXP_APP, &flags);
+	/*
+	 * Most points find their packet's stamp: lock at once.  Several
+	 * copy probes may see one skb: only the first finds it.
+	 */
+	s = stamp_lock_hit(head_key(skb), kind,
+			   kind == STAMP_TX || point != RXP_APP, &flags);
 	if (!s)
 		goto out;
 	if (stale(s, now)) {

@@ -143,31 +143,40 @@ static struct stamp *find_locked(unsigned long key, u8 kind, unsigned int b)
 	return NULL;
 }
 
-struct stamp *__stamp_lock(unsigned long key, u8 kind, bool count_miss,
-			   unsigned long *flags)
+struct stamp *__stamp_lock_hit(unsigned long key, u8 kind, bool count_miss,
+			       unsigned long *flags)
 {
 	unsigned int b = bucket_of(key, kind);
 	struct stamp *s;
 
-	rcu_read_lock();
-	s = find_rcu(key, kind, b);
-	rcu_read_unlock();
+	spin_lock_irqsave(lock_of(b), *flags);
+	s = find_locked(key, kind, b);
 	if (s) {
-		/*
-		 * The lock-free walk only tells whether to lock.  The entry
-		 * it found may be re-initialised for another key under
-		 * another bucket's lock, and nothing orders those writes
-		 * against reads under this one: find it again in the chain
-		 * this lock guards.
-		 */
-		spin_lock_irqsave(lock_of(b), *flags);
-		s = find_locked(key, kind, b);
-		if (s) {
-			__release(lock_of(b));	/* held: see stamp_bucket */
-			return s;
-		}
-		spin_unlock_irqrestore(lock_of(b), *flags);
+		__release(lock_of(b));	/* held: see stamp_bucket */
+		return s;
 	}
+	spin_unlock_irqrestore(lock_of(b), *flags);
+	if (count_miss)
+		this_cpu_inc(pcpu->misses);
+	return NULL;
+}
+
+struct stamp *__stamp_lock(unsigned long key, u8 kind, bool count_miss,
+			   unsigned long *flags)
+{
+	struct stamp *s;
+
+	rcu_read_lock();
+	s = find_rcu(key, kind, bucket_of(key, kind));
+	rcu_read_unlock();
+	/*
+	 * The lock-free walk only tells whether to lock.  The entry it found
+	 * may be re-initialised for another key under another bucket's lock,
+	 * and nothing orders those writes against reads under this one:
+	 * find it again in the chain this lock guards.
+	 */
+	if (s)
+		return __stamp_lock_hit(key, kind, count_miss, flags);
 	if (count_miss)
 		this_cpu_inc(pcpu->misses);
 	return NULL;

@@ -98,6 +98,17 @@ struct stamp *__stamp_lock(unsigned long key, u8 kind, bool count_miss,
 						      count_miss, flags))); \
 	__s; })
 /*
+ * stamp_lock() for a lookup that expects to find the entry: it locks the
+ * bucket at once instead of walking it without the lock first.
+ */
+struct stamp *__stamp_lock_hit(unsigned long key, u8 kind, bool count_miss,
+			       unsigned long *flags);
+#define stamp_lock_hit(key, kind, count_miss, flags) ({			\
+	struct stamp *__s;						\
+	skbprof_cond_lock(stamp_bucket, (__s = __stamp_lock_hit(key, kind, \
+							  count_miss, flags))); \
+	__s; })
+/*
  * Find or create the entry of (key, kind) and lock it.  *@fresh tells a
  * new entry (zeroed but for key and kind) from an existing one.  NULL when
  * the table is full.
