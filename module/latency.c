@@ -23,7 +23,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/ctype.h>
 #include <linux/fs.h>
@@ -1261,23 +1260,14 @@ static void reset_lat(struct lat_cpu *c)
 	smp_store_release(&c->rows_gen, c->rows_gen + 1 ?: 1);
 }
 
-/* On each CPU with interrupts off: no handler is half-way in its data. */
-static void reset_this_cpu(void *unused)
+static void reset_cpu(unsigned int cpu)
 {
-	reset_lat(this_lat());
+	reset_lat(lcpu[cpu]);
 }
 
 static void latency_reset(void)
 {
-	unsigned int cpu;
-
-	/* no CPU comes or goes: an offline one runs no handler */
-	cpus_read_lock();
-	on_each_cpu(reset_this_cpu, NULL, 1);
-	for_each_possible_cpu(cpu)
-		if (!cpu_online(cpu))
-			reset_lat(lcpu[cpu]);
-	cpus_read_unlock();
+	skbprof_reset_cpus(reset_cpu);
 	stamp_reap(0, 0, NULL);
 	stamp_reset_counters();
 }

@@ -12,13 +12,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/cpu.h>
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
-#include <linux/smp.h>
 
 #include "config.h"
 #include "hist.h"
@@ -102,23 +100,14 @@ static int lifetime_show(struct seq_file *m, void *v)
 
 SKBPROF_DEFINE_SHOW_FILE(lifetime);
 
-/* On each CPU with interrupts off: no handler is half-way in its data. */
-static void reset_this_cpu(void *unused)
+static void reset_cpu(unsigned int cpu)
 {
-	hist_init(this_cpu_ptr(life_hist));
+	hist_init(per_cpu_ptr(life_hist, cpu));
 }
 
 static void lifetime_reset(void)
 {
-	unsigned int cpu;
-
-	/* no CPU comes or goes: an offline one runs no handler */
-	cpus_read_lock();
-	on_each_cpu(reset_this_cpu, NULL, 1);
-	for_each_possible_cpu(cpu)
-		if (!cpu_online(cpu))
-			hist_init(per_cpu_ptr(life_hist, cpu));
-	cpus_read_unlock();
+	skbprof_reset_cpus(reset_cpu);
 }
 
 static void lifetime_stats(struct seq_file *m)

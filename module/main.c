@@ -11,11 +11,13 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
+#include <linux/smp.h>
 #include <linux/utsname.h>
 
 #include "lifetime.h"
@@ -159,6 +161,31 @@ void skbprof_trim(const struct skbprof_config *cfg)
 	for (i = 0; skbprof_parts_up && i < ARRAY_SIZE(parts); i++)
 		if (parts[i]->trim)
 			parts[i]->trim(cfg);
+}
+
+struct reset_cpus_arg {
+	void (*reset)(unsigned int cpu);
+};
+
+static void reset_here(void *p)
+{
+	const struct reset_cpus_arg *a = p;
+
+	a->reset(smp_processor_id());
+}
+
+void skbprof_reset_cpus(void (*reset)(unsigned int cpu))
+{
+	struct reset_cpus_arg a = { .reset = reset };
+	unsigned int cpu;
+
+	/* no CPU comes or goes meanwhile */
+	cpus_read_lock();
+	on_each_cpu(reset_here, &a, 1);
+	for_each_possible_cpu(cpu)
+		if (!cpu_online(cpu))
+			reset(cpu);
+	cpus_read_unlock();
 }
 
 static int create_files(const struct skbprof_file *f, unsigned int n)

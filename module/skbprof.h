@@ -101,6 +101,13 @@ const struct skbprof_config *skbprof_config(void);
 void skbprof_reset_all(void);
 
 /*
+ * For a part's reset: run @reset(cpu) for every possible CPU, on each
+ * online CPU itself with interrupts off, so that no handler is half-way
+ * in that CPU's data, and here for the offline ones, which run none.
+ */
+void skbprof_reset_cpus(void (*reset)(unsigned int cpu));
+
+/*
  * Arm what @next needs in every part (see struct skbprof_part): when a
  * part cannot, the parts before it go back to @cur, what was armed for
  * it, and the errno is returned with why in @msg.  Once @next is
