@@ -1089,6 +1089,15 @@ TEST(latency_files_and_lifetime)
 	CHECK(cnt >= (unsigned long long)t.n, "lifetime count %llu < %d datagrams",
 	      cnt, t.n);
 	CHECK(mn > 0 && mn <= p50 && p50 <= mx, "inconsistent lifetime row");
+	/* the view off, a reset empties it on every CPU, and nothing comes */
+	CHECK(write_file(DEBUGFS_DIR "/control", "lifetime off\nreset\n") == 0,
+	      "control");
+	s = read_file(DEBUGFS_DIR "/lifetime");
+	CHECK(s, "cannot read lifetime");
+	p = strstr(s, "\nlifetime ");
+	CHECK(p && sscanf(p + 10, "%llu", &cnt) == 1, "no lifetime row");
+	free(s);
+	CHECK_EQ(cnt, 0);
 	teardown();
 	return 0;
 }
