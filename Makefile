@@ -2,7 +2,9 @@
 #
 # skbprof top-level Makefile.
 #
-#   make                  module (against KDIR) and tools
+#   make                  module (against KDIR) and tools; without json-c
+#                         (libjson-c-dev, found by pkg-config) the module
+#                         only, saying so in one line
 #   make KVER=6.1.0-13-cloud-amd64   build against /lib/modules/$(KVER)/build
 #   make KDIR=/path/to/headers       build against a headers tree
 #   make check            host unit tests + the in-guest suite on every kernel
@@ -31,11 +33,18 @@ KBUILD_ARGS ?=
 
 export SKBPROF_WERROR
 
-.PHONY: all module tools clean install modules_install tools_install \
+.PHONY: all module tools no-tools clean install modules_install tools_install \
 	check check-stress check-debug unit demo fuzz bench dkms-src dkms-install \
 	dkms-remove deb
 
-all: module tools
+# The reader tool needs json-c; a host without it still gets the module.
+PKG_CONFIG ?= pkg-config
+HAVE_JSONC := $(shell $(PKG_CONFIG) --exists json-c 2>/dev/null && echo y)
+
+all: module $(if $(HAVE_JSONC),tools,no-tools)
+
+no-tools: module
+	@echo "skbprof: built the module only; the reader tool needs json-c: apt-get install libjson-c-dev pkg-config" >&2
 
 module:
 	@if [ ! -e "$(KDIR)/Makefile" ]; then \
