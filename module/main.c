@@ -146,9 +146,11 @@ int skbprof_arm(const struct skbprof_config *next,
 		err = parts[i]->arm(next, msg, len);
 		if (!err)
 			continue;
-		while (i--)
+		/* back to what @cur needs, the failing part's half-done work too */
+		do {
 			if (parts[i]->trim)
 				parts[i]->trim(cur);
+		} while (i--);
 		return err;
 	}
 	return 0;

@@ -28,7 +28,8 @@
  * to learn whether the kernel serves it; main.c then disarms what the
  * configuration does not need.  Later control writes call probes_arm()
  * before the new configuration is published and probes_trim() after,
- * serialised by the control file's mutex (armed below).  Kprobes stay
+ * serialised by the control file's mutex; a group is armed while one of
+ * its candidates is (group_armed()).  Kprobes stay
  * registered until unload and are enabled and disabled, so switching
  * views waits for no grace period.
  */
@@ -92,9 +93,6 @@ struct group {
 	bool all;		/* every candidate that works, not the first */
 	u8 view;		/* enum group_view: what needs it */
 	bool optional;		/* its function is younger than some kernels */
-	/* under the control file's mutex (or at load and unload) */
-	bool armed;		/* its candidates that work are registered */
-	bool arming;		/* armed by the probes_arm() under way */
 	struct cand *c;
 	unsigned int n;
 };
@@ -601,6 +599,17 @@ static inline bool cand_works(const struct cand *c)
 	return c->state == CS_ACTIVE || c->state == CS_IDLE;
 }
 
+/* Is a candidate of @gr armed now? */
+static bool group_armed(const struct group *gr)
+{
+	size_t i;
+
+	for (i = 0; i < gr->n; i++)
+		if (gr->c[i].state == CS_ACTIVE)
+			return true;
+	return false;
+}
+
 /* See the top of the file. */
 static enum group_state group_state(const struct group *gr)
 {
@@ -624,8 +633,14 @@ static bool denied(const char *sym)
 	const char *p;
 
 	kernel_param_lock(THIS_MODULE);
-	for (p = probe_deny; p && *p && !found; p = strchr(p, ','), p = p ? p + 1 : NULL)
-		found = !strncmp(p, sym, n) && (p[n] == ',' || !p[n] || p[n] == '\n');
+	p = probe_deny;
+	while (p && *p && !found) {
+		found = !strncmp(p, sym, n) &&
+			(p[n] == ',' || !p[n] || p[n] == '\n');
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
 	kernel_param_unlock(THIS_MODULE);
 	return found;
 }
@@ -745,7 +760,6 @@ static void unregister_all(void)
 				krp_batch[nkrp++] = &c->krp;
 			c->state = CS_UNTRIED;
 		}
-		groups[g].armed = false;
 	}
 	unregister_kprobes(kp_batch, nkp);
 	unregister_kretprobes(krp_batch, nkrp);
@@ -803,9 +817,6 @@ static void group_disarm(struct group *gr)
 	for (i = 0; i < gr->n; i++)
 		if (gr->c[i].state == CS_ACTIVE)
 			cand_disarm(&gr->c[i]);
-	gr->armed = false;
-	for (i = 0; i < gr->n; i++)
-		gr->armed |= gr->c[i].state == CS_ACTIVE;
 }
 
 static void probes_free(void)
@@ -883,7 +894,6 @@ static int probes_init(void)
 			c->state = c->err ? CS_FAILED : CS_ACTIVE;
 			served |= !c->err;
 		}
-		gr->armed = served;
 		if (group_state(gr) != GS_UNSERVED)
 			continue;
 		unserved++;
@@ -925,7 +935,6 @@ static int group_arm(struct group *gr, const struct cand **bad)
 			return err;
 		}
 		c->state = CS_ACTIVE;
-		gr->armed = true;
 	}
 	return 0;
 }
@@ -936,22 +945,17 @@ static int probes_arm(const struct skbprof_config *cfg, char *msg, size_t len)
 	size_t g;
 	int err;
 
-	for (g = 0; g < ARRAY_SIZE(groups); g++)
-		groups[g].arming = false;
 	for (g = 0; g < ARRAY_SIZE(groups); g++) {
 		struct group *gr = &groups[g];
 
-		if (gr->armed || !group_needed(gr, cfg))
+		if (group_armed(gr) || !group_needed(gr, cfg))
 			continue;
-		gr->arming = true;
 		err = group_arm(gr, &bad);
 		if (!err)
 			continue;
+		/* skbprof_arm() trims what this call armed */
 		snprintf(msg, len, "cannot arm probe group %s: %s %s(%d)",
 			 gr->name, bad->sym, why(err), err);
-		for (g = 0; g < ARRAY_SIZE(groups); g++)
-			if (groups[g].arming)
-				group_disarm(&groups[g]);
 		return err;
 	}
 	return 0;
@@ -962,7 +966,7 @@ static void probes_trim(const struct skbprof_config *cfg)
 	size_t g;
 
 	for (g = 0; g < ARRAY_SIZE(groups); g++)
-		if (groups[g].armed && !group_needed(&groups[g], cfg))
+		if (group_armed(&groups[g]) && !group_needed(&groups[g], cfg))
 			group_disarm(&groups[g]);
 }
 
@@ -1057,7 +1061,7 @@ static void probes_stats(struct seq_file *m)
 	for (g = 0; g < ARRAY_SIZE(groups); g++)
 		seq_printf(m, "group %s %s %s\n", groups[g].name,
 			   group_state_names[group_state(&groups[g])],
-			   groups[g].armed ? "armed" : "disarmed");
+			   group_armed(&groups[g]) ? "armed" : "disarmed");
 	for (g = 0; g < ARRAY_SIZE(groups); g++) {
 		const struct group *gr = &groups[g];
 

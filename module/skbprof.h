@@ -31,11 +31,12 @@ struct skbprof_config;
  *         fails.
  * @exit:  unregister probes, wait for running handlers, free.
  * @arm:   arm the probes @cfg needs that are not armed.  On failure,
- *         disarm what this call armed, write why into @msg and return the
- *         errno.  May be NULL.
- * @trim:  disarm the probes @cfg does not need, and wait for their
- *         handlers.  May be NULL.  Both run in process context, serialised
- *         by the control file's mutex, once every part is up.
+ *         write why into @msg and return the errno; skbprof_arm() then
+ *         trims this part too.  May be NULL.
+ * @trim:  disarm the probes @cfg does not need.  A handler may still be
+ *         running when it returns; @exit waits for them.  May be NULL.
+ *         Both run in process context, serialised by the control file's
+ *         mutex, once every part is up.
  * @reset: zero counters, histograms and table rows (process context,
  *         serialised by the control file's mutex).  May be NULL.
  * @stats: append this part's "key value" lines to the stats file.  May be
@@ -109,8 +110,8 @@ void skbprof_reset_cpus(void (*reset)(unsigned int cpu));
 
 /*
  * Arm what @next needs in every part (see struct skbprof_part): when a
- * part cannot, the parts before it go back to @cur, what was armed for
- * it, and the errno is returned with why in @msg.  Once @next is
+ * part cannot, it and the parts before it are trimmed back to @cur, what
+ * was armed for it, and the errno is returned with why in @msg.  Once @next is
  * published, skbprof_trim() disarms what it does not need.  Both under
  * the control file's mutex; before every part is up they do nothing (the
  * parts register all their probes, then main.c trims them).
