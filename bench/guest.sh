@@ -14,7 +14,7 @@
 
 secs=2
 rounds=5
-modes=none,drops,all,sample100,trace,empty,bpftrace
+modes=none,drops,rx,tx,all,sample100,lifetime,trace,empty,bpftrace
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	skbprof.bench_secs=*) secs=${arg#*=} ;;
@@ -116,6 +116,10 @@ esac
 echo "info bpftrace_probes $(grep -E '^(kprobe|kretprobe|tracepoint):' $BT | tr '\n' ' ')"
 
 # ---- modes ----
+# the stage groups of each direction (module/stages.c), for the rx and tx
+# modes: each measured alone, beside drops
+RX_STAGES=drv-ip,ip-tcp,ip-udp,tcp-app,udp-app,rx-total
+TX_STAGES=app-tcp,app-udp,tcp-ip,udp-ip,ip-dev,dev-drv,tx-total
 reader=
 skbprof_load() {
 	insmod $KO "$@" || echo "error insmod $KO $* failed"
@@ -129,7 +133,10 @@ mode_start() {
 	case $1 in
 	none)	;;
 	drops)	skbprof_load; ctl "stages drops" ;;
+	rx)	skbprof_load; ctl "stages $RX_STAGES" ;;
+	tx)	skbprof_load; ctl "stages $TX_STAGES" ;;
 	all)	skbprof_load ;;
+	lifetime) skbprof_load; ctl "stages drops"; ctl "lifetime 16" ;;
 	sample100) skbprof_load; ctl "sample 100" ;;
 	trace)	skbprof_load; ctl "trace on"
 		cat $D/trace > /dev/null &

@@ -12,19 +12,28 @@ import re
 import statistics
 import sys
 
-MODES = ["none", "drops", "all", "sample100", "trace", "trace-nodrain",
-         "empty", "bpftrace"]
+MODES = ["none", "drops", "rx", "tx", "all", "sample100", "lifetime",
+         "trace", "trace-nodrain", "empty", "bpftrace"]
 MODE_TEXT = {
     "none": "no module",
     "drops": "skbprof drops only",
+    "rx": "receive stages only",
+    "tx": "transmit stages only",
     "all": "skbprof all stages",
     "sample100": "all stages, sample 100",
+    "lifetime": "drops + lifetime 16",
     "trace": "all stages, trace on (drained)",
     "trace-nodrain": "all stages, trace on (not read)",
     "empty": "empty handlers (floor)",
     "bpftrace": "bpftrace, same stages",
 }
-SKBPROF_MODES = ["drops", "all", "sample100", "trace", "trace-nodrain"]
+SKBPROF_MODES = ["drops", "rx", "tx", "all", "sample100", "lifetime",
+                 "trace", "trace-nodrain"]
+# The per-view table: what each view costs on its own (mode, column head).
+VIEW_COLUMNS = [("drops", "drops"), ("rx", "rx stages"), ("tx", "tx stages"),
+                ("all", "all stages = insmod defaults"),
+                ("sample100", "all, sample 100"), ("lifetime", "lifetime 16"),
+                ("trace", "all + trace"), ("empty", "probe floor")]
 WORKLOADS = {
     # name: (throughput key, unit, text)
     "udp-flood": ("pps", "pps", "UDP datagrams over loopback, 64 B, sent and read back"),
@@ -239,13 +248,16 @@ def kernel_section(ver, path):
           "not switch the latency stamping off, so that mode costs what all "
           "stages cost." % (total("drops", "table_inserts"), ins_all))
         p("")
-    if ins_all and total("sample100", "table_inserts"):
-        p("With `sample 100` every packet is still stamped and followed "
-          "(table_inserts %d, against %d with all stages): a timeline is "
-          "sampled out where it is matched, and the probes after that must "
-          "still find it to know.  What sampling saves is the recording: "
+    ins_s = total("sample100", "table_inserts")
+    if ins_all and ins_s:
+        p("With `sample 100` the module made %d stamps, against %d with all "
+          "stages: a transmit packet is sampled at its first point and a "
+          "sampled-out one gets no stamp, so later probes miss it cheaply; "
+          "a received packet is still stamped at the driver, because more "
+          "than one probe can be its first point, and the stamp keeps the "
+          "verdict.  What sampling saves beyond that is the recording: "
           "histograms, per-process rows, worst cases and trace lines."
-          % (total("sample100", "table_inserts"), ins_all))
+          % (ins_s, ins_all))
         p("")
     outs = info.get("bpftrace_out", [])
     p("bpftrace's maps do not count what they lose.  Its drop counts, first "
@@ -321,6 +333,28 @@ def main():
                      f_ns(floor) if floor is not None else "-", ins,
                      "%.0f%%" % (100 * o / bt) if bt else "-",
                      "%.2fx" % (o / floor) if floor else "-"))
+    print()
+    print("## What each view costs")
+    print()
+    print("Extra instructions per packet (-icount, medians), each view "
+          "configured alone: `stages drops`; the receive or the transmit "
+          "stages (with drops); every stage, which is what `insmod skbprof.ko` "
+          "with no parameters arms; every stage sampled 1 in 100; "
+          "`stages drops` with `lifetime 16`; every stage with `trace on` "
+          "and a reader; and the empty handlers of every probe.")
+    print()
+    heads = [h for m, h in VIEW_COLUMNS]
+    print("| kernel | workload | " + " | ".join(heads) + " |")
+    print("|---|---|" + "---|" * len(heads))
+    for ver, summary in summaries:
+        for wl, ovh, bt, floor, runs, key, shift in summary:
+            if shift is None:
+                continue
+            cells = []
+            for m, h in VIEW_COLUMNS:
+                o = med(ovh.get(m)) if ovh.get(m) else None
+                cells.append("%.0f" % (o / 2 ** shift) if o is not None else "-")
+            print("| %s | %s | %s |" % (ver, wl, " | ".join(cells)))
     print()
     for lines in secs:
         print("\n".join(lines))
