@@ -17,7 +17,8 @@ tool_check=(jq prometheus)
 # tests/host/docs.sh: reST validation of Documentation/*.rst
 docs=(python3-docutils)
 kernel_build=(flex bison bc libssl-dev libelf-dev)
-deb=(dpkg-dev debhelper dh-dkms dkms fakeroot lintian)
+# dpkg-buildpackage checks for build-essential before anything else
+deb=(build-essential dpkg-dev debhelper dh-dkms dkms fakeroot lintian)
 bench=(bpftrace python3)
 # kernels whose module is built in a chroot of a newer Debian (7.2, sid):
 # scripts/make-chroot.sh; the keyring checks the chroot's Release file
