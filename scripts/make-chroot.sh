@@ -10,20 +10,32 @@
 # whose .cache/chroot points to the same directory.
 #
 #   scripts/make-chroot.sh SUITE [PKG]...
+#   scripts/make-chroot.sh --bare SUITE
 #
 # Creates $SKBPROF_CACHE/chroot/SUITE when missing, installs those PKGs
 # that are not installed yet with the chroot's own apt, and prints the
 # chroot's path.  Run commands in it with scripts/in-chroot.sh.  Needs
 # root.  Remove the directory to start afresh.
+#
+# --bare makes $SKBPROF_CACHE/chroot/SUITE-bare instead: debootstrap's
+# minimal system and nothing more, apt as Debian configures it (recommends
+# on), the stand-in for a fresh host that tests/host/readme.sh follows the
+# README on.  Its users change it only through an overlay.
 
 set -euo pipefail
 
-suite=${1:?usage: make-chroot.sh SUITE [PKG]...}
+bare=
+if [ "${1:-}" = --bare ]; then
+	bare=-bare
+	shift
+fi
+suite=${1:?usage: make-chroot.sh [--bare] SUITE [PKG]...}
 shift
+[ -z "$bare" ] || [ $# -eq 0 ] || { echo "make-chroot: --bare takes no packages" >&2; exit 2; }
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${SKBPROF_CACHE:-$top/.cache}
 base=$cache/chroot
-dir=$base/$suite
+dir=$base/$suite$bare
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 # what every module build needs; the kernel's headers and compiler come
 # from the caller (scripts/fetch-kernel.sh)
@@ -31,7 +43,7 @@ toolchain=(make libc6-dev libelf-dev sparse)
 
 mkdir -p "$base"
 # one creator or installer at a time, across worktrees too
-exec 9> "$base/.$suite.lock"
+exec 9> "$base/.$suite$bare.lock"
 flock 9
 
 in_chroot() {
@@ -56,26 +68,32 @@ if [ ! -e "$dir/.skbprof-ready" ]; then
 	if ! unshare --mount --propagation private -- \
 		debootstrap --variant=minbase --components=main \
 			--keyring="$keyring" "$suite" "$dir.new" "$uri" \
-			> "$base/$suite.debootstrap.log" 2>&1; then
-		tail -n 20 "$base/$suite.debootstrap.log" >&2
-		echo "make-chroot: debootstrap failed, see $base/$suite.debootstrap.log" >&2
+			> "$base/$suite$bare.debootstrap.log" 2>&1; then
+		tail -n 20 "$base/$suite$bare.debootstrap.log" >&2
+		echo "make-chroot: debootstrap failed, see $base/$suite$bare.debootstrap.log" >&2
 		rm -rf "$dir.new"
 		exit 1
 	fi
-	# sid's Release is valid for a week and re-signed daily: a lagging
-	# mirror reads as expired (signatures are still checked).  No
-	# recommends, no translations: a build chroot.  No pty for dpkg's
-	# log (in-chroot.sh mounts no /dev/pts).
-	cat > "$dir.new/etc/apt/apt.conf.d/90skbprof" <<'CONF'
+	if [ -n "$bare" ]; then
+		# as Debian installs it; no pty for dpkg's log (in-chroot.sh
+		# mounts no /dev/pts)
+		echo 'Dpkg::Use-Pty "false";' > "$dir.new/etc/apt/apt.conf.d/90skbprof"
+		mv "$dir.new" "$dir"
+	else
+		# sid's Release is valid for a week and re-signed daily: a
+		# lagging mirror reads as expired (signatures are still
+		# checked).  No recommends, no translations: a build chroot.
+		cat > "$dir.new/etc/apt/apt.conf.d/90skbprof" <<'CONF'
 Acquire::Check-Valid-Until "false";
 Acquire::Languages "none";
 APT::Install-Recommends "false";
 Dpkg::Use-Pty "false";
 CONF
-	mv "$dir.new" "$dir"
-	apt_install "${toolchain[@]}" || {
-		echo "make-chroot: cannot install ${toolchain[*]} in $dir" >&2; exit 1; }
-	in_chroot apt-get clean
+		mv "$dir.new" "$dir"
+		apt_install "${toolchain[@]}" || {
+			echo "make-chroot: cannot install ${toolchain[*]} in $dir" >&2; exit 1; }
+		in_chroot apt-get clean
+	fi
 	touch "$dir/.skbprof-ready"
 fi
 

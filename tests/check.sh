@@ -4,7 +4,8 @@
 # make check: everything.
 #   1. host unit tests, host tests of the tool, style checks, DKMS and the
 #      Debian packages for real (tests/host/dkms.sh, deb.sh), a short
-#      fuzzing run of the control grammar
+#      fuzzing run of the control grammar; the README's install blocks on
+#      a fresh Debian image (tests/host/readme.sh) run beside step 3
 #   2. the harness self-test (proves each failure path of a guest run is
 #      caught; its deliberately failing runs are not counted, the proof is)
 #   3. per kernel (5.10, 6.1, 6.12, 7.2): W=1 build, then the in-guest suite
@@ -14,7 +15,8 @@
 # to run only some guest tests, SKBPROF_SKIP_SELFTEST=1 to skip step 2,
 # SKBPROF_TIMEOUT (seconds per guest boot, default 900), SKBPROF_JOBS
 # (guests at once, default the number of CPUs), SKBPROF_SKIP_DKMS=1 to skip
-# the DKMS and package tests (slow; they install packages on the host),
+# the DKMS and package tests (slow; they install packages on the host, and
+# tests/host/readme.sh in a chroot),
 # SKBPROF_MEM (guest memory, default 1G), SKBPROF_SLOW=1 to also run the
 # slow guest tests (SLOWTEST: the 100-cycle load/unload stress).
 # SKBPROF_KERNELS=debug is the kernel of make check-debug.
@@ -32,9 +34,20 @@ record() { tee -a "$results"; }
 log "== host unit tests"
 make -s -C "$TOP/tests/unit" run 2>&1 | record
 make -s -C "$TOP/tools" >/dev/null 2>&1 || echo "FAIL tools: build" | record
+# tests/host/readme.sh spends minutes in apt and dpkg in its own chroot,
+# touching nothing else: it runs beside the guests, detached (so the
+# guest loop's wait -n never sees it), and its lines are read at the end.
+readme_lines=$OUT/readme.lines
+: > "$readme_lines"
+rm -f "$readme_lines.pid"
 for t in "$TOP"/tests/host/*.sh; do
 	[ -e "$t" ] || continue
-	bash "$t" 2>&1 | record
+	case $t in
+	*/readme.sh)
+		[ -n "${SKBPROF_SKIP_DKMS:-}" ] ||
+			(bash "$t" > "$readme_lines" 2>&1 & echo $! > "$readme_lines.pid") ;;
+	*)	bash "$t" 2>&1 | record ;;
+	esac
 done
 
 log "== fuzzing smoke (control grammar)"
@@ -86,6 +99,16 @@ for ver in $KERNELS; do
 	grep -q "^\(ok\|FAIL\) $ver/\(check\|build\|initramfs\)" "$OUT/$ver/lines" ||
 		echo "FAIL $ver: the run stopped early: $(tail -n 3 "$OUT/$ver/check.log" | tr '\n' '|')" | record
 done
+
+if [ -s "$readme_lines.pid" ]; then
+	while kill -0 "$(cat "$readme_lines.pid")" 2>/dev/null; do
+		sleep 1
+	done
+	record < "$readme_lines"
+	grep -q '^\(ok\|FAIL\) host/readme/by-hand\|^FAIL' "$readme_lines" ||
+		echo "FAIL host/readme: stopped early: $(tail -n 3 "$readme_lines" | tr '\n' '|')" | record
+	rm -f "$readme_lines.pid"
+fi
 
 passed=$(grep -c '^ok ' "$results")
 failed=$(grep -c '^FAIL ' "$results")
