@@ -39,6 +39,9 @@ u64 hist_bucket_lo(unsigned int i)
 
 u64 hist_bucket_hi(unsigned int i)
 {
+	/* the last bucket holds every value from its lo up */
+	if (i >= HIST_BUCKETS - 1)
+		return ~(u64)0;		/* U64_MAX */
 	return hist_bucket_lo(i + 1);
 }
 

@@ -37,7 +37,11 @@ struct hist {
 
 /* Bucket of value v. */
 unsigned int hist_index(u64 v);
-/* Smallest value of bucket i, and the one past its largest. */
+/*
+ * Smallest value of bucket i, and the one past its largest: bucket i
+ * holds [lo, hi).  The last bucket is open; its hi is U64_MAX, past every
+ * time a u64 of nanoseconds can hold but U64_MAX itself.
+ */
 u64 hist_bucket_lo(unsigned int i);
 u64 hist_bucket_hi(unsigned int i);
 

@@ -52,7 +52,9 @@ UNIT_TEST(bucket_boundaries)
 	EXPECT_EQ(hist_index((u64)1 << 42), HIST_BUCKETS - 1);
 	EXPECT_EQ(hist_index(~(u64)0), HIST_BUCKETS - 1);
 	EXPECT_EQ(hist_index(((u64)1 << 42) - 1), HIST_BUCKETS - 1);
-	EXPECT_EQ(hist_bucket_hi(HIST_BUCKETS - 1), (u64)1 << 42);
+	/* the last bucket is open: [15 * 2^38, U64_MAX) */
+	EXPECT_EQ(hist_bucket_lo(HIST_BUCKETS - 1), (u64)15 << 38);
+	EXPECT_EQ(hist_bucket_hi(HIST_BUCKETS - 1), ~(u64)0);
 
 	/* contiguous, increasing, every value in its bucket, width <= lo/8 */
 	for (i = 0; i < HIST_BUCKETS; i++) {
@@ -62,7 +64,7 @@ UNIT_TEST(bucket_boundaries)
 		       (unsigned long long)lo, (unsigned long long)hi);
 		EXPECT_EQ(hist_index(lo), i);
 		EXPECT_EQ(hist_index(hi - 1), i);
-		if (lo >= 16)
+		if (lo >= 16 && i + 1 < HIST_BUCKETS)
 			EXPECT(8 * (hi - lo) <= lo, "bucket %u too wide", i);
 		if (i + 1 < HIST_BUCKETS)
 			EXPECT_EQ(hist_bucket_lo(i + 1), hi);
@@ -186,6 +188,24 @@ UNIT_TEST(known_distributions)
 		v[i] = (i % 10 ? 20000 : 20000000) + rand_r(&seed) % 1000;
 	check_distribution("bimodal", v, n);
 	free(v);
+}
+
+/*
+ * A percentile in the open last bucket is never below the true one: the
+ * bucket's top is not 2^42 but the histogram's max.
+ */
+UNIT_TEST(percentile_in_last_bucket)
+{
+	struct hist h;
+
+	hist_init(&h);
+	hist_add(&h, 1);
+	hist_add(&h, (u64)1 << 43);
+	hist_add(&h, (u64)1 << 50);
+	EXPECT_EQ(hist_percentile(&h, 50), (u64)1 << 50);
+	EXPECT(hist_percentile(&h, 50) >= (u64)1 << 43, "p50 below the true one");
+	EXPECT_EQ(hist_percentile(&h, 34), (u64)1 << 50);
+	EXPECT_EQ(hist_percentile(&h, 33), 1);
 }
 
 UNIT_TEST(log2_view)
