@@ -71,5 +71,16 @@ u64 hist_log2_lo(unsigned int k);
 struct seq_file;
 /* Draw @h in power-of-two rows (hist_seq.c, kernel only). */
 void hist_seq_log2(struct seq_file *m, const struct hist *h);
+/*
+ * The numeric files, latency_buckets and lifetime_buckets (hist_seq.c,
+ * kernel only).  hist_seq_buckets_header() prints their two header lines:
+ * "# bounds" and every edge of the buckets, ascending (bucket k holds
+ * [b_k, b_k+1)), then "# @cols count sum min max buckets ...".
+ * hist_seq_buckets() prints the rest of a line: " count sum min max", then
+ * " lo:hi:count" for every non-empty bucket, ascending, and the newline;
+ * all from @h, one merged copy, so count is the sum of the buckets'.
+ */
+void hist_seq_buckets_header(struct seq_file *m, const char *cols);
+void hist_seq_buckets(struct seq_file *m, const struct hist *h);
 
 #endif /* _SKBPROF_HIST_H */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A histogram drawn for a seq_file, in power-of-two rows: the human view
- * of the latency and lifetime files.  Kernel only (hist.c is shared with
- * the host unit tests).
+ * Histograms for a seq_file: drawn in power-of-two rows, the human view
+ * of the latency and lifetime files, and as numbers, the rest of a line
+ * of latency_buckets and lifetime_buckets.  Kernel only (hist.c is shared
+ * with the host unit tests).
  */
 #include <linux/kernel.h>
 #include <linux/math64.h>
@@ -49,4 +50,29 @@ void hist_seq_log2(struct seq_file *m, const struct hist *h)
 			seq_putc(m, i < width ? '@' : ' ');
 		seq_puts(m, "|\n");
 	}
+}
+
+void hist_seq_buckets_header(struct seq_file *m, const char *cols)
+{
+	unsigned int i;
+
+	seq_puts(m, "# bounds");
+	for (i = 0; i < HIST_BUCKETS; i++)
+		seq_printf(m, " %llu", hist_bucket_lo(i));
+	seq_printf(m, " %llu\n", hist_bucket_hi(HIST_BUCKETS - 1));
+	seq_printf(m, "# %scount sum min max buckets (ns; a bucket lo:hi:count holds [lo, hi))\n",
+		   cols);
+}
+
+void hist_seq_buckets(struct seq_file *m, const struct hist *h)
+{
+	unsigned int i;
+
+	seq_printf(m, " %llu %llu %llu %llu", h->count, h->sum,
+		   h->count ? h->min : 0, h->max);
+	for (i = 0; i < HIST_BUCKETS; i++)
+		if (h->buckets[i])
+			seq_printf(m, " %llu:%llu:%llu", hist_bucket_lo(i),
+				   hist_bucket_hi(i), h->buckets[i]);
+	seq_putc(m, '\n');
 }

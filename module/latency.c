@@ -19,6 +19,8 @@
  * Files:
  *   latency   one row per stage: dir stage count min p50 p90 p99 max avg,
  *             then per stage a log2 histogram and its worst packet
+ *   latency_buckets  one line per stage: dir stage count sum min max,
+ *             then the non-empty buckets as lo:hi:count
  *   procs     per process: dir stage pid comm count p50 p99 max
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -1030,6 +1032,32 @@ static int latency_show(struct seq_file *m, void *v)
 
 SKBPROF_DEFINE_SHOW_FILE(latency);
 
+/* Every field of a stage's line from one merged copy: count adds up. */
+static int latency_buckets_show(struct seq_file *m, void *v)
+{
+	struct {
+		struct hist h;
+		struct exemplar w;
+	} *t;
+	int st;
+
+	t = kvmalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	hist_seq_buckets_header(m, "dir stage ");
+	for (st = 0; st < SKBPROF_TIMELINE_STAGES; st++) {
+		merge_stage(st, &t->h, &t->w);
+		if (!t->h.count)
+			continue;
+		seq_printf(m, "%s %s", dir_name(st), skbprof_stages[st].name);
+		hist_seq_buckets(m, &t->h);
+	}
+	kvfree(t);
+	return 0;
+}
+
+SKBPROF_DEFINE_SHOW_FILE(latency_buckets);
+
 /* A row of one CPU, as procs_open() found it. */
 struct proc_ref {
 	struct proc_key key;
@@ -1342,6 +1370,7 @@ static void latency_exit(void)
 
 static const struct skbprof_file latency_files[] = {
 	{ "latency", 0400, &latency_fops },
+	{ "latency_buckets", 0400, &latency_buckets_fops },
 	{ "procs", 0400, &procs_fops },
 };
 

@@ -9,6 +9,8 @@
  *
  * Files:
  *   lifetime  count min p50 p90 p99 max avg, then a log2 histogram
+ *   lifetime_buckets  count sum min max, then the non-empty buckets as
+ *             lo:hi:count
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -65,18 +67,29 @@ void lifetime_end(const struct sk_buff *skb)
 	stamp_remove(s, flags);
 }
 
-static int lifetime_show(struct seq_file *m, void *v)
+/* Every CPU's histogram merged into a new copy; NULL: no memory. */
+static struct hist *lifetime_merged(void)
 {
 	struct hist *h;
 	unsigned int cpu;
-	u32 on;
 
 	h = kvmalloc(sizeof(*h), GFP_KERNEL);
 	if (!h)
-		return -ENOMEM;
+		return NULL;
 	hist_init(h);
 	for_each_possible_cpu(cpu)
 		hist_merge(h, per_cpu_ptr(life_hist, cpu));
+	return h;
+}
+
+static int lifetime_show(struct seq_file *m, void *v)
+{
+	struct hist *h;
+	u32 on;
+
+	h = lifetime_merged();
+	if (!h)
+		return -ENOMEM;
 	rcu_read_lock();
 	on = skbprof_config()->lifetime;
 	rcu_read_unlock();
@@ -99,6 +112,21 @@ static int lifetime_show(struct seq_file *m, void *v)
 }
 
 SKBPROF_DEFINE_SHOW_FILE(lifetime);
+
+static int lifetime_buckets_show(struct seq_file *m, void *v)
+{
+	struct hist *h = lifetime_merged();
+
+	if (!h)
+		return -ENOMEM;
+	hist_seq_buckets_header(m, "");
+	seq_puts(m, "lifetime");
+	hist_seq_buckets(m, h);
+	kvfree(h);
+	return 0;
+}
+
+SKBPROF_DEFINE_SHOW_FILE(lifetime_buckets);
 
 static void reset_cpu(unsigned int cpu)
 {
@@ -138,6 +166,7 @@ static void lifetime_exit(void)
 
 static const struct skbprof_file lifetime_files[] = {
 	{ "lifetime", 0400, &lifetime_fops },
+	{ "lifetime_buckets", 0400, &lifetime_buckets_fops },
 };
 
 const struct skbprof_part skbprof_lifetime_part = {

@@ -121,9 +121,10 @@ static double now(void)
 
 /* ---- what the children report -------------------------------------- */
 
-#define NFILES 7
+#define NFILES 9
 static const char *const files[NFILES] = {
-	"stats", "control", "drops", "latency", "procs", "lifetime", "trace",
+	"stats", "control", "drops", "latency", "procs", "lifetime",
+	"latency_buckets", "lifetime_buckets", "trace",
 };
 
 struct shared {

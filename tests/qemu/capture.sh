@@ -10,7 +10,8 @@
 set -e
 D=/sys/kernel/debug/skbprof
 dump() {	# dump SNAPSHOT
-	for f in stats drops latency procs lifetime control; do
+	for f in stats drops latency latency_buckets procs lifetime \
+		 lifetime_buckets control; do
 		echo "=== BEGIN $1/$f"
 		cat "$D/$f"
 		echo "=== END"
