@@ -200,9 +200,16 @@ static void drops_dropped(struct sk_buff *skb, void *location, u32 reason)
 
 SKBPROF_DEFINE_KFREE_SKB_PROBE(drops_probe, drops_dropped)
 
-/* A merged, sorted copy of every CPU's table, taken when drops is opened. */
+/*
+ * A merged, sorted copy of every CPU's table, taken when drops is opened,
+ * and the boot and wall clocks read once it was taken: no time in the
+ * rows is later than boot_ns, and a reader turns the rows' times into
+ * wall-clock time with the pair.
+ */
 struct drops_snap {
 	size_t n;
+	u64 boot_ns;
+	u64 real_ns;
 	struct dt_row rows[];
 };
 
@@ -238,6 +245,8 @@ static void *drops_snapshot(void)
 		cap *= 2;
 	}
 	snap->n = dt_merge(snap->rows, n);
+	snap->boot_ns = ktime_get_boottime_ns();
+	snap->real_ns = ktime_get_real_ns();
 	return snap;
 }
 
@@ -279,6 +288,10 @@ static int drops_seq_show(struct seq_file *m, void *v)
 	const char *reason;
 
 	if (v == SEQ_START_TOKEN) {
+		const struct drops_snap *snap = m->private;
+
+		seq_printf(m, "# clock boottime_ns %llu realtime_ns %llu\n",
+			   snap->boot_ns, snap->real_ns);
 		seq_printf(m, "%10s %-24s %-14s %-16s %-9s %17s %17s %s\n",
 			   "count", "reason", "proto", "dev", "stage", "first",
 			   "last", "location");

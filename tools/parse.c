@@ -8,9 +8,11 @@
  * "sym+0x1/0x2 [module]").
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "skbprof.h"
 
@@ -321,29 +323,118 @@ static json_object *table_row(const struct header *h, char *line, bool label)
 	return r;
 }
 
+/* ---- drops ---- */
+
+/* The drops file's clocks, read when it was opened. */
+struct clock_ref {
+	bool known;
+	uint64_t boot_ns;	/* CLOCK_BOOTTIME, the rows' clock */
+	uint64_t real_ns;	/* CLOCK_REALTIME */
+};
+
+/* "# clock boottime_ns B realtime_ns R" */
+static bool clock_line(char **tok, int n, struct clock_ref *c)
+{
+	if (n != 6 || strcmp(tok[0], "#") || strcmp(tok[1], "clock") ||
+	    strcmp(tok[2], "boottime_ns") || !is_uint(tok[3]) ||
+	    strcmp(tok[4], "realtime_ns") || !is_uint(tok[5]))
+		return false;
+	c->boot_ns = strtoull(tok[3], NULL, 10);
+	c->real_ns = strtoull(tok[5], NULL, 10);
+	c->known = true;
+	return true;
+}
+
+/* "6.686472": seconds with up to 9 decimals, in ns, exactly. */
+static bool secs_ns(const char *s, uint64_t *ns)
+{
+	const char *dot = strchr(s, '.');
+	uint64_t frac = 0;
+	int i;
+
+	if ((!is_decimal(s) && !is_uint(s)) || (dot && strlen(dot + 1) > 9) ||
+	    strtoull(s, NULL, 10) > UINT64_MAX / 1000000000ULL - 1)
+		return false;
+	for (i = 1; i <= 9; i++)
+		frac = frac * 10 + (dot && dot[i] ? dot[i] - '0' : 0);
+	*ns = strtoull(s, NULL, 10) * 1000000000ULL + frac;
+	return true;
+}
+
+/*
+ * The wall-clock time of @s, seconds of the drops file's boot clock:
+ * "2026-11-23T08:41:47.123456Z" (UTC, microseconds).  The wall clock
+ * then was the one at reading less the boot time gone by since.
+ */
+static bool wall_time(const struct clock_ref *c, const char *s, char *buf,
+		      size_t size)
+{
+	int64_t wall;
+	uint64_t t;
+	struct tm tm;
+	time_t sec;
+	size_t len;
+
+	if (!c->known || !secs_ns(s, &t) || t > INT64_MAX ||
+	    c->boot_ns > INT64_MAX || c->real_ns > INT64_MAX)
+		return false;
+	wall = (int64_t)c->real_ns - ((int64_t)c->boot_ns - (int64_t)t);
+	if (wall < 0)
+		return false;
+	sec = wall / 1000000000LL;
+	if (!gmtime_r(&sec, &tm))
+		return false;
+	len = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
+	return len && (size_t)snprintf(buf + len, size - len, ".%06uZ",
+				       (unsigned int)(wall % 1000000000LL / 1000)) < size - len;
+}
+
+/* Columns of wall-clock time added to a drops row. */
+static const char *const time_cols[][2] = {
+	{ "first", "first_utc" }, { "last", "last_utc" },
+};
+
 json_object *parse_drops(char *text)
 {
 	json_object *o = json_object_new_object();
 	json_object *rows = json_object_new_array();
 	json_object *other = json_object_new_array();
-	char *p = text, *line, *tok[MAXTOK], raw[1024];
+	char *p = text, *line, *tok[MAXTOK], raw[1024], wall[64];
+	struct clock_ref clk = { 0 };
 	struct header h = { 0 };
-	json_object *r;
+	json_object *r, *v;
+	size_t i;
 	int n;
 
 	while ((line = next_line(&p))) {
 		snprintf(raw, sizeof(raw), "%s", line);
 		if (h.n == 0) {
 			n = split(line, tok, MAXTOK);
+			if (clock_line(tok, n, &clk))
+				continue;
 			if (n > 0 && (!strcmp(tok[0], "count") || !strcmp(tok[0], "#")))
 				set_header(&h, tok, n);
 			continue;
 		}
 		r = table_row(&h, line, false);
-		if (r)
-			json_object_array_add(rows, r);
-		else if (raw[strspn(raw, " \t")])
-			json_object_array_add(other, json_object_new_string(raw));
+		if (!r) {
+			if (raw[strspn(raw, " \t")])
+				json_object_array_add(other, json_object_new_string(raw));
+			continue;
+		}
+		for (i = 0; i < sizeof(time_cols) / sizeof(time_cols[0]); i++)
+			if (json_object_object_get_ex(r, time_cols[i][0], &v) && v &&
+			    wall_time(&clk, json_object_get_string(v), wall, sizeof(wall)))
+				json_object_object_add(r, time_cols[i][1],
+						       json_object_new_string(wall));
+		json_object_array_add(rows, r);
+	}
+	if (clk.known) {
+		json_object *c = json_object_new_object();
+
+		json_object_object_add(c, "boottime_ns", json_object_new_uint64(clk.boot_ns));
+		json_object_object_add(c, "realtime_ns", json_object_new_uint64(clk.real_ns));
+		json_object_object_add(o, "clock", c);
 	}
 	json_object_object_add(o, "drops", rows);
 	if (json_object_array_length(other))
@@ -351,6 +442,89 @@ json_object *parse_drops(char *text)
 	else
 		json_object_put(other);
 	return o;
+}
+
+/*
+ * A drops file with a clock line, with its first and last columns in
+ * wall-clock time and the columns padded again; as it is without one.
+ */
+int print_drops(char *text)
+{
+	char *copy = strdup(text), *p, *line, *tok[MAXTOK], wall[64], raw[1024];
+	struct clock_ref clk = { 0 };
+	struct header h = { 0 };
+	char ***rows = NULL;
+	int w[MAXTOK] = { 0 };
+	size_t nrows = 0, r, i;
+	int n, c, rc = 0;
+
+	if (!copy)
+		return report(EXIT_RUNTIME, ENOMEM, "out of memory");
+	/* the clock line is first, the header next */
+	p = copy;
+	line = next_line(&p);
+	if (line)
+		n = split(line, tok, MAXTOK);
+	if (!line || !clock_line(tok, n, &clk) || !(line = next_line(&p))) {
+		free(copy);
+		return fputs(text, stdout) < 0 || fflush(stdout) ? EXIT_RUNTIME : 0;
+	}
+	printf("%.*s\n", (int)strcspn(text, "\n"), text);
+	n = split(line, tok, MAXTOK);
+	set_header(&h, tok, n);
+	for (c = 0; c < h.n; c++)
+		w[c] = strlen(h.names[c]);
+	while ((line = next_line(&p))) {
+		char **row = calloc(h.n, sizeof(*row)), ***more;
+
+		more = realloc(rows, (nrows + 1) * sizeof(*rows));
+		if (!row || !more) {
+			free(row);
+			rc = report(EXIT_RUNTIME, ENOMEM, "out of memory");
+			goto out;
+		}
+		rows = more;
+		rows[nrows++] = row;
+		snprintf(raw, sizeof(raw), "%s", line);
+		if (split(line, tok, h.n) != h.n) {
+			row[0] = strdup(raw);	/* not a row: as it is */
+			continue;
+		}
+		for (c = 0; c < h.n; c++) {
+			for (i = 0; i < sizeof(time_cols) / sizeof(time_cols[0]); i++)
+				if (!strcmp(h.names[c], time_cols[i][0]) &&
+				    wall_time(&clk, tok[c], wall, sizeof(wall)))
+					tok[c] = wall;
+			row[c] = strdup(tok[c]);
+			if (row[c] && (int)strlen(row[c]) > w[c])
+				w[c] = strlen(row[c]);
+		}
+	}
+	/* count right-aligned, the last column unpadded */
+	for (c = 0; c < h.n; c++)
+		w[c] = c == h.n - 1 ? 0 : strcmp(h.names[c], "count") ? -w[c] : w[c];
+	for (c = 0; c < h.n; c++)
+		printf("%s%*s", c ? " " : "", w[c], h.names[c]);
+	putchar('\n');
+	for (r = 0; r < nrows; r++) {
+		if (!rows[r][1]) {
+			printf("%s\n", rows[r][0] ? rows[r][0] : "");
+			continue;
+		}
+		for (c = 0; c < h.n; c++)
+			printf("%s%*s", c ? " " : "", w[c], rows[r][c] ? rows[r][c] : "-");
+		putchar('\n');
+	}
+	rc = fflush(stdout) ? EXIT_RUNTIME : 0;
+out:
+	for (r = 0; r < nrows; r++) {
+		for (c = 0; c < h.n; c++)
+			free(rows[r][c]);
+		free(rows[r]);
+	}
+	free(rows);
+	free(copy);
+	return rc;
 }
 
 /* ---- latency, procs, lifetime ---- */

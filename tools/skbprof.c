@@ -27,7 +27,8 @@ static void usage(FILE *f)
 		"usage: skbprof [OPTIONS] VIEW\n"
 		"views:\n"
 		"  latency             per-stage latency: count, percentiles, histograms\n"
-		"  drops               dropped packets by reason and location\n"
+		"  drops               dropped packets by reason and location;\n"
+		"                      first, last: wall-clock time, UTC\n"
 		"  procs               per-process stage latency\n"
 		"  lifetime            skb lifetime, allocation to free\n"
 		"  stats               probes, stages, tables, counters\n"
@@ -120,6 +121,11 @@ static int cat_or_json(const char *view)
 	text = read_view(view, &rc);
 	if (!text)
 		return rc;
+	if (!opt.json && !strcmp(view, "drops")) {
+		rc = print_drops(text);
+		free(text);
+		return rc;
+	}
 	if (!opt.json) {
 		rc = fputs(text, stdout) < 0 || fflush(stdout) ? EXIT_RUNTIME : 0;
 		free(text);

@@ -66,7 +66,13 @@ json_object *value_of(const char *name, const char *s);
 /* ---- parsers (parse.c): each returns a new tree or NULL ---- */
 
 json_object *parse_stats(char *text);
+/*
+ * The drops file; with its clock line, every row also has first_utc and
+ * last_utc, wall-clock times (see wall_time()).
+ */
 json_object *parse_drops(char *text);
+/* The drops file as text, its first and last columns in wall-clock time. */
+int print_drops(char *text);
 /* latency, procs and lifetime share one format. */
 json_object *parse_hists(char *text, const char *rows_key);
 json_object *parse_control(char *text);

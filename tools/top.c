@@ -137,13 +137,27 @@ static int by_rate_drop(const void *a, const void *b)
 	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
 }
 
-/* Rows match when every column but count/first/last is equal. */
+/* The columns that change with every drop: count and its times. */
+static bool changing(const char *k)
+{
+	static const char *const cols[] = {
+		"count", "first", "last", "first_utc", "last_utc", NULL
+	};
+	int i;
+
+	for (i = 0; cols[i]; i++)
+		if (!strcmp(k, cols[i]))
+			return true;
+	return false;
+}
+
+/* Rows match when every column but count and the times is equal. */
 static bool same_drop(json_object *a, json_object *b)
 {
 	json_object_object_foreach(a, k, va) {
 		json_object *vb = NULL;
 
-		if (!strcmp(k, "count") || !strcmp(k, "first") || !strcmp(k, "last"))
+		if (changing(k))
 			continue;
 		if (!json_object_object_get_ex(b, k, &vb))
 			return false;
@@ -261,11 +275,9 @@ static int frame(json_object *lat, json_object *plat, json_object *drp,
 			json_object *d = json_object_new_object();
 
 			json_object_object_foreach(dr[i].row, k, v) {
-				if (!strcmp(k, "first") || !strcmp(k, "last"))
-					continue;
 				if (!strcmp(k, "count"))
 					json_object_object_add(d, k, json_object_new_uint64(dr[i].count));
-				else
+				else if (!changing(k))
 					json_object_object_add(d, k, json_object_get(v));
 			}
 			json_object_object_add(d, "rate", json_object_new_double(dr[i].rate));

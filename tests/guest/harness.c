@@ -287,6 +287,14 @@ char *sh_out(int *status, const char *fmt, ...)
 	return buf;
 }
 
+unsigned long long clock_ns(int clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 void sleep_ms(int ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };

@@ -114,6 +114,9 @@ unsigned long long drops_at(const char *sym);
  */
 int kmemleak_skbprof_leaks(int *reports);
 
+/* clock_gettime(@clk) in nanoseconds. */
+unsigned long long clock_ns(int clk);
+
 /* Sleep for @ms milliseconds. */
 void sleep_ms(int ms);
 

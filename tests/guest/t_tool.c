@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -111,25 +112,52 @@ static char *tool(int *st, const char *args)
 	return sh_out(st, TOOL " %s 2>&1", args);
 }
 
-/* The count of the drops row in UDP receive for ipv4/udp, or -1. */
-static long long udp_drop_row(json_object *rows)
+/* The drops row in UDP receive for ipv4/udp, or NULL. */
+static json_object *udp_drop_obj(json_object *rows)
 {
 	char at[64];
 	size_t i;
 
 	snprintf(at, sizeof(at), "%s+", udp_noport_fn(AF_INET));
 	for (i = 0; i < json_object_array_length(rows); i++) {
-		json_object *r = json_object_array_get_idx(rows, i), *loc, *proto, *c;
+		json_object *r = json_object_array_get_idx(rows, i), *loc, *proto;
 
 		if (!json_object_object_get_ex(r, "location", &loc) ||
 		    !json_object_object_get_ex(r, "proto", &proto) ||
-		    !json_object_object_get_ex(r, "count", &c))
+		    !json_object_object_get_ex(r, "count", NULL))
 			continue;
 		if (!strncmp(json_object_get_string(loc), at, strlen(at)) &&
 		    !strcmp(json_object_get_string(proto), "ipv4/udp"))
-			return json_object_get_int64(c);
+			return r;
 	}
-	return -1;
+	return NULL;
+}
+
+/* The count of the drops row in UDP receive for ipv4/udp, or -1. */
+static long long udp_drop_row(json_object *rows)
+{
+	json_object *r = udp_drop_obj(rows), *c;
+
+	if (!r || !json_object_object_get_ex(r, "count", &c))
+		return -1;
+	return json_object_get_int64(c);
+}
+
+/* "2026-11-23T08:41:47.123456Z" in ns since 1970; -1 if it is not that. */
+static long long utc_ns(json_object *o, const char *key)
+{
+	struct tm tm = { 0 };
+	json_object *v;
+	const char *s, *e;
+	unsigned int us;
+	int n = 0;
+
+	if (!json_object_object_get_ex(o, key, &v) || !(s = json_object_get_string(v)))
+		return -1;
+	e = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (!e || sscanf(e, ".%6u%n", &us, &n) != 1 || n != 7 || strcmp(e + n, "Z"))
+		return -1;
+	return (long long)timegm(&tm) * 1000000000LL + us * 1000LL;
 }
 
 TEST(tool_views)
@@ -163,14 +191,17 @@ TEST(tool_views)
 /* N datagrams to a closed port: the drops row and the prom counter. */
 TEST(tool_drops_equal_snmp)
 {
-	long long delta = 0, got;
+	long long delta = 0, got, first, last;
+	long long r0, r1;
 	json_object *o, *rows;
 	char *out, want[64];
 	int st;
 
 	CHECK(skbprof_load(NULL) == 0, "load");
 	CHECK(write_file(CONTROL, "reset\n") == 0, "reset");
+	r0 = clock_ns(CLOCK_REALTIME);
 	CHECK(udp_to_closed_port(23, &delta) == 0, "send");
+	r1 = clock_ns(CLOCK_REALTIME);
 	CHECK_EQ(delta, 23);
 	out = tool(&st, "drops -j");
 	o = json_tokener_parse(out);
@@ -178,6 +209,15 @@ TEST(tool_drops_equal_snmp)
 	CHECK(json_object_object_get_ex(o, "drops", &rows), "no drops key: %.300s", out);
 	got = udp_drop_row(rows);
 	CHECK(got == delta, "drops row count %lld, NoPorts rose by %lld: %.500s", got, delta, out);
+	/*
+	 * The row's wall-clock times: within the time we sent (to 1 ms: the
+	 * drops' boot clock and the reference pair are read separately).
+	 */
+	first = utc_ns(udp_drop_obj(rows), "first_utc");
+	last = utc_ns(udp_drop_obj(rows), "last_utc");
+	CHECK(first >= r0 - 1000000 && first <= last && last <= r1 + 1000000,
+	      "first_utc %lld last_utc %lld ns, sent within [%lld, %lld]: %.500s",
+	      first, last, r0, r1, out);
 	json_object_put(o);
 	free(out);
 
