@@ -1324,6 +1324,175 @@ TEST(filter_latency_and_drops_port)
 	return 0;
 }
 
+/* ---- the numeric histogram files ---- */
+
+#define MAX_BOUNDS	512
+
+/* One line of latency_buckets or lifetime_buckets. */
+struct hline {
+	char dir[8], stage[16];
+	unsigned long long count, sum, min, max, nb;
+	unsigned long long lo[MAX_BOUNDS], hi[MAX_BOUNDS], c[MAX_BOUNDS];
+};
+
+/* Is [lo, hi) a bucket of the "# bounds" line, two consecutive bounds? */
+static bool is_bucket(const unsigned long long *b, int nb,
+		      unsigned long long lo, unsigned long long hi)
+{
+	int i;
+
+	for (i = 0; i + 1 < nb; i++)
+		if (b[i] == lo)
+			return b[i + 1] == hi;
+	return false;
+}
+
+/*
+ * Parse @text, a *_buckets file, into @h (up to @max lines; @label: the
+ * lines start with one name, not dir and stage), checking every line is
+ * well-formed: count is the sum of its buckets, the buckets ascending
+ * and of the bounds line, min in the first, max in the last.  The number
+ * of lines, or -1 (failed).
+ */
+static int buckets_parse(char *text, bool label, struct hline *h, int max)
+{
+	static unsigned long long b[MAX_BOUNDS];
+	char *line, *save = NULL, *tok, *ts;
+	int nb = 0, n = 0;
+
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct hline *l = &h[n];
+		unsigned long long sum = 0;
+		int off = 0;
+
+		if (!strncmp(line, "# bounds ", 9)) {
+			for (tok = strtok_r(line + 9, " ", &ts); tok && nb < MAX_BOUNDS;
+			     tok = strtok_r(NULL, " ", &ts))
+				b[nb++] = strtoull(tok, NULL, 10);
+			CHECK(nb > 2 && b[0] == 0, "bounds line: %d bounds", nb);
+			continue;
+		}
+		if (line[0] == '#')
+			continue;
+		CHECK(nb, "a line before the bounds: %.80s", line);
+		CHECK(n < max, "more than %d lines", max);
+		memset(l, 0, sizeof(*l));
+		if (label)
+			CHECK(sscanf(line, "%15s %llu %llu %llu %llu %n", l->stage,
+				     &l->count, &l->sum, &l->min, &l->max, &off) == 5,
+			      "bad line: %.80s", line);
+		else
+			CHECK(sscanf(line, "%7s %15s %llu %llu %llu %llu %n", l->dir,
+				     l->stage, &l->count, &l->sum, &l->min, &l->max,
+				     &off) == 6, "bad line: %.80s", line);
+		for (tok = strtok_r(line + off, " ", &ts); tok;
+		     tok = strtok_r(NULL, " ", &ts)) {
+			unsigned long long *lo = &l->lo[l->nb], *hi = &l->hi[l->nb];
+
+			CHECK(l->nb < MAX_BOUNDS &&
+			      sscanf(tok, "%llu:%llu:%llu", lo, hi, &l->c[l->nb]) == 3 &&
+			      *lo < *hi && l->c[l->nb] > 0 &&
+			      (!l->nb || *lo >= l->hi[l->nb - 1]) &&
+			      is_bucket(b, nb, *lo, *hi),
+			      "%s %s: bad bucket '%s'", l->dir, l->stage, tok);
+			sum += l->c[l->nb++];
+		}
+		CHECK(sum == l->count, "%s %s: count %llu, its buckets %llu",
+		      l->dir, l->stage, l->count, sum);
+		CHECK(!l->count || (l->lo[0] <= l->min && l->min < l->hi[0] &&
+				    l->lo[l->nb - 1] <= l->max &&
+				    l->max < l->hi[l->nb - 1] && l->min <= l->max &&
+				    l->sum >= l->count * l->min &&
+				    l->sum <= l->count * l->max),
+		      "%s %s: min %llu max %llu sum %llu outside its buckets",
+		      l->dir, l->stage, l->min, l->max, l->sum);
+		n++;
+	}
+	return n;
+}
+
+static const struct hline *hline_of(const struct hline *h, int n,
+				    const char *dir, const char *stage)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(h[i].dir, dir) && !strcmp(h[i].stage, stage))
+			return &h[i];
+	return NULL;
+}
+
+/*
+ * The numeric files against the traffic: `filter port 5001`, N datagrams
+ * on that flow and M on port 5002, a netem delay D on va.  The flow's
+ * timelines, and nothing else, are in latency_buckets: rx-total and
+ * tx-total count N, in their buckets too; every datagram waited D in the
+ * qdisc, so no dev-drv bucket lies below D and the sum is at least N D.
+ * Every line of both files is well-formed.
+ */
+TEST(latency_buckets_match_traffic)
+{
+	const unsigned long long d = 20 * MS;
+	struct traffic t1 = {
+		.family = AF_INET, .type = SOCK_DGRAM, .n = 25, .port = 5001,
+		.rx_comm = "skbp_b1", .tx_comm = "skbp_c1",
+	};
+	struct traffic t2 = t1;
+	static struct hline h[32];
+	const struct hline *l;
+	unsigned long long sum, j;
+	int n, i;
+	char *s;
+
+	t2.n = 7;
+	t2.port = 5002;
+	CHECK(setup(false) == 0, "setup");
+	CHECK(kmod_probe("sch_netem") == 0, "cannot load sch_netem");
+	CHECK(sh(IP " netns exec " NS_A " " TC " qdisc add dev va root netem delay %llums",
+		 d / MS) == 0, "cannot add netem");
+	CHECK(load_and_reset("lifetime_sample=1") == 0, "load");
+	CHECK(control("filter port 5001\nreset\n") == 0, "control");
+	CHECK(run_traffic(&t1) == 0 && run_traffic(&t2) == 0, "traffic");
+
+	s = read_file(DEBUGFS_DIR "/latency_buckets");
+	CHECK(s, "cannot read latency_buckets");
+	note("latency_buckets (cut):\n%.1500s", s);
+	n = buckets_parse(s, false, h, 32);
+	free(s);
+	CHECK(n > 0, "latency_buckets: %d lines", n);
+	for (i = 0; i < 2; i++) {
+		l = hline_of(h, n, i ? "tx" : "rx", i ? "tx-total" : "rx-total");
+		CHECK(l, "no %s line", i ? "tx-total" : "rx-total");
+		for (sum = 0, j = 0; j < l->nb; j++)
+			sum += l->c[j];
+		CHECK(l->count == (unsigned long long)t1.n && sum == l->count,
+		      "%s: count %llu, buckets %llu, datagrams sent %d", l->stage,
+		      l->count, sum, t1.n);
+	}
+	l = hline_of(h, n, "tx", "dev-drv");
+	CHECK(l && l->count == (unsigned long long)t1.n, "dev-drv count %llu, want %d",
+	      l ? l->count : 0, t1.n);
+	for (j = 0; j < l->nb; j++)
+		CHECK(l->hi[j] > d, "dev-drv bucket [%llu, %llu) lies below the netem delay %llu",
+		      l->lo[j], l->hi[j], d);
+	CHECK(l->min >= d && l->sum >= l->count * d, "dev-drv min %llu sum %llu, delay %llu",
+	      l->min, l->sum, d);
+
+	s = read_file(DEBUGFS_DIR "/lifetime_buckets");
+	CHECK(s, "cannot read lifetime_buckets");
+	note("lifetime_buckets: %.300s", s);
+	n = buckets_parse(s, true, h, 32);
+	free(s);
+	CHECK(n == 1 && !strcmp(h[0].stage, "lifetime"), "lifetime_buckets: %d lines", n);
+	/* every allocation followed: each datagram is at least one skb */
+	CHECK(h[0].count >= (unsigned long long)t1.n, "lifetime count %llu < %d",
+	      h[0].count, t1.n);
+	CHECK(check_no_leak() == 0, "leak");
+	teardown();
+	return 0;
+}
+
 /* One filter and what it must let through of the two flows below. */
 struct fcase {
 	const char *filter;	/* NULL: pid of flow 1's sender or receiver */
