@@ -355,8 +355,11 @@ static bool secs_ns(const char *s, uint64_t *ns)
 	if ((!is_decimal(s) && !is_uint(s)) || (dot && strlen(dot + 1) > 9) ||
 	    strtoull(s, NULL, 10) > UINT64_MAX / 1000000000ULL - 1)
 		return false;
-	for (i = 1; i <= 9; i++)
-		frac = frac * 10 + (dot && dot[i] ? dot[i] - '0' : 0);
+	for (i = 1; i <= 9; i++) {
+		frac = frac * 10 + (dot && dot[1] ? dot[1] - '0' : 0);
+		if (dot && dot[1])
+			dot++;
+	}
 	*ns = strtoull(s, NULL, 10) * 1000000000ULL + frac;
 	return true;
 }
@@ -402,9 +405,9 @@ json_object *parse_drops(char *text)
 	char *p = text, *line, *tok[MAXTOK], raw[1024], wall[64];
 	struct clock_ref clk = { 0 };
 	struct header h = { 0 };
-	json_object *r, *v;
+	json_object *r;
 	size_t i;
-	int n;
+	int n, c;
 
 	while ((line = next_line(&p))) {
 		snprintf(raw, sizeof(raw), "%s", line);
@@ -422,11 +425,14 @@ json_object *parse_drops(char *text)
 				json_object_array_add(other, json_object_new_string(raw));
 			continue;
 		}
-		for (i = 0; i < sizeof(time_cols) / sizeof(time_cols[0]); i++)
-			if (json_object_object_get_ex(r, time_cols[i][0], &v) && v &&
-			    wall_time(&clk, json_object_get_string(v), wall, sizeof(wall)))
-				json_object_object_add(r, time_cols[i][1],
-						       json_object_new_string(wall));
+		/* the times from the row's own text, not a double's */
+		split(raw, tok, h.n);
+		for (c = 0; c < h.n; c++)
+			for (i = 0; i < sizeof(time_cols) / sizeof(time_cols[0]); i++)
+				if (!strcmp(h.names[c], time_cols[i][0]) &&
+				    wall_time(&clk, tok[c], wall, sizeof(wall)))
+					json_object_object_add(r, time_cols[i][1],
+							       json_object_new_string(wall));
 		json_object_array_add(rows, r);
 	}
 	if (clk.known) {
@@ -529,55 +535,6 @@ out:
 
 /* ---- latency, procs, lifetime ---- */
 
-/* "512", "1K", "4M": a log2 bucket bound in ns. */
-static bool parse_size(const char *s, size_t len, uint64_t *v)
-{
-	static const char units[] = "KMGT";
-	char num[32], *end;
-	const char *u;
-	uint64_t x;
-
-	if (len == 0 || len >= sizeof(num))
-		return false;
-	memcpy(num, s, len);
-	num[len] = 0;
-	x = strtoull(num, &end, 10);
-	if (end == num)
-		return false;
-	if (*end) {
-		u = strchr(units, *end);
-		if (!u || !*u || end[1])
-			return false;
-		x <<= 10 * (u - units + 1);
-	}
-	*v = x;
-	return true;
-}
-
-/* "[512, 1K)     12 |@@@   |" */
-static json_object *hist_bucket(const char *line)
-{
-	const char *a = line + 1, *comma = strchr(a, ','), *close, *b;
-	uint64_t lo, hi, count;
-	json_object *o;
-	char *end;
-
-	if (!comma)
-		return NULL;
-	b = comma + 1 + strspn(comma + 1, " ");
-	close = strchr(b, ')');
-	if (!close || !parse_size(a, comma - a, &lo) || !parse_size(b, close - b, &hi))
-		return NULL;
-	count = strtoull(close + 1, &end, 10);
-	if (end == close + 1)
-		return NULL;
-	o = json_object_new_object();
-	json_object_object_add(o, "lo", json_object_new_uint64(lo));
-	json_object_object_add(o, "hi", json_object_new_uint64(hi));
-	json_object_object_add(o, "count", json_object_new_uint64(count));
-	return o;
-}
-
 /* "worst 8123 ns at 12.000000001 udp 1.2.3.4:5 -> 6.7.8.9:10 pid 42 comm x" */
 static json_object *hist_worst(char *line)
 {
@@ -625,7 +582,7 @@ json_object *parse_hists(char *text, const char *rows_key)
 {
 	json_object *o = json_object_new_object();
 	json_object *rows = json_object_new_array();
-	json_object *sec = NULL, *r, *b;
+	json_object *sec = NULL, *r;
 	char *p = text, *line, *tok[MAXTOK], *s;
 	struct header h = { 0 };
 	int n;
@@ -649,18 +606,8 @@ json_object *parse_hists(char *text, const char *rows_key)
 			continue;
 		}
 		if (line[0] == '@') {
+			/* the drawing's rows: latency_buckets has the numbers */
 			sec = find_section(rows, line);
-			if (sec && !json_object_object_get_ex(sec, "histogram", NULL))
-				json_object_object_add(sec, "histogram",
-						       json_object_new_array());
-			continue;
-		}
-		if (line[0] == '[') {
-			b = hist_bucket(line);
-			if (b && sec)
-				json_object_array_add(json_object_object_get(sec, "histogram"), b);
-			else
-				json_object_put(b);
 			continue;
 		}
 		if (!strncmp(line, "worst ", 6)) {
@@ -674,6 +621,206 @@ json_object *parse_hists(char *text, const char *rows_key)
 	}
 	json_object_object_add(o, rows_key, rows);
 	return o;
+}
+
+/* ---- latency_buckets, lifetime_buckets ---- */
+
+/* Tokens of a line of a *_buckets file: up to every bucket and a few. */
+#define MAXBTOK	1024
+
+static bool parse_u64(const char *s, size_t len, uint64_t *v)
+{
+	char num[24], *end;
+
+	if (!len || len >= sizeof(num))
+		return false;
+	memcpy(num, s, len);
+	num[len] = 0;
+	if (!is_uint(num))
+		return false;
+	errno = 0;
+	*v = strtoull(num, &end, 10);
+	return !errno && !*end;
+}
+
+/* "lo:hi:count" */
+static bool bucket_token(const char *t, uint64_t v[3])
+{
+	const char *c1 = strchr(t, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+
+	return c2 && parse_u64(t, c1 - t, &v[0]) &&
+	       parse_u64(c1 + 1, c2 - c1 - 1, &v[1]) &&
+	       parse_u64(c2 + 1, strlen(c2 + 1), &v[2]);
+}
+
+static uint64_t bound(json_object *bounds, size_t k)
+{
+	return json_object_get_uint64(json_object_array_get_idx(bounds, k));
+}
+
+/* One histogram line; NULL with why in @err. */
+static json_object *buckets_row(const struct header *h, char **tok, int n,
+				json_object *bounds, char *err, size_t len)
+{
+	json_object *r, *hist;
+	size_t nb = json_object_array_length(bounds), k = 0;
+	uint64_t v[3], prev = 0;
+	int cols, i, off = 0;
+
+	for (cols = 0; cols < n && !strchr(tok[cols], ':'); cols++)
+		;
+	if (cols == h->n + 1)
+		off = 1;
+	else if (cols != h->n) {
+		snprintf(err, len, "%d columns before the buckets, want %d", cols, h->n);
+		return NULL;
+	}
+	r = json_object_new_object();
+	if (off)
+		json_object_object_add(r, "label", json_object_new_string(tok[0]));
+	for (i = 0; i < h->n; i++) {
+		if (!string_column(h->names[i]) && !is_uint(tok[i + off])) {
+			snprintf(err, len, "%s '%s' is not a number", h->names[i], tok[i + off]);
+			json_object_put(r);
+			return NULL;
+		}
+		json_object_object_add(r, h->names[i], value_of(h->names[i], tok[i + off]));
+	}
+	hist = json_object_new_array();
+	json_object_object_add(r, "histogram", hist);
+	for (i = cols; i < n; i++) {
+		bool ok = bucket_token(tok[i], v) && v[0] < v[1] &&
+			  (i == cols || v[0] >= prev);
+		json_object *b;
+
+		/* a bucket of the scheme: between two consecutive bounds */
+		while (ok && k < nb && bound(bounds, k) < v[0])
+			k++;
+		if (!ok || k + 1 >= nb || bound(bounds, k) != v[0] ||
+		    bound(bounds, k + 1) != v[1]) {
+			snprintf(err, len, "bad bucket '%s' (lo:hi:count, [lo, hi) between "
+				 "two consecutive bounds, ascending)", tok[i]);
+			json_object_put(r);
+			return NULL;
+		}
+		prev = v[1];
+		b = json_object_new_object();
+		json_object_object_add(b, "lo", json_object_new_uint64(v[0]));
+		json_object_object_add(b, "hi", json_object_new_uint64(v[1]));
+		json_object_object_add(b, "count", json_object_new_uint64(v[2]));
+		json_object_array_add(hist, b);
+	}
+	return r;
+}
+
+json_object *parse_buckets(char *text, char *err, size_t len)
+{
+	json_object *o = json_object_new_object();
+	json_object *rows = json_object_new_array();
+	json_object *bounds = json_object_new_array();
+	char *p = text, *line, **tok, why[256];
+	struct header h = { 0 };
+	uint64_t v;
+	int n, i, lineno = 0;
+
+	json_object_object_add(o, "bounds", bounds);
+	json_object_object_add(o, "rows", rows);
+	tok = calloc(MAXBTOK, sizeof(*tok));
+	if (!tok) {
+		snprintf(err, len, "out of memory");
+		goto bad;
+	}
+	while ((line = next_line(&p))) {
+		lineno++;
+		n = split(line, tok, MAXBTOK);
+		if (n == MAXBTOK) {
+			snprintf(err, len, "line %d: more than %d fields", lineno, MAXBTOK - 1);
+			goto bad;
+		}
+		if (n >= 2 && !strcmp(tok[0], "#") && !strcmp(tok[1], "bounds")) {
+			for (i = 2; i < n; i++) {
+				if (!parse_u64(tok[i], strlen(tok[i]), &v) ||
+				    (i > 2 && v <= bound(bounds, i - 3))) {
+					snprintf(err, len, "line %d: bad bound '%s' (ascending integers)",
+						 lineno, tok[i]);
+					goto bad;
+				}
+				json_object_array_add(bounds, json_object_new_uint64(v));
+			}
+			continue;
+		}
+		if (n > 0 && tok[0][0] == '#') {
+			/* "# dir stage count sum min max buckets (ns; ...)" */
+			for (i = 0; i < n && strcmp(tok[i], "buckets"); i++)
+				;
+			if (i < n)
+				set_header(&h, tok, i);
+			continue;
+		}
+		if (n == 0)
+			continue;
+		if (h.n == 0) {
+			snprintf(err, len, "line %d: a row before the header", lineno);
+			goto bad;
+		}
+		if (!json_object_array_length(bounds)) {
+			snprintf(err, len, "line %d: a row before the '# bounds' line", lineno);
+			goto bad;
+		}
+		{
+			json_object *r = buckets_row(&h, tok, n, bounds, why, sizeof(why));
+
+			if (!r) {
+				snprintf(err, len, "line %d: %s", lineno, why);
+				goto bad;
+			}
+			json_object_array_add(rows, r);
+		}
+	}
+	free(tok);
+	return o;
+bad:
+	free(tok);
+	json_object_put(o);
+	return NULL;
+}
+
+/* The row of @rows that @b, a row of a *_buckets file, is about. */
+static json_object *same_row(json_object *rows, json_object *b)
+{
+	const char *bl = jget_str(b, "label"), *bd = jget_str(b, "dir");
+	const char *bs = jget_str(b, "stage");
+	size_t i;
+
+	for (i = 0; i < json_object_array_length(rows); i++) {
+		json_object *r = json_object_array_get_idx(rows, i);
+		const char *l = jget_str(r, "label"), *d = jget_str(r, "dir");
+		const char *s = jget_str(r, "stage");
+
+		if (bl && l && !strcmp(bl, l))
+			return r;
+		if (bd && bs && d && s && !strcmp(bd, d) && !strcmp(bs, s))
+			return r;
+	}
+	return NULL;
+}
+
+void add_buckets(json_object *rows, json_object *buckets)
+{
+	json_object *brows = json_object_object_get(buckets, "rows");
+	size_t i;
+
+	for (i = 0; i < json_object_array_length(brows); i++) {
+		json_object *b = json_object_array_get_idx(brows, i);
+		json_object *r = same_row(rows, b), *v;
+
+		if (!r)
+			continue;
+		if (json_object_object_get_ex(b, "sum", &v))
+			json_object_object_add(r, "sum", json_object_get(v));
+		if (json_object_object_get_ex(b, "histogram", &v))
+			json_object_object_add(r, "histogram", json_object_get(v));
+	}
 }
 
 /* ---- control ---- */

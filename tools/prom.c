@@ -3,11 +3,15 @@
  * skbprof prom: the Prometheus text exposition format, for node_exporter's
  * textfile collector (skbprof prom > DIR/skbprof.prom.$$ && mv ...).
  *
- * Histograms are the module's log2 histograms with a fixed set of bounds,
- * 2^8 ns to 2^33 ns (256 ns to 8.6 s), so series are the same on every
- * host and scrape.  A log2 bucket [2^(k-1), 2^k) counts in le="2^k ns":
- * a value of exactly 2^k ns counts in the next bound.  _sum is count
- * times the module's integer mean, so it may be short by up to count ns.
+ * Histograms are the module's own, from latency_buckets and
+ * lifetime_buckets, with nothing lost: every edge of the module's bucket
+ * scheme (the files' "# bounds" line) is an le, whether its bucket is
+ * empty or not, so the set of series is the same on every scrape and, for
+ * one module version, on every host.  Times are integer nanoseconds, so
+ * the bucket [lo, hi) is exactly le = hi - 1 ns; the last bucket is open
+ * and counts in +Inf alone.  le and _sum are printed as exact decimals of
+ * seconds ("0.000012287"), not rounded floats.  _sum is the module's exact
+ * sum.  See Documentation/skbprof.rst for the cost: 319 finite le.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -15,9 +19,6 @@
 #include <string.h>
 
 #include "skbprof.h"
-
-#define LE_FIRST	8
-#define LE_LAST		33
 
 /* A label value, escaped as the format wants (\\, \", \n). */
 static void put_label(const char *name, const char *v, bool first)
@@ -49,27 +50,41 @@ static void put_labels(json_object *o, const char *const *keys)
 		put_label(keys[i], jget_str(o, keys[i]), i == 0);
 }
 
-static void histogram(const char *name, json_object *row, const char *const *keys)
+/* @ns nanoseconds as an exact decimal of seconds: "0.000012287", "3". */
+static const char *seconds(char *buf, size_t len, uint64_t ns)
 {
-	json_object *h = NULL, *b;
-	uint64_t count = jget_u64(row, "count"), cum = 0, bound;
-	size_t i = 0, n = 0;
-	int k;
+	int n = snprintf(buf, len, "%llu.%09llu", (unsigned long long)(ns / 1000000000ULL),
+			 (unsigned long long)(ns % 1000000000ULL));
 
-	if (json_object_object_get_ex(row, "histogram", &h))
-		n = json_object_array_length(h);
-	for (k = LE_FIRST; k <= LE_LAST; k++) {
-		bound = (uint64_t)1 << k;
+	while (n > 0 && buf[n - 1] == '0')
+		buf[--n] = 0;
+	if (n > 0 && buf[n - 1] == '.')
+		buf[--n] = 0;
+	return buf;
+}
+
+static void histogram(const char *name, json_object *row, const char *const *keys,
+		      json_object *bounds)
+{
+	json_object *h = json_object_object_get(row, "histogram"), *b;
+	uint64_t count = jget_u64(row, "count"), cum = 0, edge;
+	size_t i = 0, n = json_object_array_length(h), k;
+	size_t nb = json_object_array_length(bounds);
+	char le[32];
+
+	/* b_k - 1 ns for every edge but the first and the open top */
+	for (k = 1; k + 1 < nb; k++) {
+		edge = json_object_get_uint64(json_object_array_get_idx(bounds, k));
 		for (; i < n; i++) {
 			b = json_object_array_get_idx(h, i);
-			if (jget_u64(b, "hi") > bound)
+			if (jget_u64(b, "hi") > edge)
 				break;
 			cum += jget_u64(b, "count");
 		}
 		printf("%s_bucket", name);
 		put_labels(row, keys);
-		printf("%sle=\"%.10g\"} %llu\n", keys[0] ? "," : "", bound * 1e-9,
-		       (unsigned long long)cum);
+		put_label("le", seconds(le, sizeof(le), edge - 1), !keys[0]);
+		printf("} %llu\n", (unsigned long long)cum);
 	}
 	printf("%s_bucket", name);
 	put_labels(row, keys);
@@ -77,7 +92,7 @@ static void histogram(const char *name, json_object *row, const char *const *key
 	printf("} %llu\n", (unsigned long long)count);
 	printf("%s_sum", name);
 	put_labels(row, keys);
-	printf("} %.9f\n", (double)jget_u64(row, "avg") * count * 1e-9);
+	printf("} %s\n", seconds(le, sizeof(le), jget_u64(row, "sum")));
 	printf("%s_count", name);
 	put_labels(row, keys);
 	printf("} %llu\n", (unsigned long long)count);
@@ -87,20 +102,22 @@ static void latency(json_object *lat, json_object *life)
 {
 	static const char *const keys[] = { "dir", "stage", NULL };
 	static const char *const none[] = { NULL };
-	json_object *rows = json_object_object_get(lat, "stages"), *l;
+	json_object *rows = json_object_object_get(lat, "rows");
+	json_object *bounds = json_object_object_get(lat, "bounds");
 	size_t i;
 
 	family("skbprof_stage_latency_seconds", "histogram",
 	       "Time packets spent in a stage of the network stack.");
 	for (i = 0; i < json_object_array_length(rows); i++)
 		histogram("skbprof_stage_latency_seconds",
-			  json_object_array_get_idx(rows, i), keys);
+			  json_object_array_get_idx(rows, i), keys, bounds);
 	rows = json_object_object_get(life, "rows");
+	bounds = json_object_object_get(life, "bounds");
 	if (json_object_array_length(rows) > 0) {
-		l = json_object_array_get_idx(rows, 0);
 		family("skbprof_skb_lifetime_seconds", "histogram",
 		       "Lifetime of sampled socket buffers, allocation to free.");
-		histogram("skbprof_skb_lifetime_seconds", l, none);
+		histogram("skbprof_skb_lifetime_seconds",
+			  json_object_array_get_idx(rows, 0), none, bounds);
 	}
 }
 
@@ -248,18 +265,25 @@ static void counters(json_object *st)
 
 int prom_main(void)
 {
-	static const char *const files[] = { "stats", "latency", "lifetime", "drops" };
+	static const char *const files[] = {
+		"stats", "latency_buckets", "lifetime_buckets", "drops"
+	};
 	json_object *t[4];
 	char *text;
 	int i, rc = 0;
 
 	memset(t, 0, sizeof(t));
 	for (i = 0; i < 4; i++) {
+		if (i == 1 || i == 2) {
+			t[i] = read_buckets(files[i], &rc);
+			if (!t[i])
+				goto out;
+			continue;
+		}
 		text = read_view(files[i], &rc);
 		if (!text)
 			goto out;
-		t[i] = i == 0 ? parse_stats(text) : i == 3 ? parse_drops(text) :
-		       parse_hists(text, i == 1 ? "stages" : "rows");
+		t[i] = i == 0 ? parse_stats(text) : parse_drops(text);
 		free(text);
 	}
 	latency(t[1], t[2]);

@@ -137,15 +137,31 @@ static int cat_or_json(const char *view)
 		o = parse_drops(text);
 	else if (!strcmp(view, "control"))
 		o = parse_control(text);
-	else if (!strcmp(view, "latency"))
-		o = parse_hists(text, "stages");
 	else if (!strcmp(view, "procs"))
 		o = parse_hists(text, "procs");
-	else {
+	else if (!strcmp(view, "latency"))
+		o = parse_hists(text, "stages");
+	else
+		o = parse_hists(text, "rows");
+	free(text);
+	if (!strcmp(view, "latency") || !strcmp(view, "lifetime")) {
+		/* the histograms: from the numeric file, read after */
+		char name[32];
+		json_object *b;
+
+		snprintf(name, sizeof(name), "%s_buckets", view);
+		b = read_buckets(name, &rc);
+		if (!b) {
+			json_object_put(o);
+			return rc;
+		}
+		add_buckets(json_object_object_get(o, strcmp(view, "latency") ? "rows" : "stages"), b);
+		json_object_put(b);
+	}
+	if (!strcmp(view, "lifetime")) {
 		/* lifetime: one row, labelled "lifetime" */
 		json_object *rows, *life = NULL;
 
-		o = parse_hists(text, "rows");
 		rows = json_object_object_get(o, "rows");
 		if (json_object_array_length(rows) > 0)
 			life = json_object_get(json_object_array_get_idx(rows, 0));
@@ -154,7 +170,6 @@ static int cat_or_json(const char *view)
 			json_object_object_del(life, "label");
 		json_object_object_add(o, "lifetime", life);
 	}
-	free(text);
 	return print_json(o);
 }
 

@@ -73,8 +73,19 @@ json_object *parse_stats(char *text);
 json_object *parse_drops(char *text);
 /* The drops file as text, its first and last columns in wall-clock time. */
 int print_drops(char *text);
-/* latency, procs and lifetime share one format. */
+/* latency, procs and lifetime share one format (the numbers but the histograms). */
 json_object *parse_hists(char *text, const char *rows_key);
+/*
+ * latency_buckets and lifetime_buckets: {"bounds": [every bucket edge],
+ * "rows": [{["label",] the named columns, "histogram": [{"lo", "hi",
+ * "count"}]}]}.  NULL for a malformed file, with why in @err (line and
+ * token): the numbers must be exact, or nothing.
+ */
+json_object *parse_buckets(char *text, char *err, size_t len);
+/* Read and parse ROOT/NAME, a *_buckets file; as read_view() on failure. */
+json_object *read_buckets(const char *name, int *rc);
+/* Give each row of @rows its "sum" and "histogram" from @buckets. */
+void add_buckets(json_object *rows, json_object *buckets);
 json_object *parse_control(char *text);
 /* One trace line; @line without its newline. */
 json_object *parse_trace_line(const char *line);

@@ -3,13 +3,13 @@
  * skbprof top: a live screen of the busiest stages, their percentiles and
  * the top drop locations, per interval (not since load).
  *
- * Every -i seconds the latency and drops files are read again and the
- * frame shows the differences from the previous read: packets and drops
- * per second, and the interval's p50/p99, computed from the differences of
- * the log2 histogram buckets (the latency file's own percentiles are
- * cumulative).  A percentile is shown as the upper bound of its log2
- * bucket ("<4.1us"): the interval's value is below it.  A count that went
- * down (reset) counts from zero.
+ * Every -i seconds the latency_buckets and drops files are read again and
+ * the frame shows the differences from the previous read: packets and
+ * drops per second, and the interval's p50/p99, computed from the
+ * differences of the module's histogram buckets (its percentiles are
+ * cumulative).  A percentile is shown as the upper bound of its bucket
+ * ("<4.1us"): the interval's value is below it.  A count that went down
+ * (reset) counts from zero.
  */
 #include <errno.h>
 #include <signal.h>
@@ -196,8 +196,8 @@ static const char *str(json_object *o, const char *k)
 static int frame(json_object *lat, json_object *plat, json_object *drp,
 		 json_object *pdrp, double secs, bool first)
 {
-	json_object *rows = json_object_object_get(lat, "stages");
-	json_object *prows = json_object_object_get(plat, "stages");
+	json_object *rows = json_object_object_get(lat, "rows");
+	json_object *prows = json_object_object_get(plat, "rows");
 	json_object *drows = json_object_object_get(drp, "drops");
 	json_object *pdrows = json_object_object_get(pdrp, "drops");
 	size_t ns = json_object_array_length(rows), nd = json_object_array_length(drows);
@@ -331,17 +331,15 @@ out:
 	return rc;
 }
 
-/* The latency and drops trees of this moment. */
+/* The latency_buckets and drops trees of this moment. */
 static int snapshot(json_object **lat, json_object **drp)
 {
 	char *text;
 	int rc;
 
-	text = read_view("latency", &rc);
-	if (!text)
+	*lat = read_buckets("latency_buckets", &rc);
+	if (!*lat)
 		return rc;
-	*lat = parse_hists(text, "stages");
-	free(text);
 	text = read_view("drops", &rc);
 	if (!text) {
 		json_object_put(*lat);

@@ -52,7 +52,8 @@ cc -shared -fPIC -O2 -Wall -Werror -o "$tmp/failwrite.so" "$top/tests/host/lib/f
 views() {
 	local tool=$1 tag=$2 k=$3 d=$fix/$3/t1 n=$2/$3 v got want
 	for v in stats drops latency procs lifetime control; do
-		if diff <("$tool" --root "$d" "$v") "$d/$v" >/dev/null; then
+		# drops: its times in wall-clock time, below
+		if [ $v = drops ] || diff <("$tool" --root "$d" "$v") "$d/$v" >/dev/null; then
 			ok "$n/text/$v"
 		else
 			fail "$n/text/$v" "text output differs from the file"
@@ -64,10 +65,35 @@ views() {
 
 	# drops: each row's count and location; the sum; no reasons on 5.10
 	got=$(jq -r '.drops[] | "\(.count) \(.location)"' "$tmp/drops.json")
-	want=$(awk 'NR > 1 { print $1, $NF }' "$d/drops")
+	want=$(awk '$1 ~ /^[0-9]+$/ { print $1, $NF }' "$d/drops")
 	eq "$n/json/drops-rows" "$got" "$want"
 	got=$(jq '[.drops[].count] | add' "$tmp/drops.json")
-	eq "$n/json/drops-sum" "$got" "$(awk 'NR > 1 { s += $1 } END { print s }' "$d/drops")"
+	eq "$n/json/drops-sum" "$got" "$(awk '$1 ~ /^[0-9]+$/ { s += $1 } END { print s }' "$d/drops")"
+	# wall-clock times: R - B + T of the clock line, computed here in
+	# integer ns with date(1); in JSON and in the text view's columns
+	read -r _ _ _ B _ R < "$d/drops"
+	want=$(awk '$1 ~ /^[0-9]+$/ { print $(NF - 2), $(NF - 1) }' "$d/drops" |
+		while read -r f l; do
+			for t in "$f" "$l"; do
+				frac=${t#*.}000000000
+				w=$(( R - B + ${t%.*} * 1000000000 + 10#${frac:0:9} ))
+				printf '%s.%06dZ ' "$(date -u -d "@$(( w / 1000000000 ))" +%Y-%m-%dT%H:%M:%S)" \
+					$(( w % 1000000000 / 1000 ))
+			done
+			echo
+		done)
+	eq "$n/json/drops-wall-clock" "$(jq -r '.drops[] | "\(.first_utc) \(.last_utc) "' "$tmp/drops.json")" "$want"
+	eq "$n/json/drops-raw-times" "$(grep -o '"first":[^,]*,"last":[^,]*' "$tmp/drops.json")" \
+		"$(awk '$1 ~ /^[0-9]+$/ { printf "\"first\":%s,\"last\":%s\n", $(NF - 2), $(NF - 1) }' "$d/drops")"
+	# (jq has doubles: the integers as printed)
+	eq "$n/json/drops-clock" "$(grep -o '"clock":{[^}]*}' "$tmp/drops.json")" \
+		"\"clock\":{\"boottime_ns\":$B,\"realtime_ns\":$R}"
+	"$tool" --root "$d" drops > "$tmp/drops.txt"
+	eq "$n/text/drops-wall-clock" "$(awk '$1 ~ /^[0-9]+$/ { printf "%s %s \n", $(NF - 2), $(NF - 1) }' "$tmp/drops.txt")" "$want"
+	# the rest of each line as in the file, but the padding
+	eq "$n/text/drops" "$(awk '{ $(NF - 2) = $(NF - 1) = "T"; print }' "$tmp/drops.txt" | sed 1d)" \
+		"$(awk '{ $(NF - 2) = $(NF - 1) = "T"; print }' "$d/drops" | sed 1d | sed 1s/first/T/)"
+	eq "$n/text/drops-clock-line" "$(head -n 1 "$tmp/drops.txt")" "$(head -n 1 "$d/drops")"
 	# ground truth: the kernel's own count of UDP datagrams to closed ports
 	got=$(jq '.drops[] | select(.location | startswith("__udp4_lib_rcv+")) | .count' "$tmp/drops.json")
 	eq "$n/json/drops-udp-equals-snmp-noports" "$got" \
@@ -78,17 +104,43 @@ views() {
 		eq "$n/json/drops-reasons" "$(jq -r '.drops[0].reason' "$tmp/drops.json")" NO_SOCKET
 	fi
 
-	# latency: every stage's numbers; histogram buckets add up to count
+	# latency: every stage's numbers
 	got=$(jq -r '.stages[] | "\(.dir) \(.stage) \(.count) \(.min) \(.p50) \(.p90) \(.p99) \(.max) \(.avg)"' "$tmp/latency.json")
 	want=$(grep -E '^(rx|tx) ' "$d/latency")
 	eq "$n/json/latency-rows" "$got" "$want"
-	got=$(jq -r '.stages[] | select(([.histogram[].count] | add) != .count) | .stage' "$tmp/latency.json")
-	eq "$n/json/latency-histograms-add-up" "${got:-none}" none
 	got=$(jq -r '.stages[] | select(.worst.ns != .max) | .stage' "$tmp/latency.json")
 	eq "$n/json/latency-worst-is-max" "${got:-none}" none
-	eq "$n/json/latency-buckets" \
-		"$(jq '[.stages[].histogram | length] | add' "$tmp/latency.json")" \
-		"$(grep -c '^\[' "$d/latency")"
+	# the numeric file in itself: count is the sum of the buckets; the
+	# buckets ascending, [lo, hi) two consecutive bounds; min in the
+	# first, max in the last
+	for f in latency_buckets lifetime_buckets; do
+		got=$(awk '$2 == "bounds" { for (i = 3; i <= NF; i++) next_of[$i] = $(i + 1); next }
+			/^#/ { next }
+			{ s = 0; prev = -1; first = ""; last = ""
+			  for (i = 1; i <= NF; i++) {
+				if (split($i, b, ":") != 3) { c = i; continue }
+				if (next_of[b[1]] != b[2] || b[1] + 0 < prev) print "bad bucket " $i
+				prev = b[2] + 0; s += b[3]
+				if (first == "") { first = b[1]; fhi = b[2] }
+				last = b[1]; lhi = b[2]
+			  }
+			  cnt = $(c - 3); mn = $(c - 1); mx = $c
+			  if (s != cnt) print $1, $2, "count", cnt, "buckets", s
+			  if (cnt && (mn + 0 < first + 0 || mn + 0 >= fhi + 0 || mx + 0 < last + 0 || (lhi != "18446744073709551615" && mx + 0 >= lhi + 0)))
+				print $1, $2, "min/max outside the buckets"
+			  rows++ }
+			END { if (!rows) print "no rows" }' "$d/$f")
+		eq "$n/file/$f-well-formed" "${got:-ok}" ok
+	done
+	eq "$n/file/latency-counts" "$(awk '!/^#/ { print $1, $2, $3 }' "$d/latency_buckets")" \
+		"$(awk '/^(rx|tx) / { print $1, $2, $3 }' "$d/latency")"
+	# JSON: the numeric file's sums and buckets, as they are
+	got=$(jq -r '.stages[] | "\(.dir) \(.stage) \(.sum) " + ([.histogram[] | "\(.lo):\(.hi):\(.count)"] | join(" "))' "$tmp/latency.json")
+	want=$(awk '!/^#/ { printf "%s %s %s", $1, $2, $4; for (i = 5; i <= NF; i++) if ($i ~ /:/) printf " %s", $i; print "" }' "$d/latency_buckets")
+	eq "$n/json/latency-buckets-are-the-files" "$got" "$want"
+	got=$(jq -r '.lifetime | "\(.sum) " + ([.histogram[] | "\(.lo):\(.hi):\(.count)"] | join(" "))' "$tmp/lifetime.json")
+	want=$(awk '!/^#/ { printf "%s", $3; for (i = 4; i <= NF; i++) if ($i ~ /:/) printf " %s", $i; print "" }' "$d/lifetime_buckets")
+	eq "$n/json/lifetime-buckets-are-the-files" "$got" "$want"
 
 	# procs, lifetime, stats, control
 	eq "$n/json/procs" "$(jq -r '.procs[] | "\(.dir) \(.stage) \(.pid) \(.comm) \(.count) \(.p50) \(.p99) \(.max)"' "$tmp/procs.json")" \
@@ -96,8 +148,6 @@ views() {
 	eq "$n/json/lifetime" "$(jq -r '.lifetime | "lifetime \(.count) \(.min) \(.p50) \(.p90) \(.p99) \(.max) \(.avg)"' "$tmp/lifetime.json")" \
 		"$(grep '^lifetime ' "$d/lifetime")"
 	eq "$n/json/lifetime-sample" "$(jq .sample "$tmp/lifetime.json")" 4
-	eq "$n/json/lifetime-histogram" "$(jq '[.lifetime.histogram[].count] | add' "$tmp/lifetime.json")" \
-		"$(jq .lifetime.count "$tmp/lifetime.json")"
 	eq "$n/json/stats-counters" \
 		"$(jq -r '.counters | to_entries[] | "\(.key) \(.value)"' "$tmp/stats.json")" \
 		"$(grep -E '^[a-z_]+ [0-9]+$' "$d/stats")"
@@ -109,7 +159,7 @@ views() {
 	eq "$n/json/stats-kernel" "$(jq -r .kernel "$tmp/stats.json")" "$(awk '$1 == "kernel" { print $2 }' "$d/stats")"
 	eq "$n/json/stats-nothing-unparsed" "$(jq '.other | length' "$tmp/stats.json")" 0
 	eq "$n/json/control" "$(jq -c . "$tmp/control.json")" \
-		'{"filter":null,"sample":1,"stages":"all","trace":"on","last_error":null}'
+		'{"filter":null,"sample":1,"stages":"all","lifetime":4,"trace":"on","last_error":null}'
 
 	# prom: promtool, and its numbers against the files
 	if "$tool" --root "$d" prom > "$tmp/p.prom" && promtool check metrics < "$tmp/p.prom" > "$tmp/promtool.out" 2>&1; then
@@ -118,16 +168,56 @@ views() {
 		fail "$n/prom/promtool" "$(head -c 500 "$tmp/promtool.out")"
 	fi
 	eq "$n/prom/drops" "$(awk '/^skbprof_drops_total\{/ { s += $NF } END { print s }' "$tmp/p.prom")" \
-		"$(awk 'NR > 1 { s += $1 } END { print s }' "$d/drops")"
+		"$(awk '$1 ~ /^[0-9]+$/ { s += $1 } END { print s }' "$d/drops")"
 	got=$(grep -E '^skbprof_stage_latency_seconds_count\{' "$tmp/p.prom" | sed -E 's/.*dir="([a-z]+)",stage="([a-z-]+)"\} /\1 \2 /')
-	eq "$n/prom/latency-count" "$got" "$(awk '/^(rx|tx) / { print $1, $2, $3 }' "$d/latency")"
-	got=$(grep -E '^skbprof_stage_latency_seconds_bucket\{dir="rx",stage="drv-ip",le="\+Inf"\}' "$tmp/p.prom" | awk '{ print $2 }')
-	eq "$n/prom/latency-inf" "$got" "$(awk '$1 == "rx" && $2 == "drv-ip" { print $3 }' "$d/latency")"
-	# the cumulative bucket at le=2^k ns equals the sum of the file's
-	# log2 buckets below 2^k: checked at 16384 ns
-	got=$(grep -F 'skbprof_stage_latency_seconds_bucket{dir="rx",stage="drv-ip",le="1.6384e-05"}' "$tmp/p.prom" | awk '{ print $2 }')
-	want=$(jq '[.stages[] | select(.stage == "drv-ip") | .histogram[] | select(.hi <= 16384) | .count] | add // 0' "$tmp/latency.json")
-	eq "$n/prom/latency-bucket" "$got" "$want"
+	eq "$n/prom/latency-count" "$got" "$(awk '!/^#/ { print $1, $2, $3 }' "$d/latency_buckets")"
+	# Every histogram against the numeric files, computed here: at each
+	# le (exact decimal seconds, turned into integer ns), the sum of the
+	# file's buckets with hi - 1 <= le; +Inf is count, _sum is sum; the
+	# le are every bound but the first and the last, less 1 ns, the same
+	# for every series.
+	prom_check() {	# FILE METRIC
+		awk -v metric="$2" '
+		function ns(s,  a, f) { if (s == "+Inf") return -1; split(s, a, ".")
+			f = substr(a[2] "000000000", 1, 9); return a[1] * 1000000000 + f }
+		FNR == NR {
+			if ($2 == "bounds") { nb = 0; for (i = 4; i < NF; i++) want_le[++nb] = $i - 1; next }
+			if (/^#/) next
+			key = $1 == "lifetime" ? "" : "dir=\"" $1 "\",stage=\"" $2 "\""
+			keys[key] = 1; nbk[key] = 0
+			for (i = 1; i <= NF; i++) {
+				if (split($i, b, ":") != 3) { c = i; continue }
+				n = ++nbk[key]; hi[key, n] = b[2]; cnt[key, n] = b[3]
+			}
+			count[key] = $(c - 3) + 0; sum[key] = $(c - 2) + 0
+			next
+		}
+		index($0, metric "_") != 1 { next }
+		{
+			m = $0; sub(/[{ ].*/, "", m); lab = ""; le = ""
+			if (match($0, /\{[^}]*\}/)) lab = substr($0, RSTART + 1, RLENGTH - 2)
+			if (match(lab, /,?le="[^"]*"/)) {
+				le = substr(lab, RSTART, RLENGTH); sub(/^,?le="/, "", le); sub(/"$/, "", le)
+				lab = substr(lab, 1, RSTART - 1) substr(lab, RSTART + RLENGTH)
+			}
+			v = $NF
+			if (!(lab in keys)) { print "series of no line: " $0; next }
+			if (m == metric "_sum") { if (ns(v) != sum[lab]) print "sum " $0 " want ns " sum[lab]; next }
+			if (m == metric "_count") { if (v != count[lab]) print "count " $0; next }
+			if (le == "+Inf") { if (v != count[lab]) print "+Inf " $0; next }
+			L = ns(le); got_le[lab]++
+			if (want_le[got_le[lab]] != L) print "le " le " is not bound " got_le[lab] " - 1"
+			s = 0; for (i = 1; i <= nbk[lab]; i++) if (hi[lab, i] - 1 <= L) s += cnt[lab, i]
+			if (s != v) print "cumulative " $0 " want " s
+		}
+		END { for (k in keys) if (got_le[k] != nb) print "series {" k "} has " got_le[k] " le, want " nb }
+		' "$1" "$tmp/p.prom"
+	}
+	got=$(prom_check "$d/latency_buckets" skbprof_stage_latency_seconds)
+	eq "$n/prom/latency-histograms-equal-the-file" "${got:-ok}" ok
+	got=$(prom_check "$d/lifetime_buckets" skbprof_skb_lifetime_seconds)
+	eq "$n/prom/lifetime-histogram-equals-the-file" "${got:-ok}" ok
+	eq "$n/prom/le-count" "$(grep -c '^skbprof_skb_lifetime_seconds_bucket{le="[0-9.]*"}' "$tmp/p.prom")" 319
 	got=$(awk -F'[{}]' '/_bucket\{/ { key = $2; sub(/,?le="[^"]*"/, "", key);
 		if (key == last && $3 + 0 < prev + 0) bad++; last = key; prev = $3 }
 		END { print bad + 0 }' "$tmp/p.prom")
@@ -151,7 +241,7 @@ views() {
 	# top: t0 then t1 through FIFOs, so the interval's numbers are known
 	rm -rf "$tmp/top"
 	mkdir "$tmp/top"
-	for v in latency drops; do
+	for v in latency_buckets drops; do
 		mkfifo "$tmp/top/$v"
 		( cat "$fix/$k/t0/$v" > "$tmp/top/$v"; sleep 0.3; cat "$d/$v" > "$tmp/top/$v" ) &
 	done
@@ -161,8 +251,8 @@ views() {
 	want=$(( $(awk '/^Udp: [0-9]/ { print $3 }' "$d/snmp") - $(awk '/^Udp: [0-9]/ { print $3 }' "$fix/$k/t0/snmp") ))
 	eq "$n/top/udp-drops-equal-snmp-delta" "$got" "$want"
 	got=$(jq -r '.stages[] | "\(.dir) \(.stage) \(.count)"' "$tmp/top.json" | sort)
-	want=$(join <(awk '/^(rx|tx) / { print $1 "/" $2, $3 }' "$fix/$k/t0/latency" | sort) \
-		    <(awk '/^(rx|tx) / { print $1 "/" $2, $3 }' "$d/latency" | sort) |
+	want=$(join <(awk '/^(rx|tx) / { print $1 "/" $2, $3 }' "$fix/$k/t0/latency_buckets" | sort) \
+		    <(awk '/^(rx|tx) / { print $1 "/" $2, $3 }' "$d/latency_buckets" | sort) |
 		awk '$3 != $2 { sub("/", " ", $1); print $1, $3 - $2 }' | sort)
 	eq "$n/top/stage-deltas" "$got" "$want"
 	eq "$n/top/rate" "$(jq '[.stages[] | (.rate * $i - .count) as $e | $e * $e < 0.0001 * .count * .count] | all' --argjson i "$(jq .interval_s "$tmp/top.json")" "$tmp/top.json")" true
@@ -244,6 +334,24 @@ t permission 1 "drops: permission denied \(skbprof needs root\)" \
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$tmp/skbprof" --root "$tmp/perm" drops
 t permission_json 1 '"errno":13' \
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$tmp/skbprof" --root "$tmp/perm" -j drops
+
+# a malformed numeric file: an error naming the line and token, no output
+mkdir -p "$tmp/bad" && cp "$fix/6.1/t1/"* "$tmp/bad/"
+sed -i '3s/ \([0-9]*\):\([0-9]*\):/ \2:\1:/' "$tmp/bad/latency_buckets"
+bad=$(sed -n 3p "$tmp/bad/latency_buckets" | awk '{ print $7 }')
+t bad_bucket 1 "latency_buckets: line 3: bad bucket '$bad'" "$tool" --root "$tmp/bad" -j latency
+t bad_bucket_prom 1 "latency_buckets: line 3: bad bucket '$bad'" "$tool" --root "$tmp/bad" prom
+eq bad_bucket_prom_prints_nothing "$("$tool" --root "$tmp/bad" prom 2>/dev/null | wc -c)" 0
+cp "$fix/6.1/t1/latency_buckets" "$tmp/bad/" && sed -i 's/^\(rx drv-ip [0-9]*\) [0-9]*/\1 x/' "$tmp/bad/latency_buckets"
+t bad_sum 1 "latency_buckets: line 3: sum 'x' is not a number" "$tool" --root "$tmp/bad" -j latency
+sed -i 1d "$tmp/bad/latency_buckets"
+t no_bounds 1 "latency_buckets: line 2: a row before the '# bounds' line" "$tool" --root "$tmp/bad" top -n 1 -i 0.01
+rm "$tmp/bad/lifetime_buckets"
+t no_lifetime_buckets 1 "lifetime_buckets: No such file" "$tool" --root "$tmp/bad" -j lifetime
+# a drops file without the clock line (older modules): shown as it is
+sed 1d "$fix/6.1/t1/drops" > "$tmp/bad/drops"
+eq drops_without_clock "$("$tool" --root "$tmp/bad" drops)" "$(cat "$tmp/bad/drops")"
+eq drops_without_clock_json "$("$tool" --root "$tmp/bad" -j drops | jq -c '[has("clock"), (.drops[0] | has("first_utc"))]')" '[false,false]'
 
 # control writes: a fake control file; the shim makes writes fail as the
 # module's do, and the tool must print the module's last_error

@@ -38,7 +38,7 @@ grep -E '^Udp: ' /proc/net/snmp
 echo "=== END"
 echo "=== BEGIN t1/trace"
 # into a file first: a reader killed while printing cuts its last line
-timeout 3 cat $D/trace > /tmp/trace.out 2>/dev/null
+timeout 3 cat $D/trace > /tmp/trace.out 2>/dev/null || true
 cat /tmp/trace.out
 echo "=== END"
 rmmod skbprof
