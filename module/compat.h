@@ -152,4 +152,67 @@ static inline const char *skbprof_drop_reason_name(u32 reason)
 	void *data, struct sk_buff *skb
 #endif
 
+/*
+ * cgroup v2 ids (latency.c, drops.c, control.c).  The same on every
+ * supported kernel: cgroup_id() (inline; the kernfs node's id, on 64-bit
+ * the inode number of the cgroup's directory), task_dfl_cgroup() (inline,
+ * under RCU), sock_cgroup_ptr() (inline; 5.10 before its stable backport
+ * packed cgroup v1 data into sk_cgrp_data, and sock_cgroup_ptr() hid it
+ * then too) and cgroup_get_from_path() (exported, GPL; relative to the
+ * caller's cgroup namespace root since 6.1 and its stable backports,
+ * -ENOENT or -ENOTDIR on failure).  Only the configuration differs:
+ * without CONFIG_CGROUPS or CONFIG_SOCK_CGROUP_DATA every id is 0 ("not
+ * known") and no path resolves.
+ */
+#include <linux/cgroup.h>
+#include <linux/err.h>
+#include <net/sock.h>
+
+#ifdef CONFIG_CGROUPS
+/* The id of @task's cgroup v2 cgroup; under rcu_read_lock(). */
+static inline u64 skbprof_task_cgroup_id(struct task_struct *task)
+{
+	return cgroup_id(task_dfl_cgroup(task));
+}
+
+/* The id of the cgroup v2 directory @path names, or a negative errno. */
+static inline int skbprof_cgroup_path_id(const char *path, u64 *id)
+{
+	struct cgroup *cgrp = cgroup_get_from_path(path);
+
+	if (IS_ERR(cgrp))
+		return PTR_ERR(cgrp);
+	*id = cgroup_id(cgrp);
+	cgroup_put(cgrp);
+	return 0;
+}
+#else
+static inline u64 skbprof_task_cgroup_id(struct task_struct *task)
+{
+	return 0;
+}
+
+static inline int skbprof_cgroup_path_id(const char *path, u64 *id)
+{
+	return -ENOENT;
+}
+#endif
+
+/* The id of @sk's cgroup v2 cgroup; 0 for a socket without one. */
+#ifdef CONFIG_SOCK_CGROUP_DATA
+static inline u64 skbprof_sk_cgroup_id(const struct sock *sk)
+{
+	/* request and timewait sockets have no sk_cgrp_data */
+	if (!sk_fullsock(sk))
+		return 0;
+	return cgroup_id(sock_cgroup_ptr((struct sock_cgroup_data *)
+					 &sk->sk_cgrp_data));
+}
+#else
+static inline u64 skbprof_sk_cgroup_id(const struct sock *sk)
+{
+	return 0;
+}
+#endif
+
 #endif /* _SKBPROF_COMPAT_H */

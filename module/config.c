@@ -291,7 +291,7 @@ static const struct term_desc terms[] = {
 	{ "sport", SKBPROF_F_SPORT },	{ "dport", SKBPROF_F_DPORT },
 	{ "dev", SKBPROF_F_DEV },	{ "mark", SKBPROF_F_MARK },
 	{ "pid", SKBPROF_F_PID },	{ "comm", SKBPROF_F_COMM },
-	{ "netns", SKBPROF_F_NETNS },
+	{ "netns", SKBPROF_F_NETNS },	{ "cgroup", SKBPROF_F_CGROUP },
 };
 
 #define ADDR_TERMS (SKBPROF_F_HOST | SKBPROF_F_SRC | SKBPROF_F_DST)
@@ -306,6 +306,57 @@ static int parse_port(struct parser *ps, const char *term, struct token t,
 		return perr(ps, "%s: '%s' is not a port (1-65535)", term,
 			    q(ps, t));
 	*port = v;
+	return 0;
+}
+
+/*
+ * `cgroup PATH|ID`: an id, or an absolute path without empty, "." or ".."
+ * components and without a trailing '/' (but "/" itself), looked up now.
+ */
+static int parse_cgroup(struct parser *ps, struct token v,
+			struct skbprof_filter *f)
+{
+	size_t i, start;
+	int err;
+	u64 n;
+
+	if (v.s[0] != '/') {
+		if (!parse_num(v, ~0ull, &n) || n == 0)
+			return perr(ps, "cgroup: '%s' is not a %s or a cgroup id",
+				    q(ps, v), "path from the cgroup2 root (/...)");
+		f->cgroup = n;
+		f->cgroup_path[0] = 0;
+		return 0;
+	}
+	if (v.n >= SKBPROF_CGROUP_PATH_LEN)
+		return perr(ps, "cgroup: '%s...' is longer than %d characters",
+			    q(ps, v), SKBPROF_CGROUP_PATH_LEN - 1);
+	for (i = 0; i < v.n; i++) {
+		unsigned char c = v.s[i];
+
+		if (c < 0x21 || c > 0x7e)
+			return perr(ps, "cgroup: '%s' has an invalid character",
+				    q(ps, v));
+	}
+	for (start = 1; v.n > 1 && start <= v.n; start = i + 1) {
+		for (i = start; i < v.n && v.s[i] != '/'; i++)
+			;
+		if (i == start || (i - start == 1 && v.s[start] == '.') ||
+		    (i - start == 2 && v.s[start] == '.' && v.s[start + 1] == '.'))
+			return perr(ps, "cgroup: '%s' has an empty, '.' or '..' component",
+				    q(ps, v));
+	}
+	memcpy(f->cgroup_path, v.s, v.n);
+	f->cgroup_path[v.n] = 0;
+	err = skbprof_cgroup_lookup(f->cgroup_path, &f->cgroup);
+	if (err == -ENOTDIR)
+		return perr(ps, "cgroup: '%s' is not a cgroup directory",
+			    q(ps, v));
+	if (err) {
+		perr(ps, "cgroup: no cgroup '%s' in the cgroup2 hierarchy",
+		     q(ps, v));
+		return -ENOENT;
+	}
 	return 0;
 }
 
@@ -387,6 +438,8 @@ static int parse_term(struct parser *ps, const struct term_desc *d,
 				    q(ps, v));
 		f->netns = n;
 		return 0;
+	case SKBPROF_F_CGROUP:
+		return parse_cgroup(ps, v, f);
 	}
 	return perr(ps, "internal error: term %s", d->name);
 }
@@ -742,6 +795,10 @@ int skbprof_config_print(const struct skbprof_config *cfg,
 			put(&o, " comm %s", f->comm);
 		if (f->terms & SKBPROF_F_NETNS)
 			put(&o, " netns %llu", (unsigned long long)f->netns);
+		if ((f->terms & SKBPROF_F_CGROUP) && f->cgroup_path[0])
+			put(&o, " cgroup %s", f->cgroup_path);
+		else if (f->terms & SKBPROF_F_CGROUP)
+			put(&o, " cgroup %llu", (unsigned long long)f->cgroup);
 		put(&o, "\n");
 	}
 	put(&o, "sample %u\n", cfg->sample);
@@ -827,6 +884,8 @@ bool skbprof_filter_match(const struct skbprof_filter *f,
 	    (!p->comm || strncmp(p->comm, f->comm, SKBPROF_NAME_LEN)))
 		return false;
 	if ((t & SKBPROF_F_NETNS) && p->netns != f->netns)
+		return false;
+	if ((t & SKBPROF_F_CGROUP) && p->cgroup != f->cgroup)
 		return false;
 	return true;
 }

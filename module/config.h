@@ -13,6 +13,7 @@
  *                        port N  sport N  dport N
  *                        dev IFNAME  mark V[/MASK]  pid N  comm NAME
  *                        netns INODE
+ *                        cgroup PATH|ID
  *   filter clear       remove the filter
  *   sample N           keep 1 in N matching packets (N >= 1)
  *   stages all|LIST    measure these stages (LIST: comma-separated names)
@@ -23,6 +24,10 @@
  *   last_error: ...    ignored (the line reading control ends with)
  *
  * A term may appear once per filter.  Numbers are decimal or 0x-hex.
+ * `cgroup` takes a cgroup v2 directory, as a path from the cgroup2 root
+ * of the writer ("/", "/system.slice/x.service"), resolved to its id when
+ * the line is parsed (skbprof_cgroup_lookup()), or as the id itself; it
+ * prints as it was given.
  */
 #ifndef _SKBPROF_CONFIG_H
 #define _SKBPROF_CONFIG_H
@@ -32,6 +37,7 @@
 #define SKBPROF_NAME_LEN	16	/* IFNAMSIZ and TASK_COMM_LEN */
 #define SKBPROF_ERR_LEN		160	/* room for the last error message */
 #define SKBPROF_MAX_STAGES	32
+#define SKBPROF_CGROUP_PATH_LEN	256	/* a cgroup path, NUL included */
 
 /* Which terms a filter has. */
 enum {
@@ -48,6 +54,7 @@ enum {
 	SKBPROF_F_PID		= 1 << 10,
 	SKBPROF_F_COMM		= 1 << 11,
 	SKBPROF_F_NETNS		= 1 << 12,
+	SKBPROF_F_CGROUP	= 1 << 13,
 };
 
 /* Families and protocols, with the values of AF_* and IPPROTO_*. */
@@ -73,8 +80,11 @@ struct skbprof_filter {
 	u32 mark, mark_mask;
 	u32 pid;
 	u64 netns;
+	u64 cgroup;		/* cgroup v2 id */
 	char dev[SKBPROF_NAME_LEN];
 	char comm[SKBPROF_NAME_LEN];
+	/* the path `cgroup` was given as; "": given as the id */
+	char cgroup_path[SKBPROF_CGROUP_PATH_LEN];
 };
 
 enum skbprof_trace_mode {
@@ -111,9 +121,18 @@ struct skbprof_pktinfo {
 	u32 mark;
 	u32 pid;		/* 0: unknown */
 	u64 netns;		/* 0: unknown */
+	u64 cgroup;		/* cgroup v2 id of the process; 0: unknown */
 	const char *dev;	/* NULL: no device */
 	const char *comm;	/* NULL: unknown */
 };
+
+/*
+ * The id of the cgroup v2 directory at @path ("/" or "/a/b", checked by
+ * the parser), as the writer's cgroup namespace sees it; 0 or a negative
+ * errno (-ENOENT: no such cgroup; -ENOTDIR: not a directory).  The
+ * module's is in control.c; host programs that build this file stub it.
+ */
+int skbprof_cgroup_lookup(const char *path, u64 *id);
 
 /* The configuration at load: everything measured, no filter. */
 void skbprof_config_default(struct skbprof_config *cfg,
@@ -123,8 +142,8 @@ void skbprof_config_default(struct skbprof_config *cfg,
  * Apply the commands in buf[0..len) to *cfg, all or nothing.  On success
  * returns 0, *cfg holds the new configuration and *actions the actions
  * (SKBPROF_ACT_*) to take.  On failure returns a negative errno (-EINVAL,
- * -E2BIG), leaves *cfg untouched and writes a message naming the offending
- * token into err.
+ * -E2BIG, or -ENOENT for a cgroup path that names no cgroup), leaves *cfg
+ * untouched and writes a message naming the offending token into err.
  */
 int skbprof_config_parse(struct skbprof_config *cfg,
 			 const struct skbprof_stage_names *stages,

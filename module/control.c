@@ -7,8 +7,9 @@
  * RCU only when every line parsed, so the packet paths, which read the
  * configuration under rcu_read_lock() without any lock, never see half of
  * a write.  Writers are serialised by control_lock.  A rejected write
- * returns -EINVAL (or -E2BIG, -EPERM), records why in last_error and logs
- * it (ratelimited); the configuration in force does not change.
+ * returns -EINVAL (or -E2BIG, -EPERM, or -ENOENT for a cgroup that is not
+ * there), records why in last_error and logs it (ratelimited); the
+ * configuration in force does not change.
  *
  * The probes follow the configuration: before a write is published, every
  * part arms what it needs (a part that cannot fails the write, and
@@ -67,6 +68,12 @@ static unsigned int lifetime_param;
 module_param_named(lifetime_sample, lifetime_param, uint, 0400);
 MODULE_PARM_DESC(lifetime_sample,
 		 "Follow one skb allocation in N for lifetime at load time (default 0: off)");
+
+/* config.c's lookup of `cgroup PATH`, in the writer's cgroup namespace */
+int skbprof_cgroup_lookup(const char *path, u64 *id)
+{
+	return skbprof_cgroup_path_id(path, id);
+}
 
 const struct skbprof_config *skbprof_config(void)
 {

@@ -21,7 +21,8 @@
  *             then per stage a log2 histogram and its worst packet
  *   latency_buckets  one line per stage: dir stage count sum min max,
  *             then the non-empty buckets as lo:hi:count
- *   procs     per process: dir stage pid comm count p50 p99 max
+ *   procs     per process: dir stage pid comm cgroup count p50 p99 max
+ *   cgroups   per cgroup v2 cgroup: dir stage cgroup count p50 p99 max
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -67,6 +68,11 @@ module_param(procs_rows, uint, 0400);
 MODULE_PARM_DESC(procs_rows,
 		 "Process rows per CPU in procs (power of two, default 128)");
 
+static unsigned int cgroups_rows = 64;
+module_param(cgroups_rows, uint, 0400);
+MODULE_PARM_DESC(cgroups_rows,
+		 "Cgroup rows per CPU in cgroups (power of two, default 64)");
+
 /* The points' names in the verbose trace; the transport's is its own. */
 static const char *const point_names[2][STAMP_MAX_POINTS] = {
 	[STAMP_RX] = { "drv", "ip", "l4", "app" },
@@ -90,14 +96,19 @@ struct exemplar {
 	struct skbprof_tuple tuple;
 };
 
-/* What procs shows a row under. */
+/*
+ * What a procs or cgroups row is kept under: procs rows by (pid, comm,
+ * cgroup, stage), so a process that moves to another cgroup gets a row
+ * there; cgroups rows by (cgroup, stage), pid 0 and comm "".
+ */
 struct proc_key {
 	pid_t pid;
 	u8 stage;
 	char comm[TASK_COMM_LEN];
+	u64 cgroup;
 };
 
-/* A process's histogram of one stage; free unless of rows_gen. */
+/* A process's or cgroup's histogram of one stage; free unless of gen. */
 struct proc_row {
 	u32 gen;
 	struct proc_key key;
@@ -105,13 +116,22 @@ struct proc_row {
 };
 
 /*
- * Per-CPU aggregates; written with interrupts off, merged on read.
- *
- * The process rows are a hash table of procs_rows rows.  A reset frees
- * them all by moving to a new generation; each row is cleared when it is
- * taken again.  The rows of the current generation are listed in
- * used[0..nrows), so reading costs what is in use, not procs_rows.
+ * A hash table of rows (procs_rows or cgroups_rows of them).  A reset
+ * frees them all by moving to a new generation; each row is cleared when
+ * it is taken again.  The rows of the current generation are listed in
+ * used[0..nrows), so reading costs what is in use, not the table's size.
+ * Written by its CPU with interrupts off; read by procs_snapshot().
  */
+struct row_table {
+	u32 gen;		/* never 0: zeroed rows are free */
+	u32 nrows;		/* published with release after used[] */
+	unsigned int size;	/* a power of two */
+	unsigned int bits;	/* ilog2(size) */
+	struct proc_row *rows;
+	u32 *used;
+};
+
+/* Per-CPU aggregates; written with interrupts off, merged on read. */
 struct lat_cpu {
 	struct hist stage[SKBPROF_TIMELINE_STAGES];
 	struct exemplar worst[SKBPROF_TIMELINE_STAGES];
@@ -119,18 +139,16 @@ struct lat_cpu {
 	u64 verdicts[2][STAMP_FILTERED + 1];
 	u32 sample_tick[2];
 	u64 procs_overflow;
-	/* kept by reset: */
-	u32 rows_gen;		/* never 0: zeroed rows are free */
-	u32 nrows;		/* published with release after used[] */
-	struct proc_row *rows;
-	u32 *used;
+	u64 cgroups_overflow;
+	/* kept by reset, which moves the tables to a new generation: */
+	struct row_table procs;
+	struct row_table cgroups;
 };
 
 /* Where reset starts clearing a CPU's aggregates. */
-#define LAT_CPU_KEPT	offsetof(struct lat_cpu, rows_gen)
+#define LAT_CPU_KEPT	offsetof(struct lat_cpu, procs)
 
 static struct lat_cpu **lcpu;
-static unsigned int procs_bits;		/* ilog2(procs_rows) */
 static u64 max_age_ns;
 static struct delayed_work reaper;
 
@@ -167,38 +185,60 @@ static void record(int st, u64 ns, const struct stamp *s, u64 now)
 	offer_worst(st, ns, s, now);
 }
 
-/* Charge a stage to the process in @s (pid 0: nobody known). */
-static void charge(int st, u64 ns, const struct stamp *s)
+static bool same_key(const struct proc_key *a, const struct proc_key *b)
 {
-	struct lat_cpu *c = this_lat();
-	unsigned int i, n = procs_rows, h;
+	return a->pid == b->pid && a->stage == b->stage &&
+	       a->cgroup == b->cgroup && !memcmp(a->comm, b->comm, sizeof(a->comm));
+}
 
-	if (!s->pid)
-		return;
+/* Add @ns to the row of @k in @t: false when it has no room for @k. */
+static bool charge_row(struct row_table *t, const struct proc_key *k, u64 ns)
+{
+	unsigned int i, h;
+
 	/* a multiplicative hash: the top bits, as many as rows */
-	h = procs_bits ?
-	    hash_32(s->pid * SKBPROF_NR_STAGES + st, procs_bits) : 0;
-	for (i = 0; i < min(n, 16U); i++) {
-		unsigned int idx = (h + i) & (n - 1);
-		struct proc_row *r = &c->rows[idx];
+	h = t->bits ? hash_64(((u64)k->pid << 32 ^ k->cgroup) *
+			      SKBPROF_NR_STAGES + k->stage, t->bits) : 0;
+	for (i = 0; i < min(t->size, 16U); i++) {
+		unsigned int idx = (h + i) & (t->size - 1);
+		struct proc_row *r = &t->rows[idx];
 
-		if (r->gen != c->rows_gen) {
-			r->key.pid = s->pid;
-			r->key.stage = st;
-			memcpy(r->key.comm, s->comm, sizeof(r->key.comm));
+		if (r->gen != t->gen) {
+			r->key = *k;
 			hist_init(&r->h);
-			r->gen = c->rows_gen;
-			c->used[c->nrows] = idx;
-			/* pairs with procs_open(): the row is whole */
-			smp_store_release(&c->nrows, c->nrows + 1);
-		} else if (r->key.pid != s->pid || r->key.stage != st ||
-			   memcmp(r->key.comm, s->comm, sizeof(r->key.comm))) {
+			r->gen = t->gen;
+			t->used[t->nrows] = idx;
+			/* pairs with procs_snapshot(): the row is whole */
+			smp_store_release(&t->nrows, t->nrows + 1);
+		} else if (!same_key(&r->key, k)) {
 			continue;
 		}
 		hist_add(&r->h, ns);
-		return;
+		return true;
 	}
-	c->procs_overflow++;
+	return false;
+}
+
+/*
+ * Charge a stage to the process in @s and to its cgroup (pid 0: nobody
+ * known; cgroup 0: a kernel without cgroups).
+ */
+static void charge(int st, u64 ns, const struct stamp *s)
+{
+	struct lat_cpu *c = this_lat();
+	struct proc_key k;
+
+	if (!s->pid)
+		return;
+	memset(&k, 0, sizeof(k));
+	k.stage = st;
+	k.cgroup = s->cgroup;
+	if (k.cgroup && !charge_row(&c->cgroups, &k, ns))
+		c->cgroups_overflow++;
+	k.pid = s->pid;
+	memcpy(k.comm, s->comm, sizeof(k.comm));
+	if (!charge_row(&c->procs, &k, ns))
+		c->procs_overflow++;
 }
 
 /* A measured timeline ended early (the others were never measured). */
@@ -220,6 +260,8 @@ static void set_owner_current(struct stamp *s)
 		return;
 	s->pid = task_tgid_nr(current);
 	memcpy(s->comm, current->comm, sizeof(s->comm));
+	/* every caller holds rcu_read_lock() */
+	s->cgroup = skbprof_task_cgroup_id(current);
 }
 
 /* Addresses and ports from the network header of @skb. */
@@ -360,6 +402,7 @@ static void stamp_pktinfo(const struct stamp *s, struct skbprof_pktinfo *pi)
 	if (s->pid) {
 		pi->pid = s->pid;
 		pi->comm = s->comm;
+		pi->cgroup = s->cgroup;
 	}
 }
 
@@ -427,13 +470,14 @@ static void clean_comm(char *c, const char *comm)
 }
 
 /*
- * One line per completed, kept packet: its stages, flow and process.
- * "RX drv-ip 23.104us ip-udp 5.200us udp-app 189.000us | UDP a:p > b:p |
- * comm pid"
+ * One line per completed, kept packet: its stages, flow, the cgroup and
+ * the process.  "RX drv-ip 23.104us ip-udp 5.200us udp-app 189.000us |
+ * UDP a:p > b:p | cgroup 1234 | comm pid" ("cgroup -" when not known)
  */
 static void trace_timeline(const struct stamp *s)
 {
 	char line[SKBPROF_TRACE_LINE_MAX / 2], flow[96], comm[TASK_COMM_LEN];
+	char cgroup[24] = "-";
 	struct skbprof_pktinfo pi;
 	unsigned int i, n;
 	int st;
@@ -455,7 +499,10 @@ static void trace_timeline(const struct stamp *s)
 	stamp_pktinfo(s, &pi);
 	skbprof_fmt_flow(flow, sizeof(flow), &pi);
 	clean_comm(comm, s->pid ? s->comm : "");
-	skbprof_trace_printf("%s | %s | %s %d", line, flow, comm, s->pid);
+	if (s->pid && s->cgroup)
+		snprintf(cgroup, sizeof(cgroup), "%llu", s->cgroup);
+	skbprof_trace_printf("%s | %s | cgroup %s | %s %d", line, flow, cgroup,
+			     comm, s->pid);
 }
 
 /* Measure the stage ending at @point of a kept timeline, if it was. */
@@ -571,7 +618,7 @@ static void finish(struct stamp *s, const struct skbprof_config *cfg,
  */
 static u8 rx_decide_at(const struct skbprof_filter *f)
 {
-	if (f->terms & (SKBPROF_F_PID | SKBPROF_F_COMM))
+	if (f->terms & (SKBPROF_F_PID | SKBPROF_F_COMM | SKBPROF_F_CGROUP))
 		return RXP_APP;
 	return f->terms ? RXP_IP : RXP_DRV;
 }
@@ -839,6 +886,7 @@ static bool seen_as(unsigned long key, u8 kind, struct lat_seen *seen)
 	seen->verdict = s->verdict;
 	seen->pid = s->pid;
 	memcpy(seen->comm, s->comm, sizeof(seen->comm));
+	seen->cgroup = s->cgroup;
 	stamp_unlock(s, flags);
 	return true;
 }
@@ -1067,12 +1115,14 @@ struct proc_ref {
 };
 
 /*
- * What an open procs file walks: every CPU's rows in use, sorted by key,
- * so that the rows of one process and stage are a run; each line merges
- * its run into @h, through @row, one row's copy.  Sized by the rows in
- * use, not by procs_rows.
+ * What an open procs or cgroups file walks: every CPU's rows in use of
+ * one table (@table: its offset in struct lat_cpu), sorted by key, so that
+ * the rows of one key are a run; each line merges its run into @h,
+ * through @row, one row's copy.  Sized by the rows in use, not by the
+ * table's size.
  */
 struct procs_snap {
+	size_t table;
 	size_t n;
 	struct hist h, row;
 	struct proc_ref refs[];
@@ -1084,13 +1134,20 @@ static int proc_key_cmp(const void *a, const void *b)
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
+	if (x->cgroup != y->cgroup)
+		return x->cgroup < y->cgroup ? -1 : 1;
 	if (x->stage != y->stage)
 		return x->stage < y->stage ? -1 : 1;
 	return memcmp(x->comm, y->comm, sizeof(x->comm));
 }
 
-/* A struct procs_snap, or NULL (see skbprof_snapshot_open()). */
-static void *procs_snapshot(void)
+static struct row_table *cpu_table(unsigned int cpu, size_t table)
+{
+	return (struct row_table *)((char *)lcpu[cpu] + table);
+}
+
+/* A struct procs_snap of @table, or NULL (see skbprof_snapshot_open()). */
+static void *rows_snapshot(size_t table)
 {
 	struct procs_snap *snap = NULL;
 	unsigned int cpu, k;
@@ -1106,23 +1163,24 @@ static void *procs_snapshot(void)
 	if (!counted)
 		return NULL;
 	for_each_possible_cpu(cpu) {
-		counted[cpu] = READ_ONCE(lcpu[cpu]->nrows);
+		counted[cpu] = READ_ONCE(cpu_table(cpu, table)->nrows);
 		n += counted[cpu];
 	}
 	snap = kvmalloc(struct_size(snap, refs, n), GFP_KERNEL);
 	if (!snap)
 		goto out;
+	snap->table = table;
 	snap->n = 0;
 	for_each_possible_cpu(cpu) {
-		const struct lat_cpu *c = lcpu[cpu];
-		/* pairs with reset_lat(): a new generation has no rows yet */
-		u32 gen = smp_load_acquire(&c->rows_gen);
-		/* pairs with the release in charge(): listed rows are whole */
-		u32 nrows = min(smp_load_acquire(&c->nrows), counted[cpu]);
+		const struct row_table *t = cpu_table(cpu, table);
+		/* pairs with reset_table(): a new generation has no rows yet */
+		u32 gen = smp_load_acquire(&t->gen);
+		/* pairs with the release in charge_row(): listed rows are whole */
+		u32 nrows = min(smp_load_acquire(&t->nrows), counted[cpu]);
 
 		for (k = 0; k < nrows; k++) {
-			u32 idx = READ_ONCE(c->used[k]);
-			const struct proc_row *r = &c->rows[idx];
+			u32 idx = READ_ONCE(t->used[k]);
+			const struct proc_row *r = &t->rows[idx];
 			struct proc_ref *ref = &snap->refs[snap->n];
 
 			if (READ_ONCE(r->gen) != gen)
@@ -1139,6 +1197,16 @@ static void *procs_snapshot(void)
 out:
 	kfree(counted);
 	return snap;
+}
+
+static void *procs_snapshot(void)
+{
+	return rows_snapshot(offsetof(struct lat_cpu, procs));
+}
+
+static void *cgroups_snapshot(void)
+{
+	return rows_snapshot(offsetof(struct lat_cpu, cgroups));
 }
 
 /* Position 0 is the header; position i + 1 the run starting at refs[i]. */
@@ -1172,20 +1240,17 @@ static void procs_stop(struct seq_file *m, void *v)
 {
 }
 
-static int procs_show(struct seq_file *m, void *v)
+/* Merge the run of rows starting at @v into the snapshot's @h. */
+static const struct hist *merge_run(struct procs_snap *snap, const void *v)
 {
-	struct procs_snap *snap = m->private;
 	const struct proc_ref *ref = v, *end;
 	struct hist *h = &snap->h;
 
-	if (v == SEQ_START_TOKEN) {
-		seq_puts(m, "# dir stage pid comm count p50 p99 max (ns)\n");
-		return 0;
-	}
 	hist_init(h);
 	end = snap->refs + snap->n;
 	for (; ref < end && !proc_key_cmp(&ref->key, v); ref++) {
-		const struct proc_row *r = &lcpu[ref->cpu]->rows[ref->idx];
+		const struct proc_row *r =
+			&cpu_table(ref->cpu, snap->table)->rows[ref->idx];
 
 		/*
 		 * Copied first, kept only if the row was not freed by a
@@ -1195,14 +1260,53 @@ static int procs_show(struct seq_file *m, void *v)
 		if (READ_ONCE(r->gen) == ref->gen)
 			hist_merge(h, &snap->row);
 	}
-	ref = v;
+	return h;
+}
+
+static void print_counts(struct seq_file *m, const struct hist *h)
+{
+	seq_printf(m, " %llu %llu %llu %llu\n", h->count,
+		   hist_percentile(h, 50), hist_percentile(h, 99), h->max);
+}
+
+static int procs_show(struct seq_file *m, void *v)
+{
+	const struct proc_ref *ref = v;
+	const struct hist *h;
+
+	if (v == SEQ_START_TOKEN) {
+		seq_puts(m, "# dir stage pid comm cgroup count p50 p99 max (ns)\n");
+		return 0;
+	}
+	h = merge_run(m->private, v);
 	if (!h->count)
 		return 0;
 	seq_printf(m, "%s %s %d ", dir_name(ref->key.stage),
 		   skbprof_stages[ref->key.stage].name, ref->key.pid);
 	print_comm(m, ref->key.comm);
-	seq_printf(m, " %llu %llu %llu %llu\n", h->count,
-		   hist_percentile(h, 50), hist_percentile(h, 99), h->max);
+	if (ref->key.cgroup)
+		seq_printf(m, " %llu", ref->key.cgroup);
+	else
+		seq_puts(m, " -");
+	print_counts(m, h);
+	return 0;
+}
+
+static int cgroups_show(struct seq_file *m, void *v)
+{
+	const struct proc_ref *ref = v;
+	const struct hist *h;
+
+	if (v == SEQ_START_TOKEN) {
+		seq_puts(m, "# dir stage cgroup count p50 p99 max (ns)\n");
+		return 0;
+	}
+	h = merge_run(m->private, v);
+	if (!h->count)
+		return 0;
+	seq_printf(m, "%s %s %llu", dir_name(ref->key.stage),
+		   skbprof_stages[ref->key.stage].name, ref->key.cgroup);
+	print_counts(m, h);
 	return 0;
 }
 
@@ -1226,6 +1330,26 @@ static const struct file_operations procs_fops = {
 	.release	= skbprof_snapshot_release,
 };
 
+static const struct seq_operations cgroups_seq_ops = {
+	.start	= procs_start,
+	.next	= procs_next,
+	.stop	= procs_stop,
+	.show	= cgroups_show,
+};
+
+static int cgroups_open(struct inode *inode, struct file *file)
+{
+	return skbprof_snapshot_open(file, &cgroups_seq_ops, cgroups_snapshot);
+}
+
+static const struct file_operations cgroups_fops = {
+	.owner		= THIS_MODULE,
+	.open		= cgroups_open,
+	.read		= seq_read,
+	.llseek		= seq_lseek,
+	.release	= skbprof_snapshot_release,
+};
+
 static void show_live(struct seq_file *m, const struct stamp *s)
 {
 	static const char *const kinds[] = { "rx", "tx", "life" };
@@ -1241,7 +1365,7 @@ static void show_live(struct seq_file *m, const struct stamp *s)
 
 static void latency_stats(struct seq_file *m)
 {
-	u64 inc[2][END_REASONS] = {}, overflow = 0;
+	u64 inc[2][END_REASONS] = {}, overflow = 0, cg_overflow = 0;
 	unsigned int cpu, k, r;
 
 	stamp_stats(m);
@@ -1254,6 +1378,7 @@ static void latency_stats(struct seq_file *m)
 			for (r = 0; r < END_REASONS; r++)
 				inc[k][r] += READ_ONCE(c->incomplete[k][r]);
 		overflow += READ_ONCE(c->procs_overflow);
+		cg_overflow += READ_ONCE(c->cgroups_overflow);
 	}
 	for (k = 0; k < 2; k++)
 		for (r = 0; r < END_REASONS; r++)
@@ -1277,15 +1402,23 @@ static void latency_stats(struct seq_file *m)
 		}
 	}
 	seq_printf(m, "procs_overflow %llu\n", overflow);
+	seq_printf(m, "cgroups_overflow %llu\n", cg_overflow);
 }
 
-/* Zero @c's aggregates; its process rows all become free. */
+/* Free every row of @t. */
+static void reset_table(struct row_table *t)
+{
+	WRITE_ONCE(t->nrows, 0);
+	/* pairs with rows_snapshot(): who sees it sees no rows listed */
+	smp_store_release(&t->gen, t->gen + 1 ?: 1);
+}
+
+/* Zero @c's aggregates; its process and cgroup rows all become free. */
 static void reset_lat(struct lat_cpu *c)
 {
 	memset(c, 0, LAT_CPU_KEPT);
-	WRITE_ONCE(c->nrows, 0);
-	/* pairs with procs_snapshot(): who sees it sees no rows listed */
-	smp_store_release(&c->rows_gen, c->rows_gen + 1 ?: 1);
+	reset_table(&c->procs);
+	reset_table(&c->cgroups);
 }
 
 static void reset_cpu(unsigned int cpu)
@@ -1309,12 +1442,33 @@ static void free_cpus(void)
 	for_each_possible_cpu(cpu) {
 		if (!lcpu[cpu])
 			continue;
-		kvfree(lcpu[cpu]->used);
-		kvfree(lcpu[cpu]->rows);
+		kvfree(lcpu[cpu]->procs.used);
+		kvfree(lcpu[cpu]->procs.rows);
+		kvfree(lcpu[cpu]->cgroups.used);
+		kvfree(lcpu[cpu]->cgroups.rows);
 		kvfree(lcpu[cpu]);
 	}
 	kfree(lcpu);
 	lcpu = NULL;
+}
+
+/* Allocate @t's @size rows (checked by rows_param_ok()). */
+static int alloc_table(struct row_table *t, unsigned int size)
+{
+	t->gen = 1;
+	t->size = size;
+	t->bits = ilog2(size);
+	t->rows = kvcalloc(size, sizeof(*t->rows), GFP_KERNEL);
+	t->used = kvcalloc(size, sizeof(*t->used), GFP_KERNEL);
+	return t->rows && t->used ? 0 : -ENOMEM;
+}
+
+static bool rows_param_ok(const char *name, unsigned int rows)
+{
+	if (rows && is_power_of_2(rows) && rows <= 65536)
+		return true;
+	pr_err("%s=%u: must be a power of two up to 65536\n", name, rows);
+	return false;
 }
 
 static int latency_init(void)
@@ -1322,13 +1476,10 @@ static int latency_init(void)
 	unsigned int cpu;
 	int err;
 
-	if (!procs_rows || !is_power_of_2(procs_rows) || procs_rows > 65536) {
-		pr_err("procs_rows=%u: must be a power of two up to 65536\n",
-		       procs_rows);
+	if (!rows_param_ok("procs_rows", procs_rows) ||
+	    !rows_param_ok("cgroups_rows", cgroups_rows))
 		return -EINVAL;
-	}
 	skbprof_stages_init();
-	procs_bits = ilog2(procs_rows);
 	max_age_ns = (u64)max_age_ms * NSEC_PER_MSEC;
 	err = stamp_init();
 	if (err)
@@ -1340,13 +1491,9 @@ static int latency_init(void)
 	for_each_possible_cpu(cpu) {
 		lcpu[cpu] = kvzalloc_node(sizeof(*lcpu[cpu]), GFP_KERNEL,
 					  cpu_to_node(cpu));
-		if (!lcpu[cpu])
-			goto err_cpus;
-		lcpu[cpu]->rows_gen = 1;
-		lcpu[cpu]->rows = kvcalloc(procs_rows, sizeof(struct proc_row),
-					   GFP_KERNEL);
-		lcpu[cpu]->used = kvcalloc(procs_rows, sizeof(u32), GFP_KERNEL);
-		if (!lcpu[cpu]->rows || !lcpu[cpu]->used)
+		if (!lcpu[cpu] ||
+		    alloc_table(&lcpu[cpu]->procs, procs_rows) ||
+		    alloc_table(&lcpu[cpu]->cgroups, cgroups_rows))
 			goto err_cpus;
 	}
 	INIT_DELAYED_WORK(&reaper, reap);
@@ -1372,6 +1519,7 @@ static const struct skbprof_file latency_files[] = {
 	{ "latency", 0400, &latency_fops },
 	{ "latency_buckets", 0400, &latency_buckets_fops },
 	{ "procs", 0400, &procs_fops },
+	{ "cgroups", 0400, &cgroups_fops },
 };
 
 const struct skbprof_part skbprof_latency_part = {

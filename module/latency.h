@@ -48,6 +48,7 @@ struct lat_seen {
 	u8 verdict;		/* enum stamp_verdict */
 	pid_t pid;		/* 0: not known */
 	char comm[TASK_COMM_LEN];
+	u64 cgroup;		/* the process's cgroup v2 id, with pid */
 };
 
 /*

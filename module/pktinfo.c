@@ -15,6 +15,7 @@
 #include <net/ip.h>
 #include <net/net_namespace.h>
 
+#include "compat.h"
 #include "drops_table.h"
 #include "pktinfo.h"
 
@@ -83,6 +84,9 @@ void skbprof_skb_info(const struct sk_buff *skb, struct skbprof_pktinfo *pi,
 	if (in_task()) {
 		pi->pid = task_tgid_nr(current);
 		pi->comm = current->comm;
+		rcu_read_lock();
+		pi->cgroup = skbprof_task_cgroup_id(current);
+		rcu_read_unlock();
 	}
 
 	/*

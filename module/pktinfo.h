@@ -16,8 +16,8 @@
  * Fill @pi from @skb: family, protocol, addresses and ports from the
  * headers in the linear data (when the network header is in place), the
  * mark, the device (name copied into @dev, SKBPROF_DEVLEN bytes; "" when
- * none), its network namespace, and the process when called in task
- * context.  Reads nothing outside the skb's buffer and no pointer it
+ * none), its network namespace, and the process and its cgroup when
+ * called in task context.  Reads nothing outside the skb's buffer and no pointer it
  * cannot validate.
  */
 void skbprof_skb_info(const struct sk_buff *skb, struct skbprof_pktinfo *pi,

@@ -78,6 +78,7 @@ struct stamp {
 	u64 netns;		/* 0: not known */
 	pid_t pid;		/* the task charged, 0: not known yet */
 	char comm[TASK_COMM_LEN];
+	u64 cgroup;		/* its cgroup v2 id, with pid */
 	char dev[IFNAMSIZ];	/* "": not known */
 	struct skbprof_tuple tuple;
 };

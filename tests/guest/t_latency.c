@@ -120,7 +120,7 @@ static long long stat_value(const char *key)
 	return v;
 }
 
-/* The procs row "<dir> <stage> <pid> <comm>": 0 if found. */
+/* The procs row "<dir> <stage> <pid> <comm> <cgroup>": 0 if found. */
 static int procs_row(const char *dir, const char *stage, int pid,
 		     const char *comm, struct row *r)
 {
@@ -132,7 +132,7 @@ static int procs_row(const char *dir, const char *stage, int pid,
 	n = snprintf(want, sizeof(want), "%s %s %d %s ", dir, stage, pid, comm);
 	for (p = s; p && *p; ) {
 		if (!strncmp(p, want, n) &&
-		    sscanf(p + n, "%llu %llu %llu %llu", &r->count, &r->p50,
+		    sscanf(p + n, "%*s %llu %llu %llu %llu", &r->count, &r->p50,
 			   &r->p99, &r->max) == 4) {
 			found = 0;
 			break;

@@ -27,6 +27,32 @@ static const struct skbprof_stage_names stages = { name_of, 6 };
 
 static char err[SKBPROF_ERR_LEN];
 
+/*
+ * The cgroup hierarchy the parser sees here (the module asks the kernel):
+ * "/" is 1, "/test/a" 1234, "/test/b" 5678, "/test/a/cgroup.procs" a file;
+ * nothing else exists.  Counts the lookups.
+ */
+static unsigned int lookups;
+
+int skbprof_cgroup_lookup(const char *path, u64 *id)
+{
+	static const struct { const char *path; u64 id; } tree[] = {
+		{ "/", 1 }, { "/test/a", 1234 }, { "/test/b", 5678 },
+	};
+	size_t i;
+
+	lookups++;
+	if (!strcmp(path, "/test/a/cgroup.procs"))
+		return -ENOTDIR;
+	for (i = 0; i < sizeof(tree) / sizeof(*tree); i++) {
+		if (!strcmp(path, tree[i].path)) {
+			*id = tree[i].id;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 static int apply(struct skbprof_config *cfg, const char *text,
 		 unsigned int *act)
 {
@@ -90,7 +116,11 @@ UNIT_TEST(every_term_round_trips)
 		"filter mark 0x10/0xf0",
 		"filter pid 1234 comm firefox",
 		"filter netns 4026531840",
-		"filter proto tcp family ipv4 host 10.1.2.3 src 10.1.0.0/16 dst 10.1.2.0/24 port 80 sport 1 dport 65535 dev eth0 mark 0x1 pid 1 comm a netns 1",
+		"filter cgroup /test/a",
+		"filter cgroup /",
+		"filter cgroup 5678",
+		"filter cgroup 18446744073709551615",
+		"filter proto tcp family ipv4 host 10.1.2.3 src 10.1.0.0/16 dst 10.1.2.0/24 port 80 sport 1 dport 65535 dev eth0 mark 0x1 pid 1 comm a netns 1 cgroup /test/b",
 	};
 	char in[600], again[1024];
 	struct skbprof_config cfg, cfg2;
@@ -225,6 +255,18 @@ UNIT_TEST(bad_input_is_rejected_and_changes_nothing)
 		{ "filter pid 0\n", -EINVAL, "'0' is not a process id" },
 		{ "filter pid 99999999\n", -EINVAL, "is not a process id" },
 		{ "filter netns x\n", -EINVAL, "'x' is not a namespace inode" },
+		{ "filter cgroup /test/c\n", -ENOENT, "no cgroup '/test/c' in the cgroup2 hierarchy" },
+		{ "filter cgroup /test/a/cgroup.procs\n", -EINVAL, "'/test/a/cgroup.procs' is not a cgroup directory" },
+		{ "filter cgroup test/a\n", -EINVAL, "'test/a' is not a path from the cgroup2 root" },
+		{ "filter cgroup 0\n", -EINVAL, "'0' is not a path from the cgroup2 root (/...) or a cgroup id" },
+		{ "filter cgroup 18446744073709551616\n", -EINVAL, "is not a path" },
+		{ "filter cgroup /test/a/\n", -EINVAL, "'/test/a/' has an empty, '.' or '..' component" },
+		{ "filter cgroup //test\n", -EINVAL, "empty, '.' or '..' component" },
+		{ "filter cgroup /test/../a\n", -EINVAL, "empty, '.' or '..' component" },
+		{ "filter cgroup /./test\n", -EINVAL, "empty, '.' or '..' component" },
+		{ "filter cgroup /test/a port 0\n", -EINVAL, "'0' is not a port" },
+		{ "filter cgroup /test/a cgroup 1\n", -EINVAL, "'cgroup' given twice" },
+		{ "filter cgroup /test/\x01\n", -EINVAL, "has an invalid character" },
 		{ "filter clear now\n", -EINVAL, "unexpected 'now'" },
 		{ "sample 0\n", -EINVAL, "sample: '0' is not a number in 1-4294967295" },
 		{ "sample\n", -EINVAL, "sample: needs a number" },
@@ -402,6 +444,12 @@ UNIT_TEST(filter_matching)
 	EXPECT(matches("filter comm firefox pid 42\n", &p), "comm pid");
 	EXPECT(!matches("filter pid 43\n", &p), "pid");
 	EXPECT(matches("filter netns 4026531840\n", &p), "netns");
+	EXPECT(!matches("filter cgroup /test/a\n", &p), "cgroup not known");
+	p.cgroup = 1234;
+	EXPECT(matches("filter cgroup /test/a\n", &p), "cgroup path");
+	EXPECT(matches("filter cgroup 1234 pid 42\n", &p), "cgroup id");
+	EXPECT(!matches("filter cgroup /test/b\n", &p), "other cgroup");
+	EXPECT(!matches("filter cgroup /\n", &p), "the root is not its children");
 
 	/* not IP: only device, mark, pid, comm, netns terms can match */
 	q.dev = "eth0";
@@ -422,4 +470,40 @@ UNIT_TEST(filter_matching)
 	EXPECT(matches("filter family ipv6 src ::1\n", &q), "v6 src");
 	EXPECT(matches("filter host ::/127\n", &q), "v6 prefix");
 	EXPECT(!matches("filter host ::2/128\n", &q), "v6 other");
+}
+
+UNIT_TEST(cgroup_path_limits_and_lookups)
+{
+	char line[SKBPROF_CGROUP_PATH_LEN + 32], path[SKBPROF_CGROUP_PATH_LEN + 1];
+	struct skbprof_config cfg;
+	unsigned int before;
+
+	skbprof_config_default(&cfg, &stages);
+	/* the longest path is looked up (and is not there); one more is not */
+	memset(path, 'x', sizeof(path));
+	path[0] = '/';
+	path[SKBPROF_CGROUP_PATH_LEN - 1] = 0;
+	snprintf(line, sizeof(line), "filter cgroup %s\n", path);
+	before = lookups;
+	EXPECT_EQ(apply(&cfg, line, NULL), -ENOENT);
+	EXPECT_EQ(lookups, before + 1);
+	path[SKBPROF_CGROUP_PATH_LEN - 1] = 'x';
+	path[SKBPROF_CGROUP_PATH_LEN] = 0;
+	snprintf(line, sizeof(line), "filter cgroup %s\n", path);
+	EXPECT_EQ(apply(&cfg, line, NULL), -EINVAL);
+	EXPECT(strstr(err, "is longer than 255 characters"), "said '%s'", err);
+	EXPECT_EQ(lookups, before + 1);
+	/* an id is taken as is: nothing is looked up */
+	EXPECT_EQ(apply(&cfg, "filter cgroup 0x10\n", NULL), 0);
+	EXPECT_EQ(cfg.filter.cgroup, 16);
+	EXPECT_EQ(lookups, before + 1);
+	/* a path resolves when written, to the id the filter matches */
+	EXPECT_EQ(apply(&cfg, "filter cgroup /test/b\n", NULL), 0);
+	EXPECT_EQ(cfg.filter.cgroup, 5678);
+	EXPECT(!strcmp(cfg.filter.cgroup_path, "/test/b"), "path '%s'",
+	       cfg.filter.cgroup_path);
+	/* a later filter without it forgets the path */
+	EXPECT_EQ(apply(&cfg, "filter cgroup 7\n", NULL), 0);
+	EXPECT(!strcmp(filter_line("filter cgroup 7\n"), "filter cgroup 7"),
+	       "%s", filter_line("filter cgroup 7\n"));
 }
