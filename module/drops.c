@@ -4,8 +4,8 @@
  *
  * A probe on the kfree_skb tracepoint (the kernel's "this packet was
  * dropped" event; consume_skb, the normal free, has its own tracepoint and
- * is not watched) counts drops per (location, reason) in a table of the
- * CPU it runs on; see drops_table.h.  /sys/kernel/debug/skbprof/drops
+ * is not watched) counts drops per (location, reason, stage, network
+ * namespace) in a table of the CPU it runs on; see drops_table.h.  /sys/kernel/debug/skbprof/drops
  * merges the CPUs' tables when it is opened and prints one row per key,
  * most drops first.  Documentation/skbprof.rst describes the file.
  *
@@ -50,7 +50,7 @@
 static unsigned int drop_keys = 256;
 module_param(drop_keys, uint, 0400);
 MODULE_PARM_DESC(drop_keys,
-		 "Distinct (location, reason) keys each CPU's drop table holds (1-16384, default 256)");
+		 "Distinct (location, reason, stage, netns) keys each CPU's drop table holds (1-16384, default 256)");
 
 static int drops_fail_init_at;
 module_param(drops_fail_init_at, int, 0400);
@@ -120,21 +120,42 @@ static const char *drops_location(char *buf, unsigned long location)
 	return strncmp(buf, "0x", 2) ? buf : "?";
 }
 
+/*
+ * The network namespace of a drop, by its device (skbprof_skb_info()) or
+ * else its socket, and the cgroup of its socket: a full socket's, the
+ * one it was created in; 0 when not known.
+ */
+static void drops_skb_owner(const struct sk_buff *skb, struct dt_sample *s,
+			    u64 dev_netns)
+{
+	const struct sock *sk = skb->sk;
+
+	s->netns = dev_netns;
+	s->cgroup = 0;
+	if (!sk)
+		return;
+	if (!s->netns)
+		s->netns = sock_net(sk)->ns.inum;
+	s->cgroup = skbprof_sk_cgroup_id(sk);
+}
+
 /* One line on the trace stream per drop. */
 static void drops_trace(const struct skbprof_pktinfo *pi, void *location,
-			u32 reason, u8 stage)
+			u32 reason, u8 stage, u32 netns)
 {
-	char flow[96], sym[KSYM_SYMBOL_LEN];
+	char flow[96], sym[KSYM_SYMBOL_LEN], ns[16] = "-";
 	const char *name = NULL;
 
+	if (netns)
+		snprintf(ns, sizeof(ns), "%u", netns);
 	skbprof_fmt_flow(flow, sizeof(flow), pi);
 	if (SKBPROF_HAVE_DROP_REASONS)
 		name = skbprof_drop_reason_name(reason);
-	skbprof_trace_printf("DROP %s %s | %s | dev %s | stage %s",
+	skbprof_trace_printf("DROP %s %s | %s | dev %s | stage %s | netns %s",
 			     name ? name : "-",
 			     drops_location(sym, (unsigned long)location),
 			     flow, pi->dev ? pi->dev : "-",
-			     lat_reached_name(stage));
+			     lat_reached_name(stage), ns);
 }
 
 static void drops_record(struct sk_buff *skb, void *location, u32 reason)
@@ -160,7 +181,12 @@ static void drops_record(struct sk_buff *skb, void *location, u32 reason)
 	if (tracked && !pi.pid && seen.pid) {
 		pi.pid = seen.pid;
 		pi.comm = seen.comm;
+		pi.cgroup = seen.cgroup;
 	}
+	drops_skb_owner(skb, &s, pi.netns);
+	/* no process: a socket's cgroup is the best `cgroup` can have */
+	if (!pi.cgroup)
+		pi.cgroup = s.cgroup;
 	if (tracked && seen.verdict != STAMP_UNDECIDED)
 		match = seen.verdict != STAMP_FILTERED;
 	else
@@ -179,7 +205,7 @@ static void drops_record(struct sk_buff *skb, void *location, u32 reason)
 	local_irq_restore(flags);
 
 	if (cfg->trace != SKBPROF_TRACE_OFF)
-		drops_trace(&pi, location, reason, s.stage);
+		drops_trace(&pi, location, reason, s.stage, s.netns);
 out:
 	rcu_read_unlock();
 }
@@ -284,7 +310,7 @@ static int drops_seq_show(struct seq_file *m, void *v)
 {
 	const struct dt_row *r = v;
 	char sym[KSYM_SYMBOL_LEN];
-	char proto[24], dev[DT_DEVLEN + 1];
+	char proto[24], dev[DT_DEVLEN + 1], cgroup[24];
 	const char *reason;
 
 	if (v == SEQ_START_TOKEN) {
@@ -292,9 +318,9 @@ static int drops_seq_show(struct seq_file *m, void *v)
 
 		seq_printf(m, "# clock boottime_ns %llu realtime_ns %llu\n",
 			   snap->boot_ns, snap->real_ns);
-		seq_printf(m, "%10s %-24s %-14s %-16s %-9s %17s %17s %s\n",
-			   "count", "reason", "proto", "dev", "stage", "first",
-			   "last", "location");
+		seq_printf(m, "%10s %-24s %-14s %-16s %-10s %-8s %-9s %17s %17s %s\n",
+			   "count", "reason", "proto", "dev", "netns", "cgroup",
+			   "stage", "first", "last", "location");
 		return 0;
 	}
 
@@ -318,8 +344,18 @@ static int drops_seq_show(struct seq_file *m, void *v)
 	else
 		snprintf(dev, sizeof(dev), "-%s",
 			 r->flags & DT_DEV_MIXED ? "+" : "");
-	seq_printf(m, " %-14s %-16s %-9s", proto, dev,
-		   lat_reached_name(r->stage));
+	seq_printf(m, " %-14s %-16s", proto, dev);
+	if (r->netns)
+		seq_printf(m, " %-10u", r->netns);
+	else
+		seq_printf(m, " %-10s", "-");
+	if (r->cgroup)
+		snprintf(cgroup, sizeof(cgroup), "%llu%s", r->cgroup,
+			 r->flags & DT_CGROUP_MIXED ? "+" : "");
+	else
+		snprintf(cgroup, sizeof(cgroup), "-%s",
+			 r->flags & DT_CGROUP_MIXED ? "+" : "");
+	seq_printf(m, " %-8s %-9s", cgroup, lat_reached_name(r->stage));
 	drops_put_time(m, r->first_ns);
 	drops_put_time(m, r->last_ns);
 

@@ -36,10 +36,10 @@ void dt_init(struct dt_table *t, struct dt_slot *slots, u32 max_keys)
 		seqcount_init(&slots[i].seq);
 }
 
-static u32 dt_hash(unsigned long location, u32 reason, u8 stage)
+static u32 dt_hash(unsigned long location, u32 reason, u8 stage, u32 netns)
 {
 	u64 x = (u64)location ^ ((u64)reason << 32) ^ reason ^
-		((u64)stage << 24);
+		((u64)stage << 24) ^ ((u64)netns << 16);
 
 	/* multiplicative hashing; the high bits are the well-mixed ones */
 	x *= 0x9e3779b97f4a7c15ull;
@@ -88,12 +88,13 @@ bool dt_record(struct dt_table *t, unsigned long gen,
 	 * Linear probing, up to the key or an empty slot; the table is never
 	 * more than half full, so there is one.
 	 */
-	i = dt_hash(s->location, s->reason, s->stage) & t->mask;
+	i = dt_hash(s->location, s->reason, s->stage, s->netns) & t->mask;
 	slot = &t->slots[i];
 	while (slot->row.location &&
 	       (slot->row.location != s->location ||
 		slot->row.reason != s->reason ||
-		slot->row.stage != s->stage)) {
+		slot->row.stage != s->stage ||
+		slot->row.netns != s->netns)) {
 		i = (i + 1) & t->mask;
 		slot = &t->slots[i];
 	}
@@ -109,6 +110,8 @@ bool dt_record(struct dt_table *t, unsigned long gen,
 		r->location = s->location;
 		r->reason = s->reason;
 		r->stage = s->stage;
+		r->netns = s->netns;
+		r->cgroup = s->cgroup;
 		r->ethertype = s->ethertype;
 		r->l4 = s->l4;
 		r->flags = s->flags & DT_L4;
@@ -125,6 +128,9 @@ bool dt_record(struct dt_table *t, unsigned long gen,
 		r->flags |= DT_PROTO_MIXED;
 	if (strncmp(r->dev, s->dev, DT_DEVLEN))
 		r->flags |= DT_DEV_MIXED;
+	if (r->cgroup != s->cgroup)
+		r->flags |= DT_CGROUP_MIXED;
+	r->cgroup = s->cgroup;
 	r->ethertype = s->ethertype;
 	r->l4 = s->l4;
 	r->flags = (r->flags & ~DT_L4) | (s->flags & DT_L4);
@@ -172,6 +178,8 @@ static int dt_cmp_key(const void *a, const void *b)
 		return x->reason < y->reason ? -1 : 1;
 	if (x->stage != y->stage)
 		return x->stage < y->stage ? -1 : 1;
+	if (x->netns != y->netns)
+		return x->netns < y->netns ? -1 : 1;
 	return 0;
 }
 
@@ -187,7 +195,8 @@ static int dt_cmp_count(const void *a, const void *b)
 /* Fold row @b into row @a of the same key. */
 static void dt_fold(struct dt_row *a, const struct dt_row *b)
 {
-	u8 mixed = (a->flags | b->flags) & (DT_PROTO_MIXED | DT_DEV_MIXED);
+	u8 mixed = (a->flags | b->flags) &
+		   (DT_PROTO_MIXED | DT_DEV_MIXED | DT_CGROUP_MIXED);
 
 	if (a->ethertype != b->ethertype ||
 	    (a->flags & DT_L4) != (b->flags & DT_L4) ||
@@ -195,8 +204,11 @@ static void dt_fold(struct dt_row *a, const struct dt_row *b)
 		mixed |= DT_PROTO_MIXED;
 	if (strncmp(a->dev, b->dev, DT_DEVLEN))
 		mixed |= DT_DEV_MIXED;
-	/* protocol and device: those of the latest drop */
+	if (a->cgroup != b->cgroup)
+		mixed |= DT_CGROUP_MIXED;
+	/* protocol, device and cgroup: those of the latest drop */
 	if (b->last_ns > a->last_ns) {
+		a->cgroup = b->cgroup;
 		a->ethertype = b->ethertype;
 		a->l4 = b->l4;
 		a->flags = b->flags & DT_L4;

@@ -4,8 +4,8 @@
  * that it also builds in userspace for the host unit tests.
  *
  * Each CPU owns one table.  A table is an open-addressed hash of
- * dt_capacity(max_keys) slots, keyed by (location, reason, stage), of which at
- * most max_keys are ever used: the load factor stays at or below 1/2, so a
+ * dt_capacity(max_keys) slots, keyed by (location, reason, stage, netns), of
+ * which at most max_keys are ever used: the load factor stays at or below 1/2, so a
  * probe sequence always ends at the key or at an empty slot, and a drop
  * with a new key is counted as overflow, never allocated.
  *
@@ -32,6 +32,7 @@
 #define DT_L4		0x01	/* l4 is valid */
 #define DT_PROTO_MIXED	0x02	/* drops of this key had several protocols */
 #define DT_DEV_MIXED	0x04	/* drops of this key had several devices */
+#define DT_CGROUP_MIXED	0x08	/* drops of this key had several cgroups */
 
 /* Reason of a drop on a kernel without drop reasons. */
 #define DT_NO_REASON	0
@@ -47,6 +48,8 @@ struct dt_sample {
 	u16 ethertype;		/* skb->protocol, host order; 0: none */
 	u8 l4;			/* IP protocol / IPv6 next header */
 	u8 flags;		/* DT_L4 */
+	u32 netns;		/* inode of its network namespace; 0: unknown */
+	u64 cgroup;		/* cgroup v2 id of its socket; 0: none */
 	u64 now_ns;
 	char dev[DT_DEVLEN];	/* "": no device; zero-padded */
 };
@@ -59,6 +62,8 @@ struct dt_row {
 	u16 ethertype;		/* of the latest drop */
 	u8 l4;			/* of the latest drop */
 	u8 flags;
+	u32 netns;		/* 0: not known */
+	u64 cgroup;		/* of the latest drop */
 	u64 count;
 	u64 first_ns;
 	u64 last_ns;

@@ -48,6 +48,8 @@ struct drow {
 	char reason[64];
 	char proto[32];
 	char dev[32];
+	char netns[16];		/* inode of its network namespace, or - */
+	char cgroup[32];	/* cgroup v2 id of its socket, or - */
 	char stage[32];		/* the last stage the packet reached */
 	double first, last;
 	char loc[256];		/* symbol+off/size [module], or ? */
@@ -182,7 +184,7 @@ static regex_t loc_re;
 static int drops_read(void)
 {
 	static const char header[] =
-		"count reason proto dev stage first last location";
+		"count reason proto dev netns cgroup stage first last location";
 	unsigned long long b0, b1, r0, r1, boot = 0, real = 0;
 	char *s, *line, *save = NULL, norm[256];
 	int i, j, end = 0;
@@ -236,9 +238,10 @@ static int drops_read(void)
 			free(s);
 			return fail("more than %d rows", tab.n);
 		}
-		if (sscanf(line, "%llu %63s %31s %31s %31s %lf %lf %n",
-			   &r->count, r->reason, r->proto, r->dev, r->stage,
-			   &r->first, &r->last, &off) != 7 || !off) {
+		if (sscanf(line, "%llu %63s %31s %31s %15s %31s %31s %lf %lf %n",
+			   &r->count, r->reason, r->proto, r->dev, r->netns,
+			   r->cgroup, r->stage, &r->first, &r->last,
+			   &off) != 9 || !off) {
 			fail("cannot parse row '%s'", line);
 			free(s);
 			return -1;

@@ -329,6 +329,85 @@ UNIT_TEST(stage_is_part_of_the_key)
 	free(b.slots);
 }
 
+UNIT_TEST(netns_is_part_of_the_key)
+{
+	struct dt_sample s = smp(0x1000, 2, 10, ETH_P_IP, IPPROTO_UDP, "lo");
+	struct dt_row rows[8];
+	struct tbl a, b;
+	size_t n, i;
+	u64 sum[3] = { 0 };
+
+	tbl_init(&a, 8);
+	tbl_init(&b, 8);
+	/* one place, one reason, in three namespaces on two CPUs */
+	s.netns = 4026531840u;
+	for (i = 0; i < 5; i++)
+		dt_record(&a.t, 1, &s);
+	s.netns = 4026532000u;
+	for (i = 0; i < 3; i++)
+		dt_record(&b.t, 1, &s);
+	dt_record(&a.t, 1, &s);
+	s.netns = 0;
+	dt_record(&b.t, 1, &s);
+	EXPECT_EQ(a.t.used, 2);
+	EXPECT_EQ(b.t.used, 2);
+	n = snap(&a, 1, rows, 8);
+	n += snap(&b, 1, rows + n, 8 - n);
+	n = dt_merge(rows, n);
+	EXPECT_EQ(n, 3);
+	for (i = 0; i < n; i++)
+		sum[rows[i].netns == 4026531840u ? 0 :
+		    rows[i].netns == 4026532000u ? 1 : 2] += rows[i].count;
+	EXPECT_EQ(sum[0], 5);
+	EXPECT_EQ(sum[1], 4);
+	EXPECT_EQ(sum[2], 1);
+	/* a new namespace is a new key: past max_keys, overflow */
+	free(a.slots);
+	tbl_init(&a, 1);
+	s.netns = 1;
+	EXPECT(dt_record(&a.t, 1, &s), "first key");
+	s.netns = 2;
+	EXPECT(!dt_record(&a.t, 1, &s), "second namespace fits in one key");
+	EXPECT_EQ(a.t.overflow, 1);
+	free(a.slots);
+	free(b.slots);
+}
+
+UNIT_TEST(cgroup_is_the_latest_and_flags_differences)
+{
+	struct dt_sample s = smp(0x1000, 2, 10, ETH_P_IP, IPPROTO_UDP, "lo");
+	struct dt_row rows[4];
+	struct tbl a, b;
+	size_t n;
+
+	tbl_init(&a, 2);
+	tbl_init(&b, 2);
+	s.cgroup = 77;
+	dt_record(&a.t, 1, &s);
+	dt_record(&a.t, 1, &s);
+	n = snap(&a, 1, rows, 4);
+	EXPECT_EQ(rows[0].cgroup, 77);
+	EXPECT(!(rows[0].flags & DT_CGROUP_MIXED), "one cgroup flagged mixed");
+	/* another CPU saw it later in another cgroup */
+	s.cgroup = 88;
+	s.now_ns = 20;
+	dt_record(&b.t, 1, &s);
+	n += snap(&b, 1, rows + n, 4 - n);
+	n = dt_merge(rows, n);
+	EXPECT_EQ(n, 1);
+	EXPECT_EQ(rows[0].count, 3);
+	EXPECT_EQ(rows[0].cgroup, 88);
+	EXPECT(rows[0].flags & DT_CGROUP_MIXED, "cgroup difference not flagged");
+	/* and on one CPU */
+	s.cgroup = 0;
+	dt_record(&a.t, 1, &s);
+	n = snap(&a, 1, rows, 4);
+	EXPECT_EQ(rows[0].cgroup, 0);
+	EXPECT(rows[0].flags & DT_CGROUP_MIXED, "cgroup difference not flagged");
+	free(a.slots);
+	free(b.slots);
+}
+
 UNIT_TEST(merge_takes_latest_attributes_and_flags_differences)
 {
 	struct dt_row rows[4];
