@@ -73,7 +73,7 @@ static bool string_column(const char *name)
 {
 	static const char *const names[] = {
 		"dir", "stage", "reason", "proto", "dev", "location", "comm",
-		"label", NULL
+		"label", "cgroup_path", NULL
 	};
 	int i;
 
@@ -1020,6 +1020,9 @@ json_object *parse_trace_line(const char *line)
 			json_object_object_add(o, seg, value_of(seg, sp));
 		}
 	}
+	/* "cgroup 1234" of a packet: the process's cgroup, and its path */
+	if (packet)
+		add_cgroup_path(o);
 	return o;
 unknown:
 	json_object_put(o);

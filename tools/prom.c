@@ -124,7 +124,8 @@ static void latency(json_object *lat, json_object *life)
 static void drops(json_object *d)
 {
 	static const char *const keys[] = {
-		"reason", "location", "proto", "dev", "stage", NULL
+		"reason", "location", "proto", "dev", "netns", "cgroup", "stage",
+		NULL
 	};
 	json_object *rows = json_object_object_get(d, "drops");
 	size_t n = json_object_array_length(rows), i, j;
@@ -133,8 +134,24 @@ static void drops(json_object *d)
 
 	if (!sum)
 		return;
+	/* the cgroup label: its path when it resolves, else its id */
+	for (i = 0; i < n; i++) {
+		json_object *r = json_object_array_get_idx(rows, i), *v;
+		const char *p, *id;
+		char buf[4096];
+
+		if (!json_object_object_get_ex(r, "cgroup", &v) || !v)
+			continue;
+		id = json_object_get_string(v);
+		p = cgroup_path(strtoull(id, NULL, 10));
+		if (!p)
+			continue;
+		/* "1234+": several cgroups, the latest's path marked so */
+		snprintf(buf, sizeof(buf), "%s%s", p, strchr(id, '+') ? "+" : "");
+		json_object_object_add(r, "cgroup", json_object_new_string(buf));
+	}
 	family("skbprof_drops_total", "counter",
-	       "Packets freed as dropped, by drop reason and code location.");
+	       "Packets freed as dropped, by drop reason, code location and network namespace.");
 	/* rows with the same labels (say, two "-+" devices) add up */
 	for (i = 0; i < n; i++) {
 		json_object *r = json_object_array_get_idx(rows, i);

@@ -2,7 +2,7 @@
 /*
  * skbprof - read and steer the skbprof module (see skbprof.8).
  *
- *   skbprof [OPTIONS] latency|drops|procs|lifetime|stats|control
+ *   skbprof [OPTIONS] latency|drops|procs|cgroups|lifetime|stats|control
  *   skbprof [OPTIONS] filter ['TERMS'|clear]
  *   skbprof [OPTIONS] reset|trace|top|prom
  */
@@ -30,6 +30,7 @@ static void usage(FILE *f)
 		"  drops               dropped packets by reason and location;\n"
 		"                      first, last: wall-clock time, UTC\n"
 		"  procs               per-process stage latency\n"
+		"  cgroups             per-cgroup stage latency\n"
 		"  lifetime            skb lifetime, allocation to free\n"
 		"  stats               probes, stages, tables, counters\n"
 		"  control             the configuration in force and last_error\n"
@@ -131,18 +132,22 @@ static int cat_or_json(const char *view)
 		free(text);
 		return rc;
 	}
-	if (!strcmp(view, "stats"))
+	if (!strcmp(view, "stats")) {
 		o = parse_stats(text);
-	else if (!strcmp(view, "drops"))
+	} else if (!strcmp(view, "drops")) {
 		o = parse_drops(text);
-	else if (!strcmp(view, "control"))
+		add_cgroup_paths(json_object_object_get(o, "drops"));
+	} else if (!strcmp(view, "control")) {
 		o = parse_control(text);
-	else if (!strcmp(view, "procs"))
-		o = parse_hists(text, "procs");
-	else if (!strcmp(view, "latency"))
+	} else if (!strcmp(view, "latency")) {
 		o = parse_hists(text, "stages");
-	else
+	} else if (!strcmp(view, "procs") || !strcmp(view, "cgroups")) {
+		/* rows by process or cgroup, with the cgroup's path */
+		o = parse_hists(text, view);
+		add_cgroup_paths(json_object_object_get(o, view));
+	} else {
 		o = parse_hists(text, "rows");
+	}
 	free(text);
 	if (!strcmp(view, "latency") || !strcmp(view, "lifetime")) {
 		/* the histograms: from the numeric file, read after */
@@ -226,7 +231,8 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const views[] = {
-		"stats", "drops", "latency", "procs", "lifetime", "control", NULL
+		"stats", "drops", "latency", "procs", "cgroups", "lifetime",
+		"control", NULL
 	};
 	const char *env = getenv("SKBPROF_ROOT"), *view;
 	char *end;

@@ -73,7 +73,10 @@ json_object *parse_stats(char *text);
 json_object *parse_drops(char *text);
 /* The drops file as text, its first and last columns in wall-clock time. */
 int print_drops(char *text);
-/* latency, procs and lifetime share one format (the numbers but the histograms). */
+/*
+ * latency, procs, cgroups and lifetime share one format (the numbers but
+ * the histograms).
+ */
 json_object *parse_hists(char *text, const char *rows_key);
 /*
  * latency_buckets and lifetime_buckets: {"bounds": [every bucket edge],
@@ -93,6 +96,19 @@ json_object *parse_trace_line(const char *line);
 /* Look-ups in parsed trees. */
 uint64_t jget_u64(json_object *o, const char *key);
 const char *jget_str(json_object *o, const char *key);
+
+/* ---- cgroups (cgroup.c) ---- */
+
+/*
+ * The path from the cgroup2 root of the cgroup with id @id ("/",
+ * "/a/b"), or NULL when no directory of $SKBPROF_CGROUP_ROOT (default
+ * /sys/fs/cgroup) has that inode number.
+ */
+const char *cgroup_path(uint64_t id);
+/* Add "cgroup_path" (a string or null) to @o if it has a "cgroup". */
+void add_cgroup_path(json_object *o);
+/* add_cgroup_path() on every row of the array @rows. */
+void add_cgroup_paths(json_object *rows);
 
 /* ---- views ---- */
 

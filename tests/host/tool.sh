@@ -15,6 +15,9 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 fix=$top/tests/host/fixtures
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# cgroup ids resolve against this tree, not the host's: none, unless a
+# test builds one
+export SKBPROF_CGROUP_ROOT=$tmp/no-cgroup2
 
 ok() { echo "ok host/tool/$1"; }
 fail() { echo "FAIL host/tool/$1: $2"; }
@@ -277,13 +280,48 @@ eq next/drops-stage "$("$tool" -r "$d" -j drops | jq -r '.drops[] | "\(.count) \
 1 null null sk_stream_kill_queues+0x58/0xe0
 3 drv veth0+ __dev_queue_xmit+0x1c2/0xd30
 5 app eth0 nf_hook_slow+0xa1/0xf0 [nf_tables]"
+# netns and cgroup columns; no cgroup2 tree here: no paths
+eq next/drops-netns-cgroup "$("$tool" -r "$d" -j drops | jq -c '[.drops[] | [.netns, .cgroup, .cgroup_path]]')" \
+	'[[4026531840,null,null],[4026532288,null,null],[4026531840,7001,null],[4026532288,"7002+",null],[null,null,null]]'
+eq next/procs-cgroup "$("$tool" -r "$d" -j procs | jq -c '[.procs[] | [.pid, .comm, .cgroup, .cgroup_path, .count]]')" \
+	'[[300,"skbp_a",7001,null,300],[300,"skbp_a",7001,null,300],[301,"skbp_b",7002,null,200],[302,"nocgroup",null,null,7]]'
+eq next/cgroups "$("$tool" -r "$d" -j cgroups | jq -r '.cgroups[] | "\(.dir) \(.stage) \(.cgroup) \(.count) \(.p50) \(.p99) \(.max)"')" \
+	"$(grep -v '^#' "$d/cgroups")"
+if diff <("$tool" -r "$d" cgroups) "$d/cgroups" >/dev/null; then ok next/cgroups-text; else fail next/cgroups-text "differs"; fi
+# ids resolve to paths by the inode numbers of a cgroup2 tree: a stand-in
+# whose directories' inodes are written into a copy of the files
+mkdir -p "$tmp/cg2/test/a" "$tmp/cg2/test/b" "$tmp/cgnext"
+ia=$(stat -c %i "$tmp/cg2/test/a")
+ib=$(stat -c %i "$tmp/cg2/test/b")
+for f in drops procs cgroups trace; do
+	sed -e "s/\b7001\b/$ia/g" -e "s/\b7002\b/$ib/g" "$d/$f" > "$tmp/cgnext/$f"
+done
+cp "$fix/6.1/t1/stats" "$fix/6.1/t1/latency" "$fix/6.1/t1/lifetime" "$tmp/cgnext/"
+export SKBPROF_CGROUP_ROOT=$tmp/cg2
+eq next/cgroups-paths "$("$tmp/skbprof-asan" -r "$tmp/cgnext" -j cgroups | jq -r '.cgroups[] | "\(.cgroup_path) \(.count)"')" \
+"/test/a 300
+/test/a 300
+/test/b 200"
+eq next/procs-paths "$("$tool" -r "$tmp/cgnext" -j procs | jq -c '[.procs[] | .cgroup_path]')" '["/test/a","/test/a","/test/b",null]'
+eq next/drops-paths "$("$tool" -r "$tmp/cgnext" -j drops | jq -c '[.drops[] | .cgroup_path]')" '[null,null,"/test/a","/test/b",null]'
+eq next/trace-paths "$("$tool" -r "$tmp/cgnext" -j trace | jq -c 'select(.type == "packet") | [.cgroup, .cgroup_path]' | tr '\n' ' ')" \
+	"[$ia,\"/test/a\"] [null,null] "
+"$tool" -r "$tmp/cgnext" prom > "$tmp/cg.prom"
+if promtool check metrics < "$tmp/cg.prom" > "$tmp/promtool.out" 2>&1; then ok next/prom-promtool; else fail next/prom-promtool "$(head -c 300 "$tmp/promtool.out")"; fi
+eq next/prom-drops-labels "$(grep '^skbprof_drops_total{' "$tmp/cg.prom" | grep -o 'netns="[^"]*",cgroup="[^"]*"' | tr '\n' ' ')" \
+	'netns="4026531840",cgroup="" netns="4026532288",cgroup="" netns="4026531840",cgroup="/test/a" netns="4026532288",cgroup="/test/b+" netns="",cgroup="" '
+# a path that does not resolve (removed since): the id stays
+rmdir "$tmp/cg2/test/b"
+eq next/cgroups-gone "$("$tool" -r "$tmp/cgnext" -j cgroups | jq -c '[.cgroups[] | .cgroup_path]')" '["/test/a","/test/a",null]'
+eq next/prom-gone "$("$tool" -r "$tmp/cgnext" prom | grep -c "cgroup=\"$ib+\"")" 1
+export SKBPROF_CGROUP_ROOT=$tmp/no-cgroup2
 "$tmp/skbprof-asan" -r "$d" -j trace > "$tmp/next.jsonl"
 eq next/trace-kinds "$(jq -r .type "$tmp/next.jsonl" | tr '\n' ' ')" "packet packet drop drop hit lost unknown "
 eq next/trace-rx "$(jq -c 'select(.type == "packet" and .dir == "rx") | [.cpu, .stages, .flow, .comm, .pid]' "$tmp/next.jsonl")" \
 	'[1,[{"stage":"drv-ip","us":23.104},{"stage":"ip-udp","us":5.2},{"stage":"udp-app","us":189}],{"proto":"UDP","src":"10.0.0.1","sport":443,"dst":"10.0.0.2","dport":51234},"comm",1234]'
 eq next/trace-tx-v6 "$(jq -c 'select(.dir == "tx") | [(.stages | length), .flow.src, .flow.dport, .comm, .pid]' "$tmp/next.jsonl")" '[4,"2001:db8::1",53,"dig",4321]'
-eq next/trace-drop "$(jq -c 'select(.type == "drop") | [.reason, .location, .dev, .stage, .flow.dst]' "$tmp/next.jsonl" | tr '\n' ' ')" \
-	'["NO_SOCKET","__udp4_lib_rcv+0x9a2/0xc30","lo","ip-udp","127.0.0.1"] [null,"nf_hook_slow+0xa1/0xf0 [nf_tables]","eth0",null,"ff02::1"] '
+eq next/trace-drop "$(jq -c 'select(.type == "drop") | [.reason, .location, .dev, .stage, .flow.dst, .netns]' "$tmp/next.jsonl" | tr '\n' ' ')" \
+	'["NO_SOCKET","__udp4_lib_rcv+0x9a2/0xc30","lo","ip-udp","127.0.0.1",4026531840] [null,"nf_hook_slow+0xa1/0xf0 [nf_tables]","eth0",null,"ff02::1",null] '
 eq next/trace-hit "$(jq -c 'select(.type == "hit") | [.dir, .point, .symbol, .mono, .offset_us, .flow.sport]' "$tmp/next.jsonl")" \
 	'["rx","ip","udp_rcv",1234.000000567,12.5,443]'
 eq next/trace-lost "$(jq -c 'select(.type == "lost") | .lost' "$tmp/next.jsonl")" 17
@@ -387,7 +425,7 @@ else
 fi
 man_txt=$(MANWIDTH=80 man -l "$top/tools/skbprof.8" 2>"$tmp/man.err")
 if [ -s "$tmp/man.err" ]; then fail man-renders "$(head -c 300 "$tmp/man.err")"; else ok man-renders; fi
-for w in latency drops procs lifetime stats control filter reset trace top prom --json --pretty \
+for w in latency drops procs cgroups lifetime stats control filter reset trace top prom --json --pretty \
 	 --interval --count --root SKBPROF_ROOT 'EXIT STATUS' promtool skbprof.rst; do
 	grep -q -- "$w" <<< "$man_txt" || missing="${missing:-} $w"
 done
