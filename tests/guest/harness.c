@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <libkmod.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -213,6 +214,20 @@ int write_file(const char *path, const char *data)
 	}
 	close(fd);
 	return n == (ssize_t)len ? 0 : -EIO;
+}
+
+int enter_ns(const char *ns)
+{
+	char path[128];
+	int fd, err;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", ns);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = setns(fd, CLONE_NEWNET) ? -errno : 0;
+	close(fd);
+	return err;
 }
 
 bool path_exists(const char *path)

@@ -117,6 +117,9 @@ int kmemleak_skbprof_leaks(int *reports);
 /* clock_gettime(@clk) in nanoseconds. */
 unsigned long long clock_ns(int clk);
 
+/* Enter the network namespace `ip netns` calls @ns; 0 or a negative errno. */
+int enter_ns(const char *ns);
+
 /* Sleep for @ms milliseconds. */
 void sleep_ms(int ms);
 

@@ -204,20 +204,6 @@ static int gro_off(const char *ifname)
 	return err;
 }
 
-static int enter_ns(const char *ns)
-{
-	char path[128];
-	int fd, err;
-
-	snprintf(path, sizeof(path), "/run/netns/%s", ns);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	err = setns(fd, CLONE_NEWNET) ? -errno : 0;
-	close(fd);
-	return err;
-}
-
 static void teardown(void)
 {
 	sh(IP " netns del " NS_A " 2>/dev/null; " IP " netns del " NS_B

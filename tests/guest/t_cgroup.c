@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Containers: cgroup v2 ids in procs and cgroups, the `cgroup` filter
+ * term, and the network namespace and socket cgroup of drops.
+ *
+ * Topology:
+ *
+ *   cgroup2 at /sys/fs/cgroup (mounted here if it is not)
+ *     /skbprof-a   process "skbp_cga": NA datagrams to itself
+ *     /skbprof-b   process "skbp_cgb": NB datagrams to itself
+ *   netns skbp_cg: lo only; both processes run there, on 127.0.0.1
+ *
+ * Each process is placed in its cgroup by the parent (its pid written to
+ * the cgroup's cgroup.procs) before it sends, binds a UDP port and sends
+ * to it, reading each datagram back before the next.  Ground truth: the
+ * datagrams the processes sent and read, the namespace's own UDP counters
+ * (InDatagrams, OutDatagrams, NoPorts), the cgroup directories' inode
+ * numbers (their ids) and the namespace's inode (stat of /run/netns/...).
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define CG_ROOT		"/sys/fs/cgroup"
+#define CG_A		"/skbprof-a"
+#define CG_B		"/skbprof-b"
+#define NS		"skbp_cg"
+#define IP		"/usr/sbin/ip"
+#define NA		300
+#define NB		200
+#define PORT_A		6001
+#define PORT_B		6002
+#define PORT_CLOSED	6009
+#define CGROUP2_MAGIC	0x63677270
+
+/* ---- the cgroups and the namespace ---- */
+
+/* The id of the cgroup at @path from the root: its directory's inode. */
+static unsigned long long cg_id(const char *path)
+{
+	char dir[256];
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), CG_ROOT "%s", path);
+	return stat(dir, &st) ? 0 : st.st_ino;
+}
+
+static unsigned long long ns_inode(void)
+{
+	struct stat st;
+
+	return stat("/run/netns/" NS, &st) ? 0 : st.st_ino;
+}
+
+static void teardown(void)
+{
+	rmdir(CG_ROOT CG_A);
+	rmdir(CG_ROOT CG_B);
+	sh(IP " netns del " NS " 2>/dev/null");
+}
+
+static int setup(void)
+{
+	struct statfs fs;
+
+	teardown();
+	if (statfs(CG_ROOT, &fs) || fs.f_type != CGROUP2_MAGIC)
+		CHECK(mount("none", CG_ROOT, "cgroup2", 0, NULL) == 0,
+		      "mount cgroup2 on " CG_ROOT ": %s", strerror(errno));
+	CHECK(mkdir(CG_ROOT CG_A, 0755) == 0 && mkdir(CG_ROOT CG_B, 0755) == 0,
+	      "mkdir the cgroups: %s", strerror(errno));
+	CHECK(sh(IP " netns add " NS " && " IP " -n " NS " link set lo up") == 0,
+	      "cannot make netns " NS);
+	CHECK(cg_id(CG_A) && cg_id(CG_B) && cg_id(CG_A) != cg_id(CG_B),
+	      "cgroup ids %llu %llu", cg_id(CG_A), cg_id(CG_B));
+	return 0;
+}
+
+/* A counter of /proc/net/snmp in the namespace; -1 when missing. */
+static long long ns_snmp(const char *field)
+{
+	int st;
+
+	return snmp_table_value(sh_out(&st, IP " netns exec " NS
+				       " cat /proc/net/snmp"), "Udp", field);
+}
+
+/* ---- the processes ---- */
+
+struct proc {
+	const char *cgroup, *comm;
+	int port, n;
+	bool closed;		/* read nothing; sends may fail (dropped) */
+	pid_t pid;
+	int go[2];		/* the parent says go when it is placed */
+};
+
+static int proc_main(struct proc *p)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = htons(p->port) };
+	char c, buf[64];
+	int tx, rx, i;
+
+	close(p->go[1]);
+	if (read(p->go[0], &c, 1) != 1 || c != 'g')
+		return 1;
+	if (enter_ns(NS))
+		return 2;
+	prctl(PR_SET_NAME, p->comm);
+	inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+	tx = socket(AF_INET, SOCK_DGRAM, 0);
+	rx = socket(AF_INET, SOCK_DGRAM, 0);
+	if (tx < 0 || rx < 0 || (!p->closed && bind(rx, (void *)&to, sizeof(to))))
+		return 3;
+	for (i = 0; i < p->n; i++) {
+		if (sendto(tx, "cg", 2, 0, (void *)&to, sizeof(to)) != 2 &&
+		    !p->closed)
+			return 4;
+		if (!p->closed && recv(rx, buf, sizeof(buf), 0) != 2)
+			return 5;
+	}
+	return 0;
+}
+
+/* Fork @p, move it into its cgroup, then let it send. */
+static int proc_start(struct proc *p)
+{
+	char path[256], pid[16];
+	int err;
+
+	CHECK(pipe(p->go) == 0, "pipe");
+	fflush(stdout);
+	p->pid = fork();
+	CHECK(p->pid >= 0, "fork: %s", strerror(errno));
+	if (p->pid == 0)
+		_exit(proc_main(p));
+	close(p->go[0]);
+	snprintf(path, sizeof(path), CG_ROOT "%s/cgroup.procs", p->cgroup);
+	snprintf(pid, sizeof(pid), "%d\n", p->pid);
+	err = write_file(path, pid);
+	if (write(p->go[1], err ? "x" : "g", 1) != 1)
+		err = -EIO;
+	close(p->go[1]);
+	CHECK(err == 0, "cannot move %d into %s: %s", p->pid, p->cgroup,
+	      strerror(-err));
+	return 0;
+}
+
+static int proc_wait(struct proc *p)
+{
+	int st;
+
+	CHECK(waitpid(p->pid, &st, 0) == p->pid && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0, "%s failed (0x%x)", p->comm, st);
+	return 0;
+}
+
+/* NA datagrams from a process in /skbprof-a, NB from one in /skbprof-b. */
+static int traffic(struct proc *a, struct proc *b)
+{
+	*a = (struct proc){ .cgroup = CG_A, .comm = "skbp_cga",
+			    .port = PORT_A, .n = NA };
+	*b = (struct proc){ .cgroup = CG_B, .comm = "skbp_cgb",
+			    .port = PORT_B, .n = NB };
+	if (proc_start(a) || proc_start(b) || proc_wait(a) || proc_wait(b))
+		return -1;
+	return 0;
+}
+
+/* ---- the files ---- */
+
+/*
+ * The count of the row of @file whose first @n fields are @want (dir,
+ * stage, then pid comm cgroup, or cgroup), the count column following
+ * them; 0 when there is none.
+ */
+static unsigned long long row_count(const char *file, const char *want)
+{
+	char path[128], *s, *p;
+	unsigned long long c = 0;
+	size_t n = strlen(want);
+
+	snprintf(path, sizeof(path), DEBUGFS_DIR "/%s", file);
+	s = read_file(path);
+	for (p = s; p && *p; ) {
+		if (!strncmp(p, want, n) && p[n] == ' ') {
+			c = strtoull(p + n + 1, NULL, 10);
+			break;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	free(s);
+	return c;
+}
+
+static unsigned long long cg_count(const char *dir, const char *stage,
+				   unsigned long long id)
+{
+	char want[96];
+
+	snprintf(want, sizeof(want), "%s %s %llu", dir, stage, id);
+	return row_count("cgroups", want);
+}
+
+static unsigned long long proc_count(const char *dir, const char *stage,
+				     const struct proc *p,
+				     unsigned long long id)
+{
+	char want[128];
+
+	snprintf(want, sizeof(want), "%s %s %d %s %llu", dir, stage, p->pid,
+		 p->comm, id);
+	return row_count("procs", want);
+}
+
+/* The sum of @stage's counts over every row of cgroups. */
+static unsigned long long cg_total(const char *dir, const char *stage)
+{
+	char *s = read_file(DEBUGFS_DIR "/cgroups"), *line, *save = NULL;
+	unsigned long long sum = 0, id, c;
+	char d[8], st[16];
+
+	for (line = s ? strtok_r(s, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%7s %15s %llu %llu", d, st, &id, &c) == 4 &&
+		    !strcmp(d, dir) && !strcmp(st, stage))
+			sum += c;
+	free(s);
+	return sum;
+}
+
+struct want {
+	const char *dir, *stage;
+	unsigned long long id, n;
+};
+
+static bool cg_reached(void *arg)
+{
+	const struct want *w = arg;
+
+	return cg_count(w->dir, w->stage, w->id) >= w->n;
+}
+
+static int control(const char *cmds)
+{
+	return write_file(DEBUGFS_DIR "/control", cmds);
+}
+
+/*
+ * Both cgroups' packets, each charged to its own cgroup and process: the
+ * transmit stages of every datagram sent, the receive stages of every one
+ * read, and the namespace's counters agree.
+ */
+TEST(cgroup_rows_count_each_cgroup)
+{
+	unsigned long long ida, idb;
+	long long in0, out0, in1, out1;
+	struct proc a, b;
+	struct want w;
+
+	if (setup())
+		return -1;
+	ida = cg_id(CG_A);
+	idb = cg_id(CG_B);
+	CHECK(skbprof_load("lifetime_sample=0") == 0, "load");
+	CHECK(control("reset\n") == 0, "reset");
+	in0 = ns_snmp("InDatagrams");
+	out0 = ns_snmp("OutDatagrams");
+	if (traffic(&a, &b))
+		return -1;
+	in1 = ns_snmp("InDatagrams");
+	out1 = ns_snmp("OutDatagrams");
+	w = (struct want){ "rx", "udp-app", idb, NB };
+	wait_until(cg_reached, &w, WAIT_MS);
+	note("cgroups a=%llu b=%llu:\n%s", ida, idb,
+	     read_file(DEBUGFS_DIR "/cgroups"));
+	CHECK_EQ(in1 - in0, NA + NB);
+	CHECK_EQ(out1 - out0, NA + NB);
+	CHECK_EQ(cg_count("tx", "app-udp", ida), NA);
+	CHECK_EQ(cg_count("tx", "tx-total", ida), NA);
+	CHECK_EQ(cg_count("rx", "udp-app", ida), NA);
+	CHECK_EQ(cg_count("rx", "rx-total", ida), NA);
+	CHECK_EQ(cg_count("tx", "app-udp", idb), NB);
+	CHECK_EQ(cg_count("rx", "udp-app", idb), NB);
+	CHECK_EQ(cg_count("rx", "rx-total", idb), NB);
+	/* nobody else was charged a datagram */
+	CHECK_EQ(cg_total("rx", "udp-app"), in1 - in0);
+	CHECK_EQ(cg_total("tx", "app-udp"), out1 - out0);
+	/* procs: the same, by process, with the cgroup column */
+	CHECK_EQ(proc_count("tx", "app-udp", &a, ida), NA);
+	CHECK_EQ(proc_count("rx", "udp-app", &a, ida), NA);
+	CHECK_EQ(proc_count("tx", "app-udp", &b, idb), NB);
+	CHECK_EQ(proc_count("rx", "udp-app", &b, idb), NB);
+	CHECK_EQ(proc_count("rx", "udp-app", &a, idb), 0);
+	/* a reset empties cgroups */
+	CHECK(control("reset\n") == 0, "reset");
+	CHECK_EQ(cg_total("rx", "udp-app"), 0);
+	CHECK(skbprof_unload() == 0, "unload");
+	teardown();
+	return 0;
+}
+
+/*
+ * `filter cgroup /skbprof-a`: exactly a's datagrams are measured; it reads
+ * back as written.  Bad paths are refused, naming the path, and change
+ * nothing.
+ */
+TEST(cgroup_filter_path)
+{
+	static const struct {
+		const char *cmd;
+		int err;
+		const char *msg;
+	} bad[] = {
+		{ "filter cgroup /skbprof-nope\n", -ENOENT,
+		  "no cgroup '/skbprof-nope' in the cgroup2 hierarchy" },
+		{ "filter cgroup skbprof-a\n", -EINVAL,
+		  "'skbprof-a' is not a path from the cgroup2 root" },
+		{ "filter cgroup " CG_A "/cgroup.procs\n", -EINVAL,
+		  "'" CG_A "/cgroup.procs' is not a cgroup directory" },
+		{ "filter cgroup " CG_A "/../skbprof-b\n", -EINVAL,
+		  "'..' component" },
+	};
+	unsigned long long ida, idb;
+	char *before, *after, *ctl, cmd[64];
+	struct proc a, b;
+	struct want w;
+	size_t i;
+	int err;
+
+	if (setup())
+		return -1;
+	ida = cg_id(CG_A);
+	idb = cg_id(CG_B);
+	CHECK(skbprof_load("lifetime_sample=0") == 0, "load");
+	CHECK(control("filter cgroup " CG_A "\nreset\n") == 0, "filter");
+	ctl = read_file(DEBUGFS_DIR "/control");
+	CHECK(ctl && !strncmp(ctl, "filter cgroup " CG_A "\n", 15 + strlen(CG_A)),
+	      "control reads '%s'", ctl);
+	free(ctl);
+	if (traffic(&a, &b))
+		return -1;
+	w = (struct want){ "rx", "udp-app", ida, NA };
+	wait_until(cg_reached, &w, WAIT_MS);
+	note("cgroups a=%llu b=%llu:\n%s", ida, idb,
+	     read_file(DEBUGFS_DIR "/cgroups"));
+	CHECK_EQ(cg_count("tx", "app-udp", ida), NA);
+	CHECK_EQ(cg_count("rx", "udp-app", ida), NA);
+	CHECK_EQ(cg_total("tx", "app-udp"), NA);
+	CHECK_EQ(cg_total("rx", "udp-app"), NA);
+	CHECK_EQ(cg_count("rx", "udp-app", idb), 0);
+
+	/* the same by id */
+	CHECK(control("reset\n") == 0, "reset");
+	snprintf(cmd, sizeof(cmd), "filter cgroup %llu\n", idb);
+	CHECK(control(cmd) == 0, "%s", cmd);
+	if (traffic(&a, &b))
+		return -1;
+	w = (struct want){ "rx", "udp-app", idb, NB };
+	wait_until(cg_reached, &w, WAIT_MS);
+	CHECK_EQ(cg_total("rx", "udp-app"), NB);
+	CHECK_EQ(cg_count("tx", "app-udp", idb), NB);
+
+	before = read_file(DEBUGFS_DIR "/control");
+	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		err = control(bad[i].cmd);
+		after = read_file(DEBUGFS_DIR "/control");
+		CHECK(err == bad[i].err, "'%s' gave %d, want %d", bad[i].cmd,
+		      err, bad[i].err);
+		CHECK(after && strstr(after, bad[i].msg),
+		      "'%s': control says '%s', want '%s'", bad[i].cmd, after,
+		      bad[i].msg);
+		/* all but the last_error line as before */
+		CHECK(before && !strncmp(before, after,
+					 strstr(before, "last_error:") - before),
+		      "'%s' changed the configuration: '%s'", bad[i].cmd, after);
+		free(after);
+	}
+	free(before);
+	CHECK(skbprof_unload() == 0, "unload");
+	teardown();
+	return 0;
+}
+
+/*
+ * The sum of the drops rows of namespace @ns located in @fn (NULL: any),
+ * of cgroup @cg (NULL: any); *@rows gets how many rows.
+ */
+static unsigned long long drops_sum(unsigned long long ns, const char *fn,
+				    const char *cg, int *rows)
+{
+	char *s = read_file(DEBUGFS_DIR "/drops"), *line, *save = NULL;
+	unsigned long long sum = 0, cnt;
+	char nsc[16], cgc[32], loc[128];
+
+	note("drops:\n%s", s);
+	*rows = 0;
+	for (line = s ? strtok_r(s, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		/* count reason proto dev netns cgroup stage first last loc */
+		if (sscanf(line, "%llu %*s %*s %*s %15s %31s %*s %*s %*s %127s",
+			   &cnt, nsc, cgc, loc) != 4 ||
+		    strtoull(nsc, NULL, 10) != ns || (cg && strcmp(cgc, cg)) ||
+		    (fn && (strncmp(loc, fn, strlen(fn)) ||
+			    loc[strlen(fn)] != '+')))
+			continue;
+		sum += cnt;
+		(*rows)++;
+	}
+	free(s);
+	return sum;
+}
+
+/*
+ * The drops row of a drop sums only the drops of its namespace: N to a
+ * closed port in the namespace and M in the initial one give two rows,
+ * N with the namespace's inode and M with the initial one's, each equal
+ * to its namespace's NoPorts.  Without a socket the cgroup is "-".
+ */
+TEST(cgroup_drops_netns)
+{
+	const char *fn = udp_noport_fn(AF_INET);
+	unsigned long long ino = 0, init_ino;
+	long long nb, na, ib, ia;
+	struct proc c = { .cgroup = CG_A, .comm = "skbp_cgc",
+			  .port = PORT_CLOSED, .n = 17, .closed = true };
+	struct stat st;
+	int rows;
+
+	if (setup())
+		return -1;
+	ino = ns_inode();
+	CHECK(stat("/proc/self/ns/net", &st) == 0, "stat own netns");
+	init_ino = st.st_ino;
+	CHECK(ino && ino != init_ino, "netns inodes %llu %llu", ino, init_ino);
+	CHECK(skbprof_load("lifetime_sample=0") == 0, "load");
+	CHECK(control("reset\n") == 0, "reset");
+	nb = ns_snmp("NoPorts");
+	ib = snmp_value("Udp", "NoPorts");
+	if (proc_start(&c) || proc_wait(&c))
+		return -1;
+	CHECK(sh("skbprof-traffic udp 127.0.0.1 %d 11", PORT_CLOSED) == 0,
+	      "traffic in the initial namespace");
+	na = ns_snmp("NoPorts");
+	ia = snmp_value("Udp", "NoPorts");
+	note("netns %llu, init %llu", ino, init_ino);
+	CHECK_EQ(na - nb, c.n);
+	CHECK_EQ(drops_sum(ino, fn, "-", &rows), na - nb);
+	CHECK_EQ(rows, 1);
+	CHECK_EQ(ia - ib, 11);
+	CHECK_EQ(drops_sum(init_ino, fn, NULL, &rows), ia - ib);
+	CHECK(skbprof_unload() == 0, "unload");
+	teardown();
+	return 0;
+}
+
+/* The packets nftables counted in the namespace's output chain; -1: none. */
+static long long nft_out_packets(void)
+{
+	char *out = sh_out(NULL, IP " netns exec " NS
+			   " nft list chain inet skbprof_cg out"), *p;
+	long long n = -1;
+
+	p = out ? strstr(out, "counter packets ") : NULL;
+	if (p)
+		n = atoll(p + strlen("counter packets "));
+	note("%s", out);
+	free(out);
+	return n;
+}
+
+/*
+ * A drop of a packet whose socket is known carries the socket's cgroup:
+ * nftables drops the datagrams a process in /skbprof-a sends, in the
+ * output hook of the namespace; the rows of that namespace with a's id
+ * sum to what nftables counted, and to what was sent.
+ */
+TEST(cgroup_drops_socket_cgroup)
+{
+	struct proc c = { .cgroup = CG_A, .comm = "skbp_cgd",
+			  .port = PORT_CLOSED, .n = 13, .closed = true };
+	char id[24];
+	long long pkts;
+	int rows, err;
+
+	err = kmod_probe("nf_tables");
+	CHECK(err == 0, "loading nf_tables: %s", strerror(-err));
+	kmod_probe("nft_counter");	/* a module on 5.10, built in later */
+	if (setup())
+		return -1;
+	snprintf(id, sizeof(id), "%llu", cg_id(CG_A));
+	CHECK(sh(IP " netns exec " NS " nft add table inet skbprof_cg && "
+		 IP " netns exec " NS " nft add chain inet skbprof_cg out "
+		 "'{ type filter hook output priority 0; }' && "
+		 IP " netns exec " NS " nft add rule inet skbprof_cg out "
+		 "udp dport %d counter drop", PORT_CLOSED) == 0, "nft setup");
+	CHECK(skbprof_load("lifetime_sample=0") == 0, "load");
+	CHECK(control("reset\n") == 0, "reset");
+	if (proc_start(&c) || proc_wait(&c))
+		return -1;
+	pkts = nft_out_packets();
+	CHECK_EQ(pkts, c.n);
+	CHECK_EQ(drops_sum(ns_inode(), NULL, id, &rows), pkts);
+	CHECK(rows >= 1, "no row of cgroup %s", id);
+	CHECK(skbprof_unload() == 0, "unload");
+	teardown();
+	return 0;
+}
