@@ -216,6 +216,17 @@ int write_file(const char *path, const char *data)
 	return n == (ssize_t)len ? 0 : -EIO;
 }
 
+const char *line_after(const char *text, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	const char *p;
+
+	for (p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, prefix, n) && (p[n] == ' ' || p[n] == '\t'))
+			return p + n + 1;
+	return NULL;
+}
+
 int enter_ns(const char *ns)
 {
 	char path[128];

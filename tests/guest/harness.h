@@ -117,6 +117,12 @@ int kmemleak_skbprof_leaks(int *reports);
 /* clock_gettime(@clk) in nanoseconds. */
 unsigned long long clock_ns(int clk);
 
+/*
+ * The first line of @text that starts with @prefix followed by a blank:
+ * a pointer to what follows the blank, or NULL.
+ */
+const char *line_after(const char *text, const char *prefix);
+
 /* Enter the network namespace `ip netns` calls @ns; 0 or a negative errno. */
 int enter_ns(const char *ns);
 

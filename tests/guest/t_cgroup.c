@@ -190,21 +190,14 @@ static int traffic(struct proc *a, struct proc *b)
  */
 static unsigned long long row_count(const char *file, const char *want)
 {
-	char path[128], *s, *p;
-	unsigned long long c = 0;
-	size_t n = strlen(want);
+	char path[128], *s;
+	const char *rest;
+	unsigned long long c;
 
 	snprintf(path, sizeof(path), DEBUGFS_DIR "/%s", file);
 	s = read_file(path);
-	for (p = s; p && *p; ) {
-		if (!strncmp(p, want, n) && p[n] == ' ') {
-			c = strtoull(p + n + 1, NULL, 10);
-			break;
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
+	rest = line_after(s, want);
+	c = rest ? strtoull(rest, NULL, 10) : 0;
 	free(s);
 	return c;
 }

@@ -46,6 +46,16 @@ static size_t snap(struct tbl *x, unsigned long gen, struct dt_row *rows,
 	return dt_snapshot(&x->t, gen, rows, max);
 }
 
+/* The rows of tables @a and @b (generation 1), merged. */
+static size_t merged(struct tbl *a, struct tbl *b, struct dt_row *rows,
+		     size_t max)
+{
+	size_t n = snap(a, 1, rows, max);
+
+	n += snap(b, 1, rows + n, max - n);
+	return dt_merge(rows, n);
+}
+
 static const struct dt_row *find(const struct dt_row *rows, size_t n,
 				 unsigned long loc, u32 reason)
 {
@@ -314,9 +324,7 @@ UNIT_TEST(stage_is_part_of_the_key)
 	dt_record(&b.t, 1, &s);
 	EXPECT_EQ(a.t.used, 2);
 	EXPECT_EQ(b.t.used, 2);
-	n = snap(&a, 1, rows, 8);
-	n += snap(&b, 1, rows + n, 8 - n);
-	n = dt_merge(rows, n);
+	n = merged(&a, &b, rows, 8);
 	EXPECT_EQ(n, 3);
 	/* two each for stages 2 and 9; ties by location, reason, stage */
 	EXPECT_EQ(rows[0].stage, 2);
@@ -351,9 +359,7 @@ UNIT_TEST(netns_is_part_of_the_key)
 	dt_record(&b.t, 1, &s);
 	EXPECT_EQ(a.t.used, 2);
 	EXPECT_EQ(b.t.used, 2);
-	n = snap(&a, 1, rows, 8);
-	n += snap(&b, 1, rows + n, 8 - n);
-	n = dt_merge(rows, n);
+	n = merged(&a, &b, rows, 8);
 	EXPECT_EQ(n, 3);
 	for (i = 0; i < n; i++)
 		sum[rows[i].netns == 4026531840u ? 0 :
@@ -422,9 +428,7 @@ UNIT_TEST(merge_takes_latest_attributes_and_flags_differences)
 	dt_record(&a.t, 1, &s);
 	s = smp(0x1000, 0, 50, ETH_P_IP, IPPROTO_UDP, "eth0");
 	dt_record(&b.t, 1, &s);
-	n = snap(&b, 1, rows, 4);
-	n += snap(&a, 1, rows + n, 4 - n);
-	n = dt_merge(rows, n);
+	n = merged(&b, &a, rows, 4);
 	EXPECT_EQ(n, 1);
 	EXPECT_EQ(rows[0].count, 2);
 	EXPECT(!strcmp(rows[0].dev, "eth1"), "dev '%s', want the latest", rows[0].dev);
