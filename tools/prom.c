@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "skbprof.h"
 
@@ -121,6 +122,24 @@ static void latency(json_object *lat, json_object *life)
 	}
 }
 
+/* Replace a row's "cgroup" id by its path, when it resolves. */
+static void cgroup_label(json_object *r)
+{
+	const char *p, *id;
+	json_object *v;
+	char buf[4096];
+
+	if (!json_object_object_get_ex(r, "cgroup", &v) || !v)
+		return;
+	id = json_object_get_string(v);
+	p = cgroup_path(strtoull(id, NULL, 10));
+	if (!p)
+		return;
+	/* "1234+": several cgroups, the latest's path marked so */
+	snprintf(buf, sizeof(buf), "%s%s", p, strchr(id, '+') ? "+" : "");
+	json_object_object_add(r, "cgroup", json_object_new_string(buf));
+}
+
 static void drops(json_object *d)
 {
 	static const char *const keys[] = {
@@ -135,21 +154,8 @@ static void drops(json_object *d)
 	if (!sum)
 		return;
 	/* the cgroup label: its path when it resolves, else its id */
-	for (i = 0; i < n; i++) {
-		json_object *r = json_object_array_get_idx(rows, i), *v;
-		const char *p, *id;
-		char buf[4096];
-
-		if (!json_object_object_get_ex(r, "cgroup", &v) || !v)
-			continue;
-		id = json_object_get_string(v);
-		p = cgroup_path(strtoull(id, NULL, 10));
-		if (!p)
-			continue;
-		/* "1234+": several cgroups, the latest's path marked so */
-		snprintf(buf, sizeof(buf), "%s%s", p, strchr(id, '+') ? "+" : "");
-		json_object_object_add(r, "cgroup", json_object_new_string(buf));
-	}
+	for (i = 0; i < n; i++)
+		cgroup_label(json_object_array_get_idx(rows, i));
 	family("skbprof_drops_total", "counter",
 	       "Packets freed as dropped, by drop reason, code location and network namespace.");
 	/* rows with the same labels (say, two "-+" devices) add up */
@@ -181,6 +187,47 @@ static void drops(json_object *d)
 		printf("} %llu\n", (unsigned long long)sum[i]);
 	}
 	free(sum);
+}
+
+/*
+ * The cgroups view: per cgroup and stage, the packets measured and their
+ * p50, p99 and max, as the module's file gives them (no histograms).
+ */
+static void cgroups(json_object *c)
+{
+	static const char *const keys[] = { "dir", "stage", "cgroup", NULL };
+	static const struct {
+		const char *name, *col, *help;
+	} q[] = {
+		{ "skbprof_cgroup_stage_p50_seconds", "p50",
+		  "Median time of a stage, packets of processes of a cgroup." },
+		{ "skbprof_cgroup_stage_p99_seconds", "p99",
+		  "99th percentile time of a stage, packets of processes of a cgroup." },
+		{ "skbprof_cgroup_stage_max_seconds", "max",
+		  "Longest time of a stage, packets of processes of a cgroup." },
+	};
+	json_object *rows = json_object_object_get(c, "cgroups"), *r;
+	size_t i, n = json_object_array_length(rows), k;
+
+	for (i = 0; i < n; i++)
+		cgroup_label(json_object_array_get_idx(rows, i));
+	family("skbprof_cgroup_stage_packets_total", "counter",
+	       "Packets measured in a stage, charged to processes of a cgroup (cgroup v2).");
+	for (i = 0; i < n; i++) {
+		r = json_object_array_get_idx(rows, i);
+		fputs("skbprof_cgroup_stage_packets_total", stdout);
+		put_labels(r, keys);
+		printf("} %llu\n", (unsigned long long)jget_u64(r, "count"));
+	}
+	for (k = 0; k < sizeof(q) / sizeof(q[0]); k++) {
+		family(q[k].name, "gauge", q[k].help);
+		for (i = 0; i < n; i++) {
+			r = json_object_array_get_idx(rows, i);
+			fputs(q[k].name, stdout);
+			put_labels(r, keys);
+			printf("} %.9f\n", jget_u64(r, q[k].col) * 1e-9);
+		}
+	}
 }
 
 static bool is_gauge(const char *key)
@@ -285,8 +332,8 @@ int prom_main(void)
 	static const char *const files[] = {
 		"stats", "latency_buckets", "lifetime_buckets", "drops"
 	};
-	json_object *t[4];
-	char *text;
+	json_object *t[4], *c = NULL;
+	char *text, path[4096];
 	int i, rc = 0;
 
 	memset(t, 0, sizeof(t));
@@ -305,11 +352,22 @@ int prom_main(void)
 	}
 	latency(t[1], t[2]);
 	drops(t[3]);
+	/* cgroups: a module before it has no such file */
+	snprintf(path, sizeof(path), "%s/cgroups", opt.root);
+	if (access(path, F_OK) == 0) {
+		text = read_view("cgroups", &rc);
+		if (!text)
+			goto out;
+		c = parse_hists(text, "cgroups");
+		free(text);
+		cgroups(c);
+	}
 	probes(t[0]);
 	counters(t[0]);
 	rc = fflush(stdout) ? EXIT_RUNTIME : 0;
 out:
 	for (i = 0; i < 4; i++)
 		json_object_put(t[i]);
+	json_object_put(c);
 	return rc;
 }

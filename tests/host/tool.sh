@@ -170,6 +170,7 @@ views() {
 	else
 		fail "$n/prom/promtool" "$(head -c 500 "$tmp/promtool.out")"
 	fi
+	eq "$n/prom/no-cgroups-file" "$(grep -c '^skbprof_cgroup_' "$tmp/p.prom")" 0
 	eq "$n/prom/drops" "$(awk '/^skbprof_drops_total\{/ { s += $NF } END { print s }' "$tmp/p.prom")" \
 		"$(awk '$1 ~ /^[0-9]+$/ { s += $1 } END { print s }' "$d/drops")"
 	got=$(grep -E '^skbprof_stage_latency_seconds_count\{' "$tmp/p.prom" | sed -E 's/.*dir="([a-z]+)",stage="([a-z-]+)"\} /\1 \2 /')
@@ -310,6 +311,14 @@ eq next/trace-paths "$("$tool" -r "$tmp/cgnext" -j trace | jq -c 'select(.type =
 if promtool check metrics < "$tmp/cg.prom" > "$tmp/promtool.out" 2>&1; then ok next/prom-promtool; else fail next/prom-promtool "$(head -c 300 "$tmp/promtool.out")"; fi
 eq next/prom-drops-labels "$(grep '^skbprof_drops_total{' "$tmp/cg.prom" | grep -o 'netns="[^"]*",cgroup="[^"]*"' | tr '\n' ' ')" \
 	'netns="4026531840",cgroup="" netns="4026532288",cgroup="" netns="4026531840",cgroup="/test/a" netns="4026532288",cgroup="/test/b+" netns="",cgroup="" '
+# the cgroups view in prom: a counter of packets and p50/p99/max gauges
+eq next/prom-cgroups "$(grep -E '^skbprof_cgroup_stage_(packets_total|p99_seconds)\{' "$tmp/cg.prom")" \
+'skbprof_cgroup_stage_packets_total{dir="rx",stage="udp-app",cgroup="/test/a"} 300
+skbprof_cgroup_stage_packets_total{dir="tx",stage="app-udp",cgroup="/test/a"} 300
+skbprof_cgroup_stage_packets_total{dir="tx",stage="app-udp",cgroup="/test/b"} 200
+skbprof_cgroup_stage_p99_seconds{dir="rx",stage="udp-app",cgroup="/test/a"} 0.000009800
+skbprof_cgroup_stage_p99_seconds{dir="tx",stage="app-udp",cgroup="/test/a"} 0.000003300
+skbprof_cgroup_stage_p99_seconds{dir="tx",stage="app-udp",cgroup="/test/b"} 0.000003400'
 # a path that does not resolve (removed since): the id stays
 rmdir "$tmp/cg2/test/b"
 eq next/cgroups-gone "$("$tool" -r "$tmp/cgnext" -j cgroups | jq -c '[.cgroups[] | .cgroup_path]')" '["/test/a","/test/a",null]'
