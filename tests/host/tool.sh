@@ -54,7 +54,9 @@ cc -shared -fPIC -O2 -Wall -Werror -o "$tmp/failwrite.so" "$top/tests/host/lib/f
 # views TOOL TAG KERNEL: every view of fixtures/KERNEL/t1 with TOOL.
 views() {
 	local tool=$1 tag=$2 k=$3 d=$fix/$3/t1 n=$2/$3 v got want
-	for v in stats drops latency procs lifetime control; do
+	for v in stats drops latency procs cgroups lifetime control; do
+		# captures before the cgroups file have none
+		[ -e "$d/$v" ] || continue
 		# drops: its times in wall-clock time, below
 		if [ $v = drops ] || diff <("$tool" --root "$d" "$v") "$d/$v" >/dev/null; then
 			ok "$n/text/$v"
@@ -146,8 +148,13 @@ views() {
 	eq "$n/json/lifetime-buckets-are-the-files" "$got" "$want"
 
 	# procs, lifetime, stats, control
-	eq "$n/json/procs" "$(jq -r '.procs[] | "\(.dir) \(.stage) \(.pid) \(.comm) \(.count) \(.p50) \(.p99) \(.max)"' "$tmp/procs.json")" \
+	# (captures before the cgroup column have none)
+	eq "$n/json/procs" "$(jq -r '.procs[] | "\(.dir) \(.stage) \(.pid) \(.comm) \(if has("cgroup") then "\(.cgroup // "-") " else "" end)\(.count) \(.p50) \(.p99) \(.max)"' "$tmp/procs.json")" \
 		"$(grep -E '^(rx|tx) ' "$d/procs")"
+	if [ -e "$d/cgroups" ]; then
+		eq "$n/json/cgroups" "$(jq -r '.cgroups[] | "\(.dir) \(.stage) \(.cgroup) \(.count) \(.p50) \(.p99) \(.max)"' "$tmp/cgroups.json")" \
+			"$(grep -E '^(rx|tx) ' "$d/cgroups")"
+	fi
 	eq "$n/json/lifetime" "$(jq -r '.lifetime | "lifetime \(.count) \(.min) \(.p50) \(.p90) \(.p99) \(.max) \(.avg)"' "$tmp/lifetime.json")" \
 		"$(grep '^lifetime ' "$d/lifetime")"
 	eq "$n/json/lifetime-sample" "$(jq .sample "$tmp/lifetime.json")" 4
