@@ -121,9 +121,9 @@ static double now(void)
 
 /* ---- what the children report -------------------------------------- */
 
-#define NFILES 9
+#define NFILES 10
 static const char *const files[NFILES] = {
-	"stats", "control", "drops", "latency", "procs", "lifetime",
+	"stats", "control", "drops", "latency", "procs", "cgroups", "lifetime",
 	"latency_buckets", "lifetime_buckets", "trace",
 };
 

@@ -163,8 +163,8 @@ static long long utc_ns(json_object *o, const char *key)
 TEST(tool_views)
 {
 	static const char *const views[] = {
-		"stats", "drops", "latency", "procs", "lifetime", "control", "prom",
-		"filter", NULL
+		"stats", "drops", "latency", "procs", "cgroups", "lifetime",
+		"control", "prom", "filter", NULL
 	};
 	char args[64], *out;
 	json_object *o;
