@@ -168,8 +168,13 @@ views() {
 		"$(awk '$1 == "stage" { print $2, $3, $4 }' "$d/stats")"
 	eq "$n/json/stats-kernel" "$(jq -r .kernel "$tmp/stats.json")" "$(awk '$1 == "kernel" { print $2 }' "$d/stats")"
 	eq "$n/json/stats-nothing-unparsed" "$(jq '.other | length' "$tmp/stats.json")" 0
-	eq "$n/json/control" "$(jq -c . "$tmp/control.json")" \
-		'{"filter":null,"sample":1,"stages":"all","lifetime":4,"trace":"on","last_error":null}'
+	eq "$n/json/control" "$(jq -c 'del(.lifetime)' "$tmp/control.json")" \
+		'{"filter":null,"sample":1,"stages":"all","trace":"on","last_error":null}'
+	# captures before control printed lifetime have none
+	if grep -q '^lifetime ' "$d/control"; then
+		eq "$n/json/control-lifetime" "$(jq .lifetime "$tmp/control.json")" \
+			"$(awk '$1 == "lifetime" { print $2 }' "$d/control")"
+	fi
 
 	# prom: promtool, and its numbers against the files
 	if "$tool" --root "$d" prom > "$tmp/p.prom" && promtool check metrics < "$tmp/p.prom" > "$tmp/promtool.out" 2>&1; then
@@ -177,7 +182,12 @@ views() {
 	else
 		fail "$n/prom/promtool" "$(head -c 500 "$tmp/promtool.out")"
 	fi
-	eq "$n/prom/no-cgroups-file" "$(grep -c '^skbprof_cgroup_' "$tmp/p.prom")" 0
+	if [ -e "$d/cgroups" ]; then
+		eq "$n/prom/cgroups" "$(awk '/^skbprof_cgroup_stage_packets_total\{/ { s += $NF } END { print s }' "$tmp/p.prom")" \
+			"$(awk '/^(rx|tx) / { s += $4 } END { print s }' "$d/cgroups")"
+	else
+		eq "$n/prom/no-cgroups-file" "$(grep -c '^skbprof_cgroup_' "$tmp/p.prom")" 0
+	fi
 	eq "$n/prom/drops" "$(awk '/^skbprof_drops_total\{/ { s += $NF } END { print s }' "$tmp/p.prom")" \
 		"$(awk '$1 ~ /^[0-9]+$/ { s += $1 } END { print s }' "$d/drops")"
 	got=$(grep -E '^skbprof_stage_latency_seconds_count\{' "$tmp/p.prom" | sed -E 's/.*dir="([a-z]+)",stage="([a-z-]+)"\} /\1 \2 /')
