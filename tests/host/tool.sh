@@ -314,7 +314,7 @@ ib=$(stat -c %i "$tmp/cg2/test/b")
 for f in drops procs cgroups trace; do
 	sed -e "s/\b7001\b/$ia/g" -e "s/\b7002\b/$ib/g" "$d/$f" > "$tmp/cgnext/$f"
 done
-cp "$fix/6.1/t1/stats" "$fix/6.1/t1/latency" "$fix/6.1/t1/lifetime" "$tmp/cgnext/"
+cp "$fix"/6.1/t1/{stats,latency,latency_buckets,lifetime,lifetime_buckets} "$tmp/cgnext/"
 export SKBPROF_CGROUP_ROOT=$tmp/cg2
 eq next/cgroups-paths "$("$tmp/skbprof-asan" -r "$tmp/cgnext" -j cgroups | jq -r '.cgroups[] | "\(.cgroup_path) \(.count)"')" \
 "/test/a 300
