@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -498,6 +499,37 @@ long long softnet_dropped(void)
 			sum += dropped;
 	free(s);
 	return sum;
+}
+
+int kver(void)
+{
+	static int v;
+	struct utsname u;
+	int a = 0, b = 0;
+
+	if (!v) {
+		uname(&u);
+		sscanf(u.release, "%d.%d", &a, &b);
+		v = a * 100 + b;
+	}
+	return v;
+}
+
+long long nft_packets(const char *ns, const char *chain)
+{
+	long long pkts = -1;
+	char *out, *p;
+
+	if (ns)
+		out = sh_out(NULL, "/usr/sbin/ip netns exec %s nft list chain %s",
+			     ns, chain);
+	else
+		out = sh_out(NULL, "nft list chain %s", chain);
+	p = out ? strstr(out, "counter packets ") : NULL;
+	if (p)
+		pkts = atoll(p + strlen("counter packets "));
+	free(out);
+	return pkts;
 }
 
 bool kallsyms_has(const char *sym)

@@ -93,6 +93,15 @@ long long snmp_value(const char *proto, const char *field);
  */
 long long softnet_dropped(void);
 
+/*
+ * Packets of the first counter of nft chain @chain ("inet t c") in
+ * network namespace @ns (NULL: the test's own), or -1.
+ */
+long long nft_packets(const char *ns, const char *chain);
+
+/* The running kernel's major * 100 + minor: 510 for 5.10. */
+int kver(void);
+
 /* Is @sym a symbol of the running kernel or a module (/proc/kallsyms)? */
 bool kallsyms_has(const char *sym);
 

@@ -66,20 +66,6 @@ static struct dtab tab;
 
 /* ---- kernel facts ---------------------------------------------------- */
 
-static int kver(void)
-{
-	static int v;
-	struct utsname u;
-	int a = 0, b = 0;
-
-	if (!v) {
-		uname(&u);
-		sscanf(u.release, "%d.%d", &a, &b);
-		v = a * 100 + b;
-	}
-	return v;
-}
-
 /* Drop reasons appeared in the kfree_skb tracepoint in 5.17. */
 static bool have_reasons(void)
 {
@@ -572,20 +558,6 @@ static const char *const *nft_drop_syms(void)
 	return kver() < 600 ? syms510 : syms6;
 }
 
-/* Packets of the first counter of nft chain @chain ("inet t c"), or -1. */
-static long long nft_packets(const char *chain)
-{
-	long long pkts = -1;
-	char *out, *p;
-
-	out = sh_out(NULL, "nft list chain %s", chain);
-	p = strstr(out, "counter packets ");
-	if (p)
-		pkts = atoll(p + strlen("counter packets "));
-	free(out);
-	return pkts;
-}
-
 struct nft_want {
 	const char *chain;
 	long long want;
@@ -594,7 +566,7 @@ struct nft_want {
 static bool nft_reached(void *arg)
 {
 	const struct nft_want *w = arg;
-	long long v = nft_packets(w->chain);
+	long long v = nft_packets(NULL, w->chain);
 
 	/* no counter: nothing to wait for */
 	return v < 0 || v >= w->want;
@@ -611,7 +583,7 @@ static long long nft_wait(const char *chain, long long want)
 	if (!wait_until(nft_reached, &w, WAIT_MS))
 		note("the counter of %s is below %lld after %d ms", chain, want,
 		     WAIT_MS);
-	return nft_packets(chain);
+	return nft_packets(NULL, chain);
 }
 
 /* ---- the tests -------------------------------------------------------- */

@@ -62,16 +62,6 @@
 #define PORT_FULL	34103	/* a socket that never reads, tiny buffer */
 #define PORT_HOARD	34104	/* one that never reads, huge buffer */
 
-static int kver(void)
-{
-	struct utsname u;
-	int a = 0, b = 0;
-
-	uname(&u);
-	sscanf(u.release, "%d.%d", &a, &b);
-	return a * 100 + b;
-}
-
 static void msleep(int ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
