@@ -800,6 +800,75 @@ static void learn(struct stamp *s, const struct sk_buff *skb, u8 point)
 		skbprof_skb_dev_info(skb, s->dev);
 }
 
+/* ---- who reads a received packet ---- */
+
+/*
+ * The tasks in a receive call with MSG_PEEK on an inet socket, set and
+ * cleared with cmpxchg by the recvmsg probes (lat_rx_recv_begin()), in
+ * process context; @npeekers counts them, so that the common case, nobody
+ * peeking, costs one read.  A task that finds no free slot is not known
+ * to peek: its peeks end timelines as reads did before.
+ */
+#define PEEKERS		64
+static const struct task_struct *peekers[PEEKERS];
+static atomic_t npeekers = ATOMIC_INIT(0);
+
+static int peek_slot(void)
+{
+	int i;
+
+	for (i = 0; i < PEEKERS; i++)
+		if (READ_ONCE(peekers[i]) == current)
+			return i;
+	return -1;
+}
+
+int lat_rx_recv_begin(bool peek)
+{
+	int i;
+
+	if (!peek) {
+		/* a peek whose end was missed: this call is a read */
+		if (atomic_read(&npeekers)) {
+			i = peek_slot();
+			if (i >= 0)
+				lat_rx_recv_end(i);
+		}
+		return -1;
+	}
+	i = peek_slot();
+	if (i >= 0)
+		return i;
+	for (i = 0; i < PEEKERS; i++) {
+		if (!cmpxchg(&peekers[i], NULL, current)) {
+			atomic_inc(&npeekers);
+			return i;
+		}
+	}
+	return -1;
+}
+
+void lat_rx_recv_end(int slot)
+{
+	if (slot < 0 || slot >= PEEKERS ||
+	    cmpxchg(&peekers[slot], current, NULL) != current)
+		return;
+	atomic_dec(&npeekers);
+}
+
+/*
+ * Is the copy of @skb, whose timeline is @s, the receiver's read?  Only
+ * the skb that carried the timeline into the socket (a tap, a raw socket
+ * or another multicast receiver reads a clone), and not in a MSG_PEEK call
+ * (the data stays queued for the read that counts).
+ */
+static bool rx_reader(const struct stamp *s, const struct sk_buff *skb)
+{
+	if (s->owner != skb)
+		return false;
+	return !atomic_read(&npeekers) || peek_slot() < 0;
+}
+
 /* A point after the first of a @kind timeline. */
 static void lat_point(const struct sk_buff *skb, u8 kind, u8 point, u8 proto,
 		      u16 via)
@@ -822,6 +891,10 @@ static void lat_point(const struct sk_buff *skb, u8 kind, u8 point, u8 proto,
 			   kind == STAMP_TX || point != RXP_APP, &flags);
 	if (!s)
 		goto out;
+	if (kind == STAMP_RX && point == RXP_APP && !rx_reader(s, skb)) {
+		stamp_unlock(s, flags);
+		goto out;
+	}
 	if (stale(s, now)) {
 		end_incomplete(s, END_EVICTED);
 		stamp_remove(s, flags);

@@ -36,6 +36,13 @@ void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
 void lat_tx_point(const struct sk_buff *skb, enum tx_point point, u8 proto,
 		  u16 via);
 void lat_free(const struct sk_buff *skb, enum lat_end why);
+/*
+ * A receive call of the current task on an inet socket begins (@peek: with
+ * MSG_PEEK); the slot it took for a peek, or -1.  Until
+ * lat_rx_recv_end(slot), its copies are peeks, which end no timeline.
+ */
+int lat_rx_recv_begin(bool peek);
+void lat_rx_recv_end(int slot);
 void lat_rekey(const struct sk_buff *skb, const void *old_head);
 
 /* How far the timeline of a dropped skb got, for drops.c. */

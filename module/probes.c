@@ -152,6 +152,26 @@ static void tp_rx_start_entry(void *data, const struct sk_buff *skb)
 	lat_rx_start(skb, ((struct cand *)data)->id);
 }
 
+/*
+ * inet_recvmsg(sock, msg, size, flags), inet6_recvmsg: a receive call
+ * with MSG_PEEK keeps the return probe, which ends the peek.
+ */
+static int krp_recv_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	int *slot = (void *)ri->data;
+
+	if (!hit(krp_cand(ri)))
+		return 1;
+	*slot = lat_rx_recv_begin((unsigned long)ARG(regs, 3) & MSG_PEEK);
+	return *slot < 0;
+}
+
+static int krp_recv_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	lat_rx_recv_end(*(int *)ri->data);
+	return 0;
+}
+
 static int kp_rx_ip(struct kprobe *p, struct pt_regs *regs)
 {
 	if (!hit(kp_cand(p)))
@@ -416,6 +436,12 @@ static struct cand c_rx_drv[] = {
 	TP("netif_receive_skb", tp_rx_start),
 };
 
+/* receive calls on inet sockets: which of them peek */
+static struct cand c_rx_recv[] = {
+	KRP("inet_recvmsg", krp_recv_entry, krp_recv_ret, sizeof(int)),
+	KRP("inet6_recvmsg", krp_recv_entry, krp_recv_ret, sizeof(int)),
+};
+
 static struct cand c_rx_ip4[] = {
 	KP("ip_rcv_core", kp_rx_ip),	/* ip_rcv and ip_list_rcv */
 	KP("ip_rcv", kp_rx_ip),
@@ -560,6 +586,8 @@ static struct group groups[] = {
 	GROUP("rx-app-udp", STAMP_RX, RXP_APP, IPPROTO_UDP, true,
 	      c_rx_app_udp),
 	GROUP("rx-app-csum", STAMP_RX, RXP_APP, 0, true, c_rx_app_csum),
+	/* no point of its own: armed with the receive stages */
+	GROUP("rx-recv", STAMP_RX, -1, 0, true, c_rx_recv),
 	GROUP("tx-app-tcp", STAMP_TX, TXP_APP, IPPROTO_TCP, false,
 	      c_tx_app_tcp),
 	GROUP("tx-app-udp4", STAMP_TX, TXP_APP, IPPROTO_UDP, false,

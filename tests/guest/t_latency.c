@@ -14,9 +14,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/ethtool.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <linux/ip.h>
 #include <linux/sockios.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sched.h>
@@ -118,6 +122,22 @@ static long long stat_value(const char *key)
 	}
 	free(s);
 	return v;
+}
+
+/* Kept receive timelines that ended before the read (incomplete_rx_*). */
+static long long rx_incomplete(void)
+{
+	static const char *const why[] = { "dropped", "freed", "evicted",
+					   "restarted", "rekeyed" };
+	long long sum = 0;
+	char key[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(why) / sizeof(*why); i++) {
+		snprintf(key, sizeof(key), "incomplete_rx_%s", why[i]);
+		sum += stat_value(key);
+	}
+	return sum;
 }
 
 /* The procs row "<dir> <stage> <pid> <comm> <cgroup>": 0 if found. */
@@ -297,6 +317,7 @@ struct traffic {
 	/* called when both ends are up, before the first message */
 	int (*ready)(struct traffic *t);
 	unsigned long long wait_ns;	/* receiver lets each wait this long */
+	bool peek;		/* receiver peeks at each before the wait */
 	const char *rx_comm, *tx_comm;
 	unsigned long long waited_min;	/* out: shortest wait it made */
 	/* out: longest time from a sendto() to the end of its recv() */
@@ -335,11 +356,11 @@ static int wait_readable(int fd)
 }
 
 /*
- * The receiver (namespace B).  Per message: wait until it is queued, let it
- * wait t->wait_ns, read it, then tell the parent, which lets the sender
- * send the next one (so TCP never coalesces two in the receive queue).
- * For TCP it answers each message with one byte.  Exit status: 0 or a
- * step number.
+ * The receiver (namespace B).  Per message: wait until it is queued, peek
+ * at it if asked, let it wait t->wait_ns, read it, then tell the parent,
+ * which lets the sender send the next one (so TCP never coalesces two in
+ * the receive queue).  For TCP it answers each message with one byte.
+ * Exit status: 0 or a step number.
  */
 static int receiver(struct traffic *t, struct peer *p)
 {
@@ -373,6 +394,8 @@ static int receiver(struct traffic *t, struct peer *p)
 		if (wait_readable(c))
 			return 6;
 		w = now_ns();
+		if (t->peek && recv(c, buf, sizeof(buf), MSG_PEEK) <= 0)
+			return 11;
 		if (t->wait_ns)
 			sleep_ns(t->wait_ns);
 		if (recv(c, buf, t->type == SOCK_STREAM ? 100 : sizeof(buf),
@@ -635,12 +658,17 @@ TEST(latency_netem_dev_drv)
 	return 0;
 }
 
-static int app_wait(int family, int type, const char *stage)
+/*
+ * The receiver lets each message wait w: its app stage lasts w or more.
+ * With @peek it peeks at each at once, before the wait: a peek is not the
+ * read, so the stage still lasts until the read, and ends nothing early.
+ */
+static int app_wait(int family, int type, const char *stage, bool peek)
 {
 	const unsigned long long w = 300 * MS;
 	struct traffic t = {
 		.family = family, .type = type, .n = 3, .wait_ns = w,
-		.rx_comm = "skbp_wrx", .tx_comm = "skbp_wtx",
+		.peek = peek, .rx_comm = "skbp_wrx", .tx_comm = "skbp_wtx",
 	};
 	struct row r, p;
 	char *s;
@@ -671,6 +699,9 @@ static int app_wait(int family, int type, const char *stage)
 		return fail("%s p50 %llu max %llu ns, want p50 within [%llu, %llu] and max <= %llu",
 			    stage, p.p50, p.max, w, w * 13 / 10, t.e2e_max);
 	}
+	/* UDP on a quiet IPv4 link: every receive timeline reaches the read */
+	if (family == AF_INET && type == SOCK_DGRAM)
+		CHECK_EQ(rx_incomplete(), 0);
 	CHECK(check_no_leak() == 0, "leak");
 	teardown();
 	return 0;
@@ -678,17 +709,27 @@ static int app_wait(int family, int type, const char *stage)
 
 TEST(latency_udp_app_wait)
 {
-	return app_wait(AF_INET, SOCK_DGRAM, "udp-app");
+	return app_wait(AF_INET, SOCK_DGRAM, "udp-app", false);
 }
 
 TEST(latency_tcp_app_wait)
 {
-	return app_wait(AF_INET, SOCK_STREAM, "tcp-app");
+	return app_wait(AF_INET, SOCK_STREAM, "tcp-app", false);
 }
 
 TEST(latency_udp6_app_wait)
 {
-	return app_wait(AF_INET6, SOCK_DGRAM, "udp-app");
+	return app_wait(AF_INET6, SOCK_DGRAM, "udp-app", false);
+}
+
+TEST(latency_udp_peek_ends_at_read)
+{
+	return app_wait(AF_INET, SOCK_DGRAM, "udp-app", true);
+}
+
+TEST(latency_tcp_peek_ends_at_read)
+{
+	return app_wait(AF_INET, SOCK_STREAM, "tcp-app", true);
 }
 
 /*
@@ -1839,6 +1880,122 @@ TEST(trace_verbose_marked_packets)
 	      "the last timelines missed points (rx 0x%x, tx 0x%x)", seen[0],
 	      seen[1]);
 	note("%d hits", hits);
+	teardown();
+	return 0;
+}
+
+/* ---- readers beside the receiver ---- */
+
+/*
+ * A tap in B: an AF_PACKET socket on vb that reads every frame until it
+ * has read @n UDP datagrams to PORT.  Exit status: 0 or a step number.
+ */
+static int tap(int ready, int n)
+{
+	struct sockaddr_ll sll = {
+		.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL),
+	};
+	unsigned char buf[2048];
+	int s, got = 0;
+	ssize_t len;
+
+	if (enter_ns(NS_B))
+		return 1;
+	prctl(PR_SET_NAME, "skbp_tap");
+	s = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	sll.sll_ifindex = if_nametoindex("vb");
+	if (s < 0 || !sll.sll_ifindex || bind(s, (void *)&sll, sizeof(sll)))
+		return 2;
+	tell(ready, 'r');
+	while (got < n) {
+		const struct iphdr *ip = (const void *)(buf + ETH_HLEN);
+		const struct udphdr *uh;
+
+		if (wait_readable(s))
+			return 3;
+		len = recv(s, buf, sizeof(buf), 0);
+		if (len < 0)
+			return 4;
+		if (len < ETH_HLEN + (ssize_t)sizeof(*ip) + 8 ||
+		    ntohs(((struct ethhdr *)buf)->h_proto) != ETH_P_IP ||
+		    ip->protocol != IPPROTO_UDP)
+			continue;
+		uh = (const void *)((const char *)ip + ip->ihl * 4);
+		if (ntohs(uh->dest) == PORT)
+			got++;
+	}
+	close(s);
+	return 0;
+}
+
+/* Does procs charge process @pid anything on receive? */
+static bool procs_charges_rx(pid_t pid)
+{
+	char *s = read_file(DEBUGFS_DIR "/procs"), *line, *save = NULL;
+	bool found = false;
+
+	for (line = s ? strtok_r(s, "\n", &save) : NULL; line && !found;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char dir[8], stage[16];
+		int p;
+
+		found = sscanf(line, "%7s %15s %d", dir, stage, &p) == 3 &&
+			!strcmp(dir, "rx") && p == pid;
+	}
+	free(s);
+	return found;
+}
+
+/*
+ * A tap beside a UDP receiver: an AF_PACKET socket reads each datagram
+ * first (the receiver lets each wait), from a clone of the receiver's
+ * skb.  The tap is no application of the flow: the receiver is charged
+ * all N datagrams, every receive timeline ends at its read, and the tap
+ * is charged nothing.
+ */
+TEST(latency_tap_charges_nobody)
+{
+	struct traffic t = {
+		.family = AF_INET, .type = SOCK_DGRAM, .n = 20,
+		.wait_ns = 20 * MS,
+		.rx_comm = "skbp_trcv", .tx_comm = "skbp_tsnd",
+	};
+	long long in0, in1;
+	int pfd[2], st, err;
+	pid_t tp;
+	char *s;
+
+	CHECK(setup(false) == 0, "setup");
+	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
+	CHECK(pipe(pfd) == 0, "pipe");
+	fflush(stdout);
+	tp = fork();
+	if (tp == 0)
+		_exit(tap(pfd[1], t.n));
+	CHECK(tp > 0 && hear(pfd[0]) == 'r', "the tap did not start");
+	in0 = snmp(NS_B, "Udp", "InDatagrams");
+	err = run_traffic(&t);
+	if (err)
+		kill(tp, SIGKILL);
+	CHECK(waitpid(tp, &st, 0) == tp, "waitpid");
+	close(pfd[0]);
+	close(pfd[1]);
+	CHECK(err == 0, "traffic");
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the tap failed (0x%x)",
+	      st);
+	in1 = snmp(NS_B, "Udp", "InDatagrams");
+	CHECK(in0 >= 0 && in1 >= 0, "cannot read the SNMP counters");
+	CHECK_EQ(in1 - in0, t.n);
+	s = read_file(DEBUGFS_DIR "/latency");
+	CHECK(s, "cannot read latency");
+	CHECK_ROW(s, "rx", "udp-app", t.n);
+	CHECK_ROW(s, "rx", "rx-total", t.n);
+	free(s);
+	CHECK_EQ(procs_count("rx", "udp-app", t.rx_pid, t.rx_comm), t.n);
+	CHECK_EQ(procs_count("rx", "rx-total", t.rx_pid, t.rx_comm), t.n);
+	CHECK(!procs_charges_rx(tp), "the tap %d is charged in procs", tp);
+	CHECK_EQ(rx_incomplete(), 0);
+	CHECK(check_no_leak() == 0, "leak");
 	teardown();
 	return 0;
 }
