@@ -614,13 +614,15 @@ static void finish(struct stamp *s, const struct skbprof_config *cfg,
 /*
  * Where the filter can be applied to a receive timeline: at IP receive,
  * where the headers are known, or at the copy to the application when it
- * asks about the process; at once when there is no filter.
+ * asks about the process; at once when there is no filter, or when it
+ * asks only about the device and netns, known at the driver hand-off (so
+ * that a packet that ends before IP is decided, and counted).
  */
 static u8 rx_decide_at(const struct skbprof_filter *f)
 {
 	if (f->terms & (SKBPROF_F_PID | SKBPROF_F_COMM | SKBPROF_F_CGROUP))
 		return RXP_APP;
-	return f->terms ? RXP_IP : RXP_DRV;
+	return f->terms & ~(SKBPROF_F_DEV | SKBPROF_F_NETNS) ? RXP_IP : RXP_DRV;
 }
 
 /*
