@@ -85,6 +85,9 @@ static const char *const end_names[END_REASONS] = {
 	[END_EVICTED] = "evicted",
 	[END_RESTARTED] = "restarted",
 	[END_REKEYED] = "rekeyed",
+	[END_MERGED] = "merged",
+	[END_REUSED] = "reused",
+	[END_COALESCED] = "coalesced",
 };
 
 /* The worst packet of a stage since the last reset. */
@@ -984,6 +987,94 @@ const char *lat_reached_name(u8 reached)
 	return "-";
 }
 
+/* ---- GRO ---- */
+
+/*
+ * The skb napi_gro_receive() or napi_gro_frags() works on, on this CPU,
+ * and its key: the skb may be freed before the exit tracepoint.  Written
+ * by this CPU's GRO (softirq, or bottom halves off), so by nothing else
+ * while set; the frees on this CPU compare against it.
+ */
+struct gro_cur {
+	const struct sk_buff *skb;
+	unsigned long key;
+};
+
+static DEFINE_PER_CPU(struct gro_cur, gro_cur);
+
+void lat_rx_gro_enter(const struct sk_buff *skb)
+{
+	struct gro_cur *g = this_cpu_ptr(&gro_cur);
+
+	g->skb = skb;
+	g->key = skb ? head_key(skb) : 0;
+}
+
+void lat_rx_gro_deliver(const struct sk_buff *skb)
+{
+	/* handed to the stack: no longer a frame GRO may merge */
+	if (__this_cpu_read(gro_cur.skb) == skb)
+		__this_cpu_write(gro_cur.skb, NULL);
+}
+
+/*
+ * GRO kept the frame @skb, the key @key at its entry, without freeing it:
+ * end its timeline, unless it reached the stack meanwhile.
+ */
+static void gro_end(unsigned long key, const struct sk_buff *skb,
+		    enum lat_end why)
+{
+	unsigned long flags;
+	struct stamp *s;
+
+	rcu_read_lock();
+	s = stamp_lock(key, STAMP_RX, false, &flags);
+	if (s) {
+		if (s->owner == skb && s->point == RXP_DRV) {
+			end_incomplete(s, why);
+			stamp_remove(s, flags);
+		} else {
+			stamp_unlock(s, flags);
+		}
+	}
+	rcu_read_unlock();
+}
+
+/*
+ * GRO_MERGED: the frame joined another skb's frag_list, to be freed with
+ * it.  GRO_MERGED_FREE: the frame was merged and freed (its timeline ended
+ * as merged at the free), except from napi_gro_frags() when its head was
+ * not stolen: napi_reuse_skb() then kept the skb and head for the next
+ * frame, without a free, and the next frame would extend the timeline.
+ * Only the skb's key is read: it may be gone.
+ */
+void lat_rx_gro_exit(int ret, bool frags)
+{
+	struct gro_cur *g = this_cpu_ptr(&gro_cur);
+	const struct sk_buff *skb = g->skb;
+
+	g->skb = NULL;
+	if (!skb)
+		return;
+	if (ret == GRO_MERGED)
+		gro_end(g->key, skb, END_MERGED);
+	else if (frags && ret == GRO_MERGED_FREE)
+		gro_end(g->key, skb, END_REUSED);
+}
+
+/*
+ * Why the receive timeline @s of @skb ends at its free: a frame GRO took
+ * and freed before it reached the stack was merged into another skb.
+ */
+static enum lat_end rx_free_why(const struct stamp *s,
+				const struct sk_buff *skb, enum lat_end why)
+{
+	if (why == END_FREED && s->point == RXP_DRV &&
+	    __this_cpu_read(gro_cur.skb) == skb)
+		return END_MERGED;
+	return why;
+}
+
 void lat_free(const struct sk_buff *skb, enum lat_end why)
 {
 	unsigned long key, flags;
@@ -1004,7 +1095,8 @@ void lat_free(const struct sk_buff *skb, enum lat_end why)
 		if (!s)
 			continue;
 		if (s->owner == skb || last) {
-			end_incomplete(s, why);
+			end_incomplete(s, kind == STAMP_RX ?
+					  rx_free_why(s, skb, why) : why);
 			stamp_remove(s, flags);
 		} else {
 			stamp_unlock(s, flags);

@@ -19,6 +19,10 @@ enum lat_end {
 	END_EVICTED,	/* older than max_age */
 	END_RESTARTED,	/* its first point came again */
 	END_REKEYED,	/* the skb's head was reallocated */
+	/* outcomes of a frame whose data went on in another skb: */
+	END_MERGED,	/* GRO merged it into another skb, then freed it */
+	END_REUSED,	/* GRO merged it, and its skb is the next frame's */
+	END_COALESCED,	/* its data joined another skb (kfree_skb_partial) */
 	END_REASONS
 };
 
@@ -36,6 +40,15 @@ void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
 void lat_tx_point(const struct sk_buff *skb, enum tx_point point, u8 proto,
 		  u16 via);
 void lat_free(const struct sk_buff *skb, enum lat_end why);
+/*
+ * napi_gro_receive() or napi_gro_frags() takes @skb (its entry tracepoint,
+ * before lat_rx_start()), hands it to the stack (the netif_receive_skb
+ * tracepoint) or returns @ret (its exit tracepoint): a free in between is a
+ * merge, and napi_gro_frags() keeps a merged skb for the next frame.
+ */
+void lat_rx_gro_enter(const struct sk_buff *skb);
+void lat_rx_gro_deliver(const struct sk_buff *skb);
+void lat_rx_gro_exit(int ret, bool frags);
 /*
  * A receive call of the current task on an inet socket begins (@peek: with
  * MSG_PEEK); the slot it took for a peek, or -1.  Until

@@ -152,6 +152,38 @@ static void tp_rx_start_entry(void *data, const struct sk_buff *skb)
 	lat_rx_start(skb, ((struct cand *)data)->id);
 }
 
+/* napi_gro_receive_entry, napi_gro_frags_entry: a frame GRO may merge */
+static void tp_rx_gro_entry(void *data, const struct sk_buff *skb)
+{
+	if (!hit(data))
+		return;
+	lat_rx_gro_enter(skb);
+	lat_rx_start(skb, ((struct cand *)data)->id);
+}
+
+/* netif_receive_skb: the core, where GRO hands its skbs to the stack */
+static void tp_rx_core(void *data, struct sk_buff *skb)
+{
+	if (!hit(data))
+		return;
+	lat_rx_gro_deliver(skb);
+	lat_rx_start(skb, ((struct cand *)data)->id);
+}
+
+static void tp_rx_gro_exit(void *data, int ret)
+{
+	if (!hit(data))
+		return;
+	lat_rx_gro_exit(ret, false);
+}
+
+static void tp_rx_gro_frags_exit(void *data, int ret)
+{
+	if (!hit(data))
+		return;
+	lat_rx_gro_exit(ret, true);
+}
+
 /*
  * inet_recvmsg(sock, msg, size, flags), inet6_recvmsg: a receive call
  * with MSG_PEEK keeps the return probe, which ends the peek.
@@ -363,6 +395,16 @@ static int kp_free(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
+/* kfree_skb_partial: the skb's data joined another skb (TCP coalescing) */
+static int kp_free_partial(struct kprobe *p, struct pt_regs *regs)
+{
+	if (!hit(kp_cand(p)))
+		return 0;
+	lat_free(ARG(regs, 0), END_COALESCED);
+	lifetime_end(ARG(regs, 0));
+	return 0;
+}
+
 struct expand_arg {
 	const struct sk_buff *skb;
 	const void *head;
@@ -430,10 +472,16 @@ static struct cand c_rx_drv[] = {
 	TP("netif_rx", tp_rx_start),
 	TP("netif_receive_skb_entry", tp_rx_start_entry),
 	TP("netif_receive_skb_list_entry", tp_rx_start_entry),
-	TP("napi_gro_receive_entry", tp_rx_start_entry),
-	TP("napi_gro_frags_entry", tp_rx_start_entry),
+	TP("napi_gro_receive_entry", tp_rx_gro_entry),
+	TP("napi_gro_frags_entry", tp_rx_gro_entry),
 	/* the core: catches hand-offs without an entry tracepoint */
-	TP("netif_receive_skb", tp_rx_start),
+	TP("netif_receive_skb", tp_rx_core),
+};
+
+/* GRO's end: what became of the frame its entry tracepoint saw */
+static struct cand c_rx_gro[] = {
+	TP("napi_gro_receive_exit", tp_rx_gro_exit),
+	TP("napi_gro_frags_exit", tp_rx_gro_frags_exit),
 };
 
 /* receive calls on inet sockets: which of them peek */
@@ -530,7 +578,7 @@ static struct cand c_free[] = {
 	KP("skb_release_head_state", kp_free),
 	/* direct callers (TCP's pure ACKs, eaten skbs) */
 	KP("__kfree_skb", kp_free),
-	KP("kfree_skb_partial", kp_free),
+	KP("kfree_skb_partial", kp_free_partial),
 	/* 5.19+: handed to another CPU to free, maybe much later */
 	KP("skb_attempt_defer_free", kp_free),
 	KP("napi_skb_free_stolen_head", kp_free),
@@ -586,7 +634,8 @@ static struct group groups[] = {
 	GROUP("rx-app-udp", STAMP_RX, RXP_APP, IPPROTO_UDP, true,
 	      c_rx_app_udp),
 	GROUP("rx-app-csum", STAMP_RX, RXP_APP, 0, true, c_rx_app_csum),
-	/* no point of its own: armed with the receive stages */
+	/* no point of their own: armed with the receive stages */
+	GROUP("rx-gro", STAMP_RX, -1, 0, true, c_rx_gro),
 	GROUP("rx-recv", STAMP_RX, -1, 0, true, c_rx_recv),
 	GROUP("tx-app-tcp", STAMP_TX, TXP_APP, IPPROTO_TCP, false,
 	      c_tx_app_tcp),
@@ -869,8 +918,11 @@ static void __maybe_unused probes_typecheck(void)
 	check_trace_callback_type_netif_receive_skb(tp_rx_start);
 	check_trace_callback_type_netif_receive_skb_entry(tp_rx_start_entry);
 	check_trace_callback_type_netif_receive_skb_list_entry(tp_rx_start_entry);
-	check_trace_callback_type_napi_gro_receive_entry(tp_rx_start_entry);
-	check_trace_callback_type_napi_gro_frags_entry(tp_rx_start_entry);
+	check_trace_callback_type_netif_receive_skb(tp_rx_core);
+	check_trace_callback_type_napi_gro_receive_entry(tp_rx_gro_entry);
+	check_trace_callback_type_napi_gro_frags_entry(tp_rx_gro_entry);
+	check_trace_callback_type_napi_gro_receive_exit(tp_rx_gro_exit);
+	check_trace_callback_type_napi_gro_frags_exit(tp_rx_gro_frags_exit);
 	check_trace_callback_type_skb_copy_datagram_iovec(tp_rx_app);
 	check_trace_callback_type_net_dev_queue(tp_tx_dev);
 	check_trace_callback_type_net_dev_start_xmit(tp_tx_drv);

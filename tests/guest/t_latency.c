@@ -13,10 +13,14 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/bpf.h>
 #include <linux/ethtool.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <linux/if_link.h>
 #include <linux/ip.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <linux/sockios.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -32,6 +36,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -207,9 +212,10 @@ static long long snmp(const char *ns, const char *group, const char *field)
 	return v;
 }
 
-static int gro_off(const char *ifname)
+/* An ethtool flag of @ifname (ETHTOOL_SGRO, ...), in the current netns. */
+static int ethtool_set(const char *ifname, unsigned int cmd, unsigned int on)
 {
-	struct ethtool_value ev = { .cmd = ETHTOOL_SGRO, .data = 0 };
+	struct ethtool_value ev = { .cmd = cmd, .data = on };
 	struct ifreq ifr;
 	int fd, err;
 
@@ -221,6 +227,31 @@ static int gro_off(const char *ifname)
 	ifr.ifr_data = (void *)&ev;
 	err = ioctl(fd, SIOCETHTOOL, &ifr) ? -errno : 0;
 	close(fd);
+	return err;
+}
+
+static int xdp_pass_attach(const char *ifname);
+
+/*
+ * From inside namespace @ns: set ethtool flag @cmd of @ifname to @on, or
+ * without @cmd attach an XDP program that passes every frame
+ * (xdp_pass_attach()); 0 or -errno.
+ */
+static int ns_dev_set(const char *ns, const char *ifname, unsigned int cmd,
+		      unsigned int on)
+{
+	int self, err;
+
+	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (self < 0)
+		return -errno;
+	err = enter_ns(ns);
+	if (!err)
+		err = cmd ? ethtool_set(ifname, cmd, on) :
+			    xdp_pass_attach(ifname);
+	if (setns(self, CLONE_NEWNET))
+		err = -errno;
+	close(self);
 	return err;
 }
 
@@ -237,7 +268,7 @@ static void teardown(void)
 static int setup(bool v6)
 {
 	const char *off = v6 ? "0" : "1";
-	int err, self;
+	int err;
 
 	teardown();
 	CHECK(kmod_probe("veth") == 0, "cannot load veth");
@@ -263,21 +294,10 @@ static int setup(bool v6)
 			 " dev va nud permanent && "
 			 IP " -n " NS_B " neigh add " IP6_A " lladdr " MAC_A
 			 " dev vb nud permanent") == 0, "cannot configure IPv6");
-	/* GRO off on both ends, from inside each namespace */
-	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	CHECK(self >= 0, "open own netns: %s", strerror(errno));
-	err = enter_ns(NS_A);
+	/* GRO off on both ends */
+	err = ns_dev_set(NS_A, "va", ETHTOOL_SGRO, 0);
 	if (!err)
-		err = gro_off("va");
-	if (!err)
-		err = enter_ns(NS_B);
-	if (!err)
-		err = gro_off("vb");
-	if (setns(self, CLONE_NEWNET)) {
-		close(self);
-		return fail("cannot return to the initial netns");
-	}
-	close(self);
+		err = ns_dev_set(NS_B, "vb", ETHTOOL_SGRO, 0);
 	CHECK(err == 0, "turning GRO off: %s", strerror(-err));
 	CHECK(sh(IP " -n " NS_A " link set va up && " IP " -n " NS_B
 		 " link set vb up && " IP " -n " NS_A " link set lo up && "
@@ -921,15 +941,12 @@ static int bulk_tx(size_t bytes)
  * the transmit timeline's first point): only the sender may be charged a
  * transmit stage.
  */
-TEST(latency_tcp_bulk_charges_the_sender)
+/* @bytes of bulk TCP from A to B, to the end; *@txpid: the sender's pid. */
+static int run_bulk(size_t bytes, pid_t *txpid)
 {
-	int pipefd[2], st, bad = 0;
-	char *s, *line, *save = NULL;
+	int pipefd[2], st;
 	pid_t rx, tx;
-	unsigned long long rows = 0;
 
-	CHECK(setup(false) == 0, "setup");
-	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
 	CHECK(pipe(pipefd) == 0, "pipe");
 	fflush(stdout);
 	rx = fork();
@@ -938,14 +955,28 @@ TEST(latency_tcp_bulk_charges_the_sender)
 	CHECK(rx > 0 && hear(pipefd[0]) == 'r', "the receiver did not start");
 	tx = fork();
 	if (tx == 0)
-		_exit(bulk_tx(4 << 20));
+		_exit(bulk_tx(bytes));
 	CHECK(tx > 0, "fork");
+	*txpid = tx;
 	CHECK(waitpid(tx, &st, 0) == tx && WIFEXITED(st) &&
 	      WEXITSTATUS(st) == 0, "the sender failed (%d)", st);
 	CHECK(waitpid(rx, &st, 0) == rx && WIFEXITED(st) &&
 	      WEXITSTATUS(st) == 0, "the receiver failed (%d)", st);
 	close(pipefd[0]);
 	close(pipefd[1]);
+	return 0;
+}
+
+TEST(latency_tcp_bulk_charges_the_sender)
+{
+	char *s, *line, *save = NULL;
+	unsigned long long rows = 0;
+	int bad = 0;
+	pid_t tx;
+
+	CHECK(setup(false) == 0, "setup");
+	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
+	CHECK(run_bulk(4 << 20, &tx) == 0, "bulk traffic");
 	s = read_file(DEBUGFS_DIR "/procs");
 	CHECK(s, "cannot read procs");
 	for (line = strtok_r(s, "\n", &save); line;
@@ -1884,7 +1915,7 @@ TEST(trace_verbose_marked_packets)
 	return 0;
 }
 
-/* ---- readers beside the receiver ---- */
+/* ---- readers beside the receiver, GRO ---- */
 
 /*
  * A tap in B: an AF_PACKET socket on vb that reads every frame until it
@@ -1996,6 +2027,171 @@ TEST(latency_tap_charges_nobody)
 	CHECK(!procs_charges_rx(tp), "the tap %d is charged in procs", tp);
 	CHECK_EQ(rx_incomplete(), 0);
 	CHECK(check_no_leak() == 0, "leak");
+	teardown();
+	return 0;
+}
+
+/* A counter of /sys/class/net/@dev/statistics in namespace @ns; -1. */
+static long long ns_dev_stat(const char *ns, const char *dev,
+			     const char *name)
+{
+	long long v = -1;
+	char *out;
+	int st;
+
+	out = sh_out(&st, IP " netns exec %s cat /sys/class/net/%s/statistics/%s",
+		     ns, dev, name);
+	if (!st && out && *out)
+		v = atoll(out);
+	free(out);
+	return v;
+}
+
+/* TCP segments B coalesced into another (TcpExt), as its kernel counts. */
+static long long coalesced(void)
+{
+	int st;
+
+	return snmp_table_value(sh_out(&st, IP " netns exec " NS_B
+				       " cat /proc/net/netstat"),
+				"TcpExt", "TCPRcvCoalesce") +
+	       snmp_table_value(sh_out(&st, IP " netns exec " NS_B
+				       " cat /proc/net/netstat"),
+				"TcpExt", "TCPBacklogCoalesce");
+}
+
+/*
+ * Attach an XDP program that passes every frame to @ifname, in the current
+ * netns: veth then receives through its NAPI, and so through GRO, on
+ * kernels before 5.13, where turning GRO on alone does not.
+ */
+static int xdp_pass_attach(const char *ifname)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
+		  .imm = XDP_PASS },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	struct {
+		struct nlmsghdr nh;
+		struct ifinfomsg ifi;
+		struct nlattr xdp;
+		struct nlattr fd_a;
+		__u32 fd;
+		struct nlattr flags_a;
+		__u32 flags;
+	} req = {
+		.nh = { .nlmsg_len = sizeof(req), .nlmsg_type = RTM_SETLINK,
+			.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK },
+		.ifi = { .ifi_family = AF_UNSPEC },
+		.xdp = { .nla_len = sizeof(req) - offsetof(typeof(req), xdp),
+			 .nla_type = IFLA_XDP | NLA_F_NESTED },
+		.fd_a = { .nla_len = NLA_HDRLEN + 4, .nla_type = IFLA_XDP_FD },
+		.flags_a = { .nla_len = NLA_HDRLEN + 4,
+			     .nla_type = IFLA_XDP_FLAGS },
+		.flags = XDP_FLAGS_DRV_MODE,
+	};
+	struct {
+		struct nlmsghdr nh;
+		struct nlmsgerr err;
+	} ack;
+	union bpf_attr attr;
+	int prog, nl, err;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_XDP;
+	attr.insns = (uintptr_t)insns;
+	attr.insn_cnt = sizeof(insns) / sizeof(*insns);
+	attr.license = (uintptr_t)"GPL";
+	prog = syscall(__NR_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
+	if (prog < 0)
+		return -errno;
+	req.ifi.ifi_index = if_nametoindex(ifname);
+	req.fd = prog;
+	nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (nl < 0 || send(nl, &req, sizeof(req), 0) != sizeof(req) ||
+	    recv(nl, &ack, sizeof(ack), 0) < (ssize_t)sizeof(ack))
+		err = -errno ?: -EIO;
+	else
+		err = ack.nh.nlmsg_type == NLMSG_ERROR ? ack.err.error : -EIO;
+	if (nl >= 0)
+		close(nl);
+	close(prog);
+	return err;
+}
+
+/*
+ * GRO merging on vb: A sends MSS-sized frames (TSO and GSO off on va), and
+ * vb's GRO (its NAPI) merges those of the flow.  Frames that reached vb's
+ * NAPI are vb's rx_packets; the skbs that left GRO are what an nft
+ * counter at prerouting in B counts.  Each frame merged into another skb
+ * ends its timeline as merged (or reused), not as incomplete: the two
+ * counters add up to the frames minus the skbs, and the receive timelines
+ * of B that end incomplete (handshake, FIN) are at most 5% of its ip-tcp.
+ * Each segment TCP coalesced into the one before it ends as coalesced: as
+ * many as B's TcpExt counters of coalescing say.
+ * `filter dev vb` keeps B's receive timelines alone, from their first
+ * point on.
+ */
+TEST(latency_gro_merges_counted)
+{
+	long long f0, f1, skbs, merged = -1, inc, c0, c1, coal;
+	unsigned long long iptcp;
+	int err, tries;
+	pid_t tx;
+	char *s;
+
+	CHECK(setup(false) == 0, "setup");
+	err = ns_dev_set(NS_A, "va", ETHTOOL_STSO, 0);
+	if (!err)
+		err = ns_dev_set(NS_A, "va", ETHTOOL_SGSO, 0);
+	if (!err)
+		err = ns_dev_set(NS_B, "vb", ETHTOOL_SGRO, 1);
+	/* before 5.13, veth runs its NAPI (and GRO) only with XDP */
+	if (!err && kver() < 513)
+		err = ns_dev_set(NS_B, "vb", 0, 0);
+	CHECK(err == 0, "setting offloads: %s", strerror(-err));
+	CHECK(kmod_probe("nf_tables") == 0, "cannot load nf_tables");
+	kmod_probe("nft_counter");	/* built in from 6.x */
+	CHECK(sh(IP " netns exec " NS_B " nft add table ip skbp_gro && "
+		 IP " netns exec " NS_B " nft add chain ip skbp_gro pre "
+		 "'{ type filter hook prerouting priority -300; }' && "
+		 IP " netns exec " NS_B " nft add rule ip skbp_gro pre counter")
+	      == 0, "nft setup");
+	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
+	CHECK(control("filter dev vb\nreset\n") == 0, "filter");
+	f0 = ns_dev_stat(NS_B, "vb", "rx_packets");
+	c0 = coalesced();
+	CHECK(run_bulk(4 << 20, &tx) == 0, "bulk traffic");
+	/* the closing handshake may still be on its way: wait for a match */
+	for (tries = 0; tries < 300; tries++) {
+		f1 = ns_dev_stat(NS_B, "vb", "rx_packets");
+		skbs = nft_packets(NS_B, "ip skbp_gro pre");
+		merged = stat_value("incomplete_rx_merged") +
+			 stat_value("incomplete_rx_reused");
+		if (merged == f1 - f0 - skbs)
+			break;
+		sleep_ns(100 * MS);
+	}
+	s = read_file(DEBUGFS_DIR "/latency");
+	CHECK(s, "cannot read latency");
+	iptcp = row_count(s, "rx", "ip-tcp");
+	free(s);
+	inc = rx_incomplete();
+	c1 = coalesced();
+	coal = stat_value("incomplete_rx_coalesced");
+	note("frames %lld, skbs out of GRO %lld, merged+reused %lld, coalesced %lld (TcpExt %lld), ip-tcp %llu, incomplete %lld",
+	     f1 - f0, skbs, merged, coal, c1 - c0, iptcp, inc);
+	CHECK(f0 >= 0 && skbs > 0, "cannot read the counters");
+	CHECK(f1 - f0 > skbs, "GRO merged nothing: %lld frames, %lld skbs",
+	      f1 - f0, skbs);
+	CHECK_EQ(merged, f1 - f0 - skbs);
+	CHECK(c0 >= 0 && c1 > c0, "TCP coalesced nothing (TcpExt %lld, %lld)",
+	      c0, c1);
+	CHECK_EQ(coal, c1 - c0);
+	CHECK(inc * 20 <= (long long)iptcp,
+	      "%lld incomplete receive timelines, ip-tcp %llu", inc, iptcp);
+	sh(IP " netns exec " NS_B " nft delete table ip skbp_gro");
 	teardown();
 	return 0;
 }
