@@ -12,15 +12,22 @@
  * NAME...        run only the named tests
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <sched.h>
 #include <libkmod.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -573,6 +580,174 @@ unsigned long long drops_at(const char *sym)
 	}
 	free(s);
 	return sum;
+}
+
+int latency_row(const char *text, const char *dir, const char *stage,
+		struct row *r)
+{
+	char want[64];
+	const char *p = text;
+	size_t n;
+
+	memset(r, 0, sizeof(*r));
+	n = snprintf(want, sizeof(want), "%s %s ", dir, stage);
+	while (p && *p) {
+		if (!strncmp(p, want, n))
+			return sscanf(p + n, "%llu %llu %llu %llu %llu %llu %llu",
+				      &r->count, &r->min, &r->p50, &r->p90,
+				      &r->p99, &r->max, &r->avg) == 7 ? 0 : -1;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return -1;		/* no row: no sample */
+}
+
+unsigned long long row_count(const char *text, const char *dir,
+			     const char *stage)
+{
+	struct row r;
+
+	return latency_row(text, dir, stage, &r) ? 0 : r.count;
+}
+
+long long stat_value(const char *key)
+{
+	char *s = read_file(DEBUGFS_DIR "/stats"), *p;
+	size_t n = strlen(key);
+	long long v = -1;
+
+	for (p = s; p && *p; ) {
+		if (!strncmp(p, key, n) && p[n] == ' ') {
+			v = atoll(p + n + 1);
+			break;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	free(s);
+	return v;
+}
+
+int gro_off(const char *ifname)
+{
+	struct ethtool_value ev = { .cmd = ETHTOOL_SGRO, .data = 0 };
+	struct ifreq ifr;
+	int fd, err;
+
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	strncpy(ifr.ifr_name, ifname, IFNAMSIZ - 1);
+	ifr.ifr_data = (void *)&ev;
+	err = ioctl(fd, SIOCETHTOOL, &ifr) ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+/* ---- the guest's NICs ---- */
+
+/* iproute2, not the busybox applet the shell prefers */
+#define IPROUTE	"/usr/sbin/ip"
+
+struct nic_find {
+	const char *mac;
+	char *name;		/* IFNAMSIZ */
+};
+
+/* Is a NIC with MAC f->mac in the initial namespace?  Its name then. */
+static bool nic_present(void *arg)
+{
+	struct nic_find *f = arg;
+	DIR *d = opendir("/sys/class/net");
+	struct dirent *e;
+	bool found = false;
+
+	while (d && !found && (e = readdir(d))) {
+		char path[300], *addr;
+
+		if (e->d_name[0] == '.' || strlen(e->d_name) >= 16)
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/net/%s/address",
+			 e->d_name);
+		addr = read_file(path);
+		found = addr && !strncasecmp(addr, f->mac, strlen(f->mac));
+		if (found)
+			strcpy(f->name, e->d_name);
+		free(addr);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static bool vnet_ping(void *arg)
+{
+	(void)arg;
+	return sh("ping -c 1 -W 1 " VNET_IP4_B " >/dev/null 2>&1") == 0;
+}
+
+int vnet_setup(struct vnet *v)
+{
+	struct nic_find a = { VNET_MAC_A, v->a }, b = { VNET_MAC_B, v->b };
+
+	memset(v, 0, sizeof(*v));
+	/* a namespace left behind hands NIC b back as it goes, later */
+	sh(IPROUTE " netns del " VNET_NS " 2>/dev/null");
+	kmod_probe("virtio_pci");	/* built in on some kernels */
+	CHECK(kmod_probe("virtio_net") == 0, "cannot load virtio_net");
+	CHECK(wait_until(nic_present, &a, WAIT_MS) &&
+	      wait_until(nic_present, &b, WAIT_MS),
+	      "no virtio-net NICs with MACs " VNET_MAC_A " and " VNET_MAC_B
+	      " (tests/lib.sh GUEST_NICS)");
+	CHECK(sh(IPROUTE " netns add " VNET_NS " && "
+		 IPROUTE " link set %s netns " VNET_NS, v->b) == 0,
+	      "cannot move %s into " VNET_NS, v->b);
+	/* a NIC gets its namespace's IPv6 settings as it enters it */
+	CHECK(sh("echo 1 > /proc/sys/net/ipv6/conf/%s/disable_ipv6 && "
+		 IPROUTE " netns exec " VNET_NS " sh -c "
+		 "'echo 1 > /proc/sys/net/ipv6/conf/%s/disable_ipv6'",
+		 v->a, v->b) == 0, "cannot turn IPv6 off");
+	CHECK(sh(IPROUTE " addr add " VNET_IP4_A "/24 dev %s && "
+		 IPROUTE " -n " VNET_NS " addr add " VNET_IP4_B "/24 dev %s && "
+		 IPROUTE " neigh replace " VNET_IP4_B " lladdr " VNET_MAC_B
+		 " dev %s nud permanent && "
+		 IPROUTE " -n " VNET_NS " neigh replace " VNET_IP4_A " lladdr "
+		 VNET_MAC_A " dev %s nud permanent && "
+		 IPROUTE " link set %s up && "
+		 IPROUTE " -n " VNET_NS " link set %s up && "
+		 IPROUTE " -n " VNET_NS " link set lo up",
+		 v->a, v->b, v->a, v->b, v->a, v->b) == 0,
+	      "cannot configure %s and %s", v->a, v->b);
+	CHECK(wait_until(vnet_ping, NULL, WAIT_MS),
+	      "no ping from %s to %s across the hub", v->a, v->b);
+	return 0;
+}
+
+void vnet_teardown(const struct vnet *v)
+{
+	if (v->b[0])
+		sh(IPROUTE " -n " VNET_NS " link set %s netns 1 2>/dev/null",
+		   v->b);
+	sh(IPROUTE " netns del " VNET_NS " 2>/dev/null");
+	if (v->a[0])
+		sh(IPROUTE " link set %s down; " IPROUTE " addr flush dev %s; "
+		   IPROUTE " neigh flush dev %s", v->a, v->a, v->a);
+}
+
+long long netdev_stat(const char *dev, const char *name)
+{
+	char path[256], *s;
+	long long v;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", dev,
+		 name);
+	s = read_file(path);
+	v = s ? atoll(s) : -1;
+	free(s);
+	return v;
 }
 
 #define KMEMLEAK "/sys/kernel/debug/kmemleak"

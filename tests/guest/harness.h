@@ -156,4 +156,56 @@ bool wait_until(bool (*cond)(void *arg), void *arg, int max_ms);
 /* Run fn(arg) in a child with the given uid/gid and no capabilities. */
 int run_as(uid_t uid, int (*fn)(void *), void *arg);
 
+/* ---- what the module says ---- */
+
+/* A row of the latency file: "<dir> <stage> count min ... avg". */
+struct row {
+	unsigned long long count, min, p50, p90, p99, max, avg;
+};
+
+/* The row "<dir> <stage> ..." of latency file text @text; 0 if found. */
+int latency_row(const char *text, const char *dir, const char *stage,
+		struct row *r);
+/* Its count; 0 without the row (no sample). */
+unsigned long long row_count(const char *text, const char *dir,
+			     const char *stage);
+/* A "key value" line of stats; -1 when missing. */
+long long stat_value(const char *key);
+
+
+/* Turn GRO off on device @ifname of this process's namespace; -errno. */
+int gro_off(const char *ifname);
+
+
+/* ---- the guest's NICs ---- */
+
+/*
+ * The guest's two virtio-net NICs, on one QEMU hub that joins them to
+ * each other only (tests/lib.sh, GUEST_NICS): a real driver path, with
+ * no offloads (the hub has no vnet header), so TCP's large skbs are
+ * segmented in software before the driver.  vnet_setup() moves NIC b into
+ * namespace VNET_NS, gives both an IPv4 address with IPv6 off and static
+ * neighbours (no neighbour traffic, not even ARP), brings them up and
+ * waits until a ping passes; vnet_teardown() moves b back and takes both
+ * down.  Their names are the kernel's, found by MAC.
+ */
+#define VNET_MAC_A	"52:54:00:5b:00:0a"
+#define VNET_MAC_B	"52:54:00:5b:00:0b"
+#define VNET_NS		"skbp_vnet"
+#define VNET_IP4_A	"10.202.0.1"
+#define VNET_IP4_B	"10.202.0.2"
+
+struct vnet {
+	char a[16];	/* in the initial namespace */
+	char b[16];	/* in VNET_NS */
+};
+
+int vnet_setup(struct vnet *v);
+void vnet_teardown(const struct vnet *v);
+/*
+ * A counter of /sys/class/net/@dev/statistics/ (tx_packets, ...) in
+ * the initial namespace; -1 when missing.
+ */
+long long netdev_stat(const char *dev, const char *name);
+
 #endif

@@ -188,7 +188,7 @@ static int traffic(struct proc *a, struct proc *b)
  * stage, then pid comm cgroup, or cgroup), the count column following
  * them; 0 when there is none.
  */
-static unsigned long long row_count(const char *file, const char *want)
+static unsigned long long cgroup_row_count(const char *file, const char *want)
 {
 	char path[128], *s;
 	const char *rest;
@@ -208,7 +208,7 @@ static unsigned long long cg_count(const char *dir, const char *stage,
 	char want[96];
 
 	snprintf(want, sizeof(want), "%s %s %llu", dir, stage, id);
-	return row_count("cgroups", want);
+	return cgroup_row_count("cgroups", want);
 }
 
 static unsigned long long proc_count(const char *dir, const char *stage,
@@ -219,7 +219,7 @@ static unsigned long long proc_count(const char *dir, const char *stage,
 
 	snprintf(want, sizeof(want), "%s %s %d %s %llu", dir, stage, p->pid,
 		 p->comm, id);
-	return row_count("procs", want);
+	return cgroup_row_count("procs", want);
 }
 
 /* The sum of @stage's counts over every row of cgroups. */

@@ -59,10 +59,6 @@
 #define IP	"/usr/sbin/ip"
 #define TC	"/usr/sbin/tc"
 
-struct row {
-	unsigned long long count, min, p50, p90, p99, max, avg;
-};
-
 static unsigned long long now_ns(void)
 {
 	struct timespec ts;
@@ -77,56 +73,6 @@ static void sleep_ns(unsigned long long ns)
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
-}
-
-/* The row "<dir> <stage> ..." of the latency file; 0 if found. */
-static int latency_row(const char *text, const char *dir, const char *stage,
-		       struct row *r)
-{
-	char want[64];
-	const char *p = text;
-	size_t n;
-
-	memset(r, 0, sizeof(*r));
-	n = snprintf(want, sizeof(want), "%s %s ", dir, stage);
-	while (p && *p) {
-		if (!strncmp(p, want, n))
-			return sscanf(p + n, "%llu %llu %llu %llu %llu %llu %llu",
-				      &r->count, &r->min, &r->p50, &r->p90,
-				      &r->p99, &r->max, &r->avg) == 7 ? 0 : -1;
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return -1;		/* no row: no sample */
-}
-
-static unsigned long long row_count(const char *text, const char *dir,
-				    const char *stage)
-{
-	struct row r;
-
-	return latency_row(text, dir, stage, &r) ? 0 : r.count;
-}
-
-/* A "key value" line of stats; -1 when missing. */
-static long long stat_value(const char *key)
-{
-	char *s = read_file(DEBUGFS_DIR "/stats"), *p;
-	size_t n = strlen(key);
-	long long v = -1;
-
-	for (p = s; p && *p; ) {
-		if (!strncmp(p, key, n) && p[n] == ' ') {
-			v = atoll(p + n + 1);
-			break;
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	free(s);
-	return v;
 }
 
 /* Kept receive timelines that ended before the read (incomplete_rx_*). */
