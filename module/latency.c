@@ -14,7 +14,10 @@
  * transmit one when the driver gets the skb; a free before that ends it
  * as incomplete.  Every free path (probes.c, "free") ends the timelines
  * the freed skb carried, and those of its head when this was the last
- * reference to it: skb addresses and heads are reused at once.
+ * reference to it: skb addresses and heads are reused at once.  Software
+ * GSO forks a transmit timeline: each segment, a new skb with a new
+ * head, continues the timeline of the skb it was cut from, which ends
+ * there (lat_tx_segmented()).
  *
  * Files:
  *   latency   one row per stage: dir stage count min p50 p90 p99 max avg,
@@ -143,6 +146,8 @@ struct lat_cpu {
 	u32 sample_tick[2];
 	u64 procs_overflow;
 	u64 cgroups_overflow;
+	/* software GSO: timelines forked, segments given one, not given one */
+	u64 gso_forks, gso_segments, gso_full;
 	/* kept by reset, which moves the tables to a new generation: */
 	struct row_table procs;
 	struct row_table cgroups;
@@ -1139,6 +1144,84 @@ void lat_rekey(const struct sk_buff *skb, const void *old_head)
 	rekey_one(skb, old_head, STAMP_TX);
 }
 
+/*
+ * Give the segment @seg a copy @tl of the timeline it was cut from; false
+ * when the table is full.  A stamp already under @seg's head is another
+ * segment's copy (segments cloned from one frag_list skb share it), or
+ * the timeline of an skb whose free skbprof did not see.
+ */
+static bool fork_one(const struct sk_buff *seg, const struct stamp *tl,
+		     u64 now)
+{
+	unsigned long flags;
+	struct stamp *s;
+	bool fresh;
+
+	s = stamp_lock_insert(head_key(seg), STAMP_TX, &fresh, &flags);
+	if (!s)
+		return false;
+	if (!fresh && s->t_start != tl->t_start)
+		end_incomplete(s, stale(s, now) ? END_EVICTED : END_RESTARTED);
+	memcpy((char *)s + STAMP_TIMELINE, (const char *)tl + STAMP_TIMELINE,
+	       sizeof(*s) - STAMP_TIMELINE);
+	s->owner = seg;
+	stamp_unlock(s, flags);
+	return true;
+}
+
+/*
+ * Each segment continues the timeline: the points reached, their times,
+ * the owner, the tuple and the verdict, so that each gets its own stages
+ * from here on and its own total.  The GSO skb's timeline ends here,
+ * counted as forked, unless a segment kept its head (skb_segment_list()
+ * makes the skb itself the first segment): that one carries it on.  A
+ * timeline filtered or sampled out is not copied, and ends with its skb.
+ */
+void lat_tx_segmented(const struct sk_buff *skb, const struct sk_buff *segs)
+{
+	unsigned long key, flags;
+	const struct sk_buff *seg;
+	unsigned int n = 0, full = 0;
+	bool kept_head = false;
+	struct lat_cpu *c;
+	struct stamp *s, tl;
+	u64 now;
+
+	if (!skb)
+		return;
+	key = head_key(skb);
+	s = stamp_lock(key, STAMP_TX, false, &flags);
+	if (!s)
+		return;
+	if (s->verdict != STAMP_KEEP && s->verdict != STAMP_UNDECIDED) {
+		stamp_unlock(s, flags);
+		return;
+	}
+	tl = *s;
+	for (seg = segs; seg && !kept_head; seg = seg->next)
+		kept_head = head_key(seg) == key;
+	/* gone first: its entry may serve a segment when the table is full */
+	if (kept_head)
+		stamp_unlock(s, flags);
+	else
+		stamp_remove(s, flags);
+	now = ktime_get_mono_fast_ns();
+	for (seg = segs; seg; seg = seg->next) {
+		if (head_key(seg) == key)
+			continue;
+		if (fork_one(seg, &tl, now))
+			n++;
+		else
+			full++;
+	}
+	local_irq_save(flags);
+	c = this_lat();
+	c->gso_forks++;
+	c->gso_segments += n;
+	c->gso_full += full;
+	local_irq_restore(flags);
+}
+
 /* ---- the reaper ---- */
 
 static void reaped(struct stamp *s)
@@ -1530,6 +1613,21 @@ static void show_live(struct seq_file *m, const struct stamp *s)
 
 /* ---- the part ---- */
 
+static void gso_stats(struct seq_file *m)
+{
+	u64 forks = 0, segs = 0, full = 0;
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		forks += READ_ONCE(lcpu[cpu]->gso_forks);
+		segs += READ_ONCE(lcpu[cpu]->gso_segments);
+		full += READ_ONCE(lcpu[cpu]->gso_full);
+	}
+	seq_printf(m, "gso_forks_tx %llu\n", forks);
+	seq_printf(m, "gso_segments_tx %llu\n", segs);
+	seq_printf(m, "gso_segments_tx_full %llu\n", full);
+}
+
 static void latency_stats(struct seq_file *m)
 {
 	u64 inc[2][END_REASONS] = {}, overflow = 0, cg_overflow = 0;
@@ -1570,6 +1668,7 @@ static void latency_stats(struct seq_file *m)
 	}
 	seq_printf(m, "procs_overflow %llu\n", overflow);
 	seq_printf(m, "cgroups_overflow %llu\n", cg_overflow);
+	gso_stats(m);
 }
 
 /* Free every row of @t. */

@@ -57,6 +57,11 @@ void lat_rx_gro_exit(int ret, bool frags);
 int lat_rx_recv_begin(bool peek);
 void lat_rx_recv_end(int slot);
 void lat_rekey(const struct sk_buff *skb, const void *old_head);
+/*
+ * Software GSO cut @skb, still alive, into the list @segs: each segment
+ * continues @skb's transmit timeline under its own head.
+ */
+void lat_tx_segmented(const struct sk_buff *skb, const struct sk_buff *segs);
 
 /* How far the timeline of a dropped skb got, for drops.c. */
 #define LAT_REACHED_RX_DRV	0xfd	/* the driver hand-off, no stage done */

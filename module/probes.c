@@ -23,15 +23,15 @@
  * Arming.  A group is armed only while the configuration needs it
  * (group_needed()): the points of a direction while one of its stages is
  * measured, for the protocols those stages are for; the free paths and
- * the rekey while a timeline or lifetime is followed; lifetime's
- * constructors while lifetime is on.  Every group is registered at load,
- * to learn whether the kernel serves it; main.c then disarms what the
- * configuration does not need.  Later control writes call probes_arm()
- * before the new configuration is published and probes_trim() after,
- * serialised by the control file's mutex; a group is armed while one of
- * its candidates is (group_armed()).  Kprobes stay
- * registered until unload and are enabled and disabled, so switching
- * views waits for no grace period.
+ * the rekey while a timeline or lifetime is followed; software GSO while
+ * a transmit timeline is; lifetime's constructors while lifetime is on.
+ * Every group is registered at load, to learn whether the kernel serves
+ * it; main.c then disarms what the configuration does not need.  Later
+ * control writes call probes_arm() before the new configuration is
+ * published and probes_trim() after, serialised by the control file's
+ * mutex; a group is armed while one of its candidates is
+ * (group_armed()).  Kprobes stay registered until unload and are enabled
+ * and disabled, so switching views waits for no grace period.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -58,6 +58,7 @@ enum cand_type { CT_TP, CT_KPROBE, CT_KRETPROBE };
 enum group_view {
 	GV_POINT,	/* a timeline point: its direction's stages */
 	GV_REKEY,	/* any timeline */
+	GV_TX,		/* any transmit timeline */
 	GV_FREE,	/* any timeline, or lifetime */
 	GV_LIFETIME,	/* lifetime */
 };
@@ -434,6 +435,26 @@ static int krp_expand_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
+/* __skb_gso_segment(skb, features, tx_path): @skb outlives the call */
+static int krp_gso_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	if (skbprof_bench_empty)
+		return 0;
+	*(const struct sk_buff **)ri->data = ARG(regs, 0);
+	return 0;
+}
+
+static int krp_gso_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	const struct sk_buff *segs = (void *)regs_return_value(regs);
+
+	if (!hit(krp_cand(ri)))
+		return 0;
+	if (!IS_ERR_OR_NULL(segs))
+		lat_tx_segmented(*(const struct sk_buff **)ri->data, segs);
+	return 0;
+}
+
 static DEFINE_PER_CPU(unsigned int, life_tick);
 
 static int krp_life_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -589,6 +610,12 @@ static struct cand c_rekey[] = {
 	    sizeof(struct expand_arg)),
 };
 
+/* software GSO (validate_xmit_skb(), ip_finish_output_gso(), qdiscs) */
+static struct cand c_tx_gso[] = {
+	KRP("__skb_gso_segment", krp_gso_entry, krp_gso_ret,
+	    sizeof(struct sk_buff *)),
+};
+
 /*
  * The skb constructors, a group each: a rename leaves its group unserved
  * instead of hiding behind the others.  Nested constructors return the
@@ -654,6 +681,8 @@ static struct group groups[] = {
 	  .c = c_free, .n = ARRAY_SIZE(c_free) },
 	{ .name = "rekey", .kind = -1, .all = true, .view = GV_REKEY,
 	  .c = c_rekey, .n = ARRAY_SIZE(c_rekey) },
+	{ .name = "tx-gso", .kind = -1, .view = GV_TX,
+	  .c = c_tx_gso, .n = ARRAY_SIZE(c_tx_gso) },
 	LIFE_GROUP("life-alloc", c_life_alloc, false),
 	LIFE_GROUP("life-build", c_life_build, false),
 	LIFE_GROUP("life-napi-alloc", c_life_napi_alloc, false),
@@ -799,6 +828,8 @@ static bool group_needed(const struct group *gr,
 		fallthrough;
 	case GV_REKEY:
 		return cfg->stages & (SKBPROF_RX_STAGES | SKBPROF_TX_STAGES);
+	case GV_TX:
+		return cfg->stages & SKBPROF_TX_STAGES;
 	}
 	/* a point: for a stage of its direction and protocol */
 	for (st = 0; st < SKBPROF_TIMELINE_STAGES; st++) {

@@ -136,7 +136,7 @@ static int arm_as(const char *cmd, const char *want, const char *drops)
 		"rx-app rx-app-udp rx-app-csum rx-gro rx-recv tx-app-tcp " \
 		"tx-app-udp4 " \
 		"tx-app-udp6 tx-tcp tx-udp4 tx-udp6 tx-ip4 tx-ip6 tx-dev " \
-		"tx-drv free rekey"
+		"tx-drv free rekey tx-gso"
 
 /* The lifetime view's groups: its constructors (5.10 has no napi_build_skb). */
 static const char *life_groups(void)
@@ -157,7 +157,7 @@ TEST(arming_follows_views)
 	snprintf(life, sizeof(life), "free %s", life_groups());
 	if (arm_as("stages drops\n", "", "armed") ||
 	    arm_as("stages ip-udp\n", RX_UDP " free rekey", "armed") ||
-	    arm_as("stages app-tcp\n", TX_TCP " free rekey", "armed") ||
+	    arm_as("stages app-tcp\n", TX_TCP " free rekey tx-gso", "armed") ||
 	    arm_as("stages drv-ip,tx-total\n", ALL, "armed") ||
 	    arm_as("stages drops\n", "", "armed") ||
 	    arm_as("stages all\n", ALL, "armed") ||

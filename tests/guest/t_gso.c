@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Software GSO on a real driver path: the guest's two virtio-net NICs on
+ * one QEMU hub (harness.h, vnet_setup()), which offer no offloads, so
+ * every large skb TCP builds is cut into segments in validate_xmit_skb()
+ * before the driver gets them.
+ *
+ *   initial netns                        VNET_NS (GRO off)
+ *   sender  VNET_IP4_A (NIC a) --hub-- (NIC b) VNET_IP4_B  receiver
+ *
+ * The ground truth is what the receiving side counts: the flow's
+ * segments with data that arrived (an nft counter at prerouting in
+ * VNET_NS, GRO off on NIC b so that each is one skb), less the sender's
+ * retransmissions (Tcp RetransSegs, in segments): the segments of the
+ * flow's data that reached a's driver once.
+ *
+ * That equals `tx dev-drv` only where every byte of data had a timeline:
+ * TCP splits an skb the congestion window or the pacing cannot send whole
+ * (tso_fragment()), and the piece split off is a new skb without one
+ * (Documentation/skbprof.rst, Caveats).  So the exact test sends writes
+ * of two segments, each acknowledged before the next: an skb that size
+ * is never split (the window and the pacing allow two segments at the
+ * least), and each is one GSO skb cut into two.  The bulk test checks
+ * what survives the splits: the skbs that reach the device reach the
+ * driver, as segments.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/sockios.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define GSO_PORT	5201
+#define GSO_NFT		"ip skbp_gso in"
+#define IPROUTE		"/usr/sbin/ip"
+#define WRITES		200		/* of two segments each */
+#define BULK_BYTES	(4 << 20)
+
+/*
+ * The receiver, in VNET_NS: GRO off on @dev, accept one connection, say
+ * so, read until the sender closes.  Exit status: 0 or a step number.
+ */
+static int gso_receiver(int ready, const char *dev)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(GSO_PORT) };
+	static char buf[65536];
+	int s, c, one = 1;
+	ssize_t n;
+
+	if (enter_ns(VNET_NS) || gro_off(dev))
+		return 1;
+	inet_pton(AF_INET, VNET_IP4_B, &sin.sin_addr);
+	s = socket(AF_INET, SOCK_STREAM, 0);
+	if (s < 0)
+		return 2;
+	setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(s, (void *)&sin, sizeof(sin)) || listen(s, 1))
+		return 3;
+	if (write(ready, "l", 1) != 1)		/* listening */
+		return 4;
+	c = accept(s, NULL, NULL);
+	if (c < 0 || write(ready, "a", 1) != 1)	/* accepted */
+		return 5;
+	while ((n = read(c, buf, sizeof(buf))) > 0)
+		;
+	close(c);
+	close(s);
+	return n ? 6 : 0;
+}
+
+/* Has the socket had every byte acknowledged? */
+static bool all_acked(void *arg)
+{
+	int outq = -1;
+
+	return !ioctl(*(int *)arg, SIOCOUTQ, &outq) && outq == 0;
+}
+
+/* Write @n bytes in writes of @chunk; wait for each ack when @one_by_one. */
+static int send_data(int s, long long n, size_t chunk, bool one_by_one)
+{
+	static char buf[65536];
+	long long sent = 0;
+
+	memset(buf, 'g', sizeof(buf));
+	while (sent < n) {
+		ssize_t w = write(s, buf, chunk);
+
+		CHECK(w > 0, "write: %s", strerror(errno));
+		sent += w;
+		CHECK(!one_by_one || wait_until(all_acked, &s, WAIT_MS),
+		      "a write unacknowledged after %d ms", WAIT_MS);
+	}
+	/* every byte acknowledged: no data segment is left to send */
+	CHECK(wait_until(all_acked, &s, WAIT_MS),
+	      "data unacknowledged after %d ms", WAIT_MS);
+	return 0;
+}
+
+/* The counters of one round of traffic. */
+struct gso_round {
+	long long rx0, retrans0;		/* before */
+	long long rx, retrans;			/* ground truth, after */
+	long long ipdev, drv, total, forks, segs, full;	/* the module's */
+};
+
+/* Nothing is under way: the last round waited for all it sent. */
+static int round_start(struct gso_round *r)
+{
+	CHECK(write_file(DEBUGFS_DIR "/control", "reset\n") == 0, "reset");
+	r->rx0 = nft_packets_ns(VNET_NS, GSO_NFT);
+	CHECK(r->rx0 >= 0, "no nft counter in " VNET_NS);
+	r->retrans0 = snmp_value("Tcp", "RetransSegs");
+	return 0;
+}
+
+static bool rx_reached(void *arg)
+{
+	struct gso_round *r = arg;
+
+	return nft_packets_ns(VNET_NS, GSO_NFT) - r->rx0 >= r->drv + r->retrans;
+}
+
+static void round_end(struct gso_round *r, const char *what)
+{
+	char *lat = read_file(DEBUGFS_DIR "/latency");
+
+	r->ipdev = row_count(lat, "tx", "ip-dev");
+	r->drv = row_count(lat, "tx", "dev-drv");
+	r->total = row_count(lat, "tx", "tx-total");
+	free(lat);
+	r->forks = stat_value("gso_forks_tx");
+	r->segs = stat_value("gso_segments_tx");
+	r->full = stat_value("gso_segments_tx_full");
+	r->retrans = snmp_value("Tcp", "RetransSegs") - r->retrans0;
+	/* a retransmission may be on its way still */
+	wait_until(rx_reached, r, WAIT_MS);
+	r->rx = nft_packets_ns(VNET_NS, GSO_NFT) - r->rx0;
+	note("%s: ip-dev %lld dev-drv %lld tx-total %lld; gso forks %lld segments %lld full %lld; b received %lld data segments, %lld retransmitted",
+	     what, r->ipdev, r->drv, r->total, r->forks, r->segs, r->full,
+	     r->rx, r->retrans);
+}
+
+static int gso_rounds(int s)
+{
+	struct gso_round r;
+	int mss = 0;
+	socklen_t len = sizeof(mss);
+
+	CHECK(!getsockopt(s, IPPROTO_TCP, TCP_MAXSEG, &mss, &len) && mss > 0,
+	      "TCP_MAXSEG: %s", strerror(errno));
+
+	/* writes of two segments, one at a time: every byte has a timeline */
+	if (round_start(&r) || send_data(s, (long long)WRITES * 2 * mss,
+					 2 * mss, true))
+		return -1;
+	round_end(&r, "two-segment writes");
+	CHECK(r.rx == r.drv + r.retrans,
+	      "b received %lld data segments; dev-drv %lld + %lld retransmitted = %lld",
+	      r.rx, r.drv, r.retrans, r.drv + r.retrans);
+	/* the packets sent: WRITES GSO skbs of two segments */
+	CHECK_EQ(r.drv, 2 * WRITES);
+	CHECK_EQ(r.total, 2 * WRITES);
+	CHECK_EQ(r.ipdev, WRITES);
+	CHECK_EQ(r.forks, WRITES);
+	CHECK_EQ(r.segs, 2 * WRITES);
+	CHECK_EQ(r.full, 0);
+
+	/* bulk: what reaches the device reaches the driver, as segments */
+	if (round_start(&r) || send_data(s, BULK_BYTES, 65536, false))
+		return -1;
+	round_end(&r, "bulk");
+	CHECK(r.forks > 0 && r.drv > r.ipdev,
+	      "no software GSO: %lld forks, %lld skbs at ip-dev, %lld at dev-drv",
+	      r.forks, r.ipdev, r.drv);
+	CHECK(r.drv * 100 >= r.ipdev * 95 && r.total * 100 >= r.ipdev * 95,
+	      "dev-drv %lld and tx-total %lld: not 95%% of ip-dev %lld",
+	      r.drv, r.total, r.ipdev);
+	CHECK(r.drv <= r.rx - r.retrans,
+	      "dev-drv %lld: more than the %lld data segments b received",
+	      r.drv, r.rx - r.retrans);
+	CHECK_EQ(r.full, 0);
+	return 0;
+}
+
+static char want_byte(int fd, char c)
+{
+	char got = 0;
+
+	return read(fd, &got, 1) == 1 && got == c;
+}
+
+static int gso_flow(const struct vnet *v)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = htons(GSO_PORT) };
+	int p[2], s = -1, st, ret = -1;
+	pid_t pid;
+
+	CHECK(pipe(p) == 0, "pipe: %s", strerror(errno));
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		close(p[0]);
+		_exit(gso_receiver(p[1], v->b));
+	}
+	close(p[1]);
+	inet_pton(AF_INET, VNET_IP4_B, &sin.sin_addr);
+	if (!want_byte(p[0], 'l'))
+		fail("the receiver did not listen");
+	else if ((s = socket(AF_INET, SOCK_STREAM, 0)) < 0 ||
+		 connect(s, (void *)&sin, sizeof(sin)))
+		fail("connect to " VNET_IP4_B ": %s", strerror(errno));
+	/* accepted: the handshake crossed the hub, nothing is under way */
+	else if (!want_byte(p[0], 'a'))
+		fail("the receiver did not accept");
+	else
+		ret = gso_rounds(s);
+	if (s >= 0)
+		close(s);
+	close(p[0]);
+	if (ret)		/* it may wait for what will not come */
+		kill(pid, SIGKILL);
+	if (waitpid(pid, &st, 0) == pid && !ret &&
+	    (!WIFEXITED(st) || WEXITSTATUS(st)))
+		ret = fail("the receiver failed (status 0x%x)", st);
+	return ret;
+}
+
+/*
+ * TCP from the initial namespace to VNET_NS: each GSO skb the sender's
+ * NIC cannot take is cut into segments, and each segment reaches the
+ * driver on the timeline of its skb, with its own dev-drv and tx-total.
+ */
+TEST(gso_segments_reach_the_driver)
+{
+	char filter[64];
+	struct vnet v;
+	int err;
+
+	err = vnet_setup(&v);
+	if (!err && kmod_probe("nf_tables"))
+		err = fail("cannot load nf_tables");
+	kmod_probe("nft_counter");	/* a module on 5.10, built in later */
+	/* the flow's segments with data (TCP header with timestamps: 32) */
+	if (!err && sh(IPROUTE " netns exec " VNET_NS " sh -c '"
+		       "nft add table ip skbp_gso && "
+		       "nft add chain " GSO_NFT " { type filter hook prerouting priority 0\\; } && "
+		       "nft add rule " GSO_NFT " ip saddr " VNET_IP4_A
+		       " tcp dport %d meta length gt 52 counter'", GSO_PORT))
+		err = fail("cannot set up the nft counter");
+	if (!err && skbprof_load(""))
+		err = fail("cannot load skbprof");
+	snprintf(filter, sizeof(filter), "filter proto tcp dport %d\n",
+		 GSO_PORT);
+	if (!err && write_file(DEBUGFS_DIR "/control", filter))
+		err = fail("cannot set the filter");
+	if (!err)
+		err = gso_flow(&v);
+	sh(IPROUTE " netns exec " VNET_NS
+	   " nft delete table ip skbp_gso 2>/dev/null");
+	vnet_teardown(&v);
+	return err;
+}
