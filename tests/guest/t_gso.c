@@ -120,7 +120,7 @@ struct gso_round {
 static int round_start(struct gso_round *r)
 {
 	CHECK(write_file(DEBUGFS_DIR "/control", "reset\n") == 0, "reset");
-	r->rx0 = nft_packets_ns(VNET_NS, GSO_NFT);
+	r->rx0 = nft_packets(VNET_NS, GSO_NFT);
 	CHECK(r->rx0 >= 0, "no nft counter in " VNET_NS);
 	r->retrans0 = snmp_value("Tcp", "RetransSegs");
 	return 0;
@@ -130,7 +130,7 @@ static bool rx_reached(void *arg)
 {
 	struct gso_round *r = arg;
 
-	return nft_packets_ns(VNET_NS, GSO_NFT) - r->rx0 >= r->drv + r->retrans;
+	return nft_packets(VNET_NS, GSO_NFT) - r->rx0 >= r->drv + r->retrans;
 }
 
 static void round_end(struct gso_round *r, const char *what)
@@ -147,7 +147,7 @@ static void round_end(struct gso_round *r, const char *what)
 	r->retrans = snmp_value("Tcp", "RetransSegs") - r->retrans0;
 	/* a retransmission may be on its way still */
 	wait_until(rx_reached, r, WAIT_MS);
-	r->rx = nft_packets_ns(VNET_NS, GSO_NFT) - r->rx0;
+	r->rx = nft_packets(VNET_NS, GSO_NFT) - r->rx0;
 	note("%s: ip-dev %lld dev-drv %lld tx-total %lld; gso forks %lld segments %lld full %lld; b received %lld data segments, %lld retransmitted",
 	     what, r->ipdev, r->drv, r->total, r->forks, r->segs, r->full,
 	     r->rx, r->retrans);
