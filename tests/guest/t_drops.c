@@ -1175,7 +1175,7 @@ TEST(drops_reset_clears)
 	file = read_file(DROPS);
 	tool = sh_out(&st, TOOL " drops | sed 's/boottime_ns [0-9]*/B/; s/realtime_ns [0-9]*/R/; s/  */ /g'");
 	CHECK(file && tool && st == 0, "tool exited %d", st);
-	st = strcmp(tool, "# clock B R\ncount reason proto dev stage first last location\n");
+	st = strcmp(tool, "# clock B R\ncount reason proto dev netns cgroup stage first last location\n");
 	if (st)
 		note("file:\n%stool:\n%s", file, tool);
 	free(file);
