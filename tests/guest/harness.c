@@ -630,9 +630,9 @@ long long stat_value(const char *key)
 	return v;
 }
 
-int gro_off(const char *ifname)
+int ethtool_set(const char *ifname, unsigned int cmd, unsigned int on)
 {
-	struct ethtool_value ev = { .cmd = ETHTOOL_SGRO, .data = 0 };
+	struct ethtool_value ev = { .cmd = cmd, .data = on };
 	struct ifreq ifr;
 	int fd, err;
 

@@ -173,8 +173,11 @@ unsigned long long row_count(const char *text, const char *dir,
 long long stat_value(const char *key);
 
 
-/* Turn GRO off on device @ifname of this process's namespace; -errno. */
-int gro_off(const char *ifname);
+/*
+ * Set ethtool flag @cmd (ETHTOOL_SGRO, ...) of device @ifname in this
+ * process's namespace to @on; 0 or -errno.
+ */
+int ethtool_set(const char *ifname, unsigned int cmd, unsigned int on);
 
 
 /* ---- the guest's NICs ---- */

@@ -27,6 +27,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/ethtool.h>
 #include <linux/sockios.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -59,7 +60,7 @@ static int gso_receiver(int ready, const char *dev)
 	int s, c, one = 1;
 	ssize_t n;
 
-	if (enter_ns(VNET_NS) || gro_off(dev))
+	if (enter_ns(VNET_NS) || ethtool_set(dev, ETHTOOL_SGRO, 0))
 		return 1;
 	inet_pton(AF_INET, VNET_IP4_B, &sin.sin_addr);
 	s = socket(AF_INET, SOCK_STREAM, 0);

@@ -158,24 +158,6 @@ static long long snmp(const char *ns, const char *group, const char *field)
 	return v;
 }
 
-/* An ethtool flag of @ifname (ETHTOOL_SGRO, ...), in the current netns. */
-static int ethtool_set(const char *ifname, unsigned int cmd, unsigned int on)
-{
-	struct ethtool_value ev = { .cmd = cmd, .data = on };
-	struct ifreq ifr;
-	int fd, err;
-
-	fd = socket(AF_INET, SOCK_DGRAM, 0);
-	if (fd < 0)
-		return -errno;
-	memset(&ifr, 0, sizeof(ifr));
-	strncpy(ifr.ifr_name, ifname, IFNAMSIZ - 1);
-	ifr.ifr_data = (void *)&ev;
-	err = ioctl(fd, SIOCETHTOOL, &ifr) ? -errno : 0;
-	close(fd);
-	return err;
-}
-
 static int xdp_pass_attach(const char *ifname);
 
 /*
