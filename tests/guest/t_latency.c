@@ -1452,6 +1452,11 @@ TEST(latency_buckets_match_traffic)
 		CHECK(l, "no %s line", i ? "tx-total" : "rx-total");
 		for (sum = 0, j = 0; j < l->nb; j++)
 			sum += l->c[j];
+		if (l->count != (unsigned long long)t1.n) {
+			s = read_file(DEBUGFS_DIR "/stats");
+			note("stats:\n%s", s ? s : "(unreadable)");
+			free(s);
+		}
 		CHECK(l->count == (unsigned long long)t1.n && sum == l->count,
 		      "%s: count %llu, buckets %llu, datagrams sent %d", l->stage,
 		      l->count, sum, t1.n);
