@@ -171,16 +171,40 @@ make_initramfs() {
 # (DIR/console.log), the guest's lines on the second (DIR/result.log, with
 # carriage returns stripped into DIR/result.txt); returns qemu's status,
 # 124 or 137 on timeout.  Warnings panic the guest.
+# With SKBPROF_STALL=N, a guest whose result port has not grown for N
+# seconds is stopped too (DIR/stalled is left behind): a hang is told
+# from a slow run by whether tests still finish, not by the wall clock,
+# which a loaded host stretches.
 run_guest() {
-	local ver=$1 d=$2 timeout=$3 flags=$4 append=$5 rc
+	local ver=$1 d=$2 timeout=$3 flags=$4 append=$5 rc qpid
+	local stall=${SKBPROF_STALL:-0} size last=-1 idle=0
 
+	rm -f "$d/stalled"
 	# shellcheck disable=SC2086
 	timeout --kill-after=10 "$timeout" qemu-system-x86_64 $flags \
 		-nodefaults -nographic -no-reboot -monitor none \
 		-kernel "$VMLINUZ" -initrd "$OUT/$ver/initramfs.cpio.gz" \
 		-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 $append" \
 		-serial "file:$d/console.log" -serial "file:$d/result.log" \
-		> "$d/qemu.log" 2>&1 < /dev/null
+		> "$d/qemu.log" 2>&1 < /dev/null &
+	qpid=$!
+	while [ "$stall" -gt 0 ] && kill -0 "$qpid" 2>/dev/null; do
+		sleep 5
+		size=$(stat -c %s "$d/result.log" 2>/dev/null || echo 0)
+		if [ "$size" != "$last" ]; then
+			last=$size
+			idle=0
+		else
+			idle=$((idle + 5))
+		fi
+		if [ "$idle" -ge "$stall" ]; then
+			touch "$d/stalled"
+			# timeout passes the signal on to qemu
+			kill "$qpid"
+			break
+		fi
+	done
+	wait "$qpid"
 	rc=$?
 	tr -d '\r' < "$d/result.log" > "$d/result.txt"
 	return $rc
@@ -212,7 +236,10 @@ boot() {
 		"skbprof.mode=$mode $extra"
 	rc=$?
 	grep -E '^(ok|FAIL) ' "$d/result.txt" | sed -E "s#^(ok|FAIL) #\1 $ver/#"
-	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+	if [ -e "$d/stalled" ]; then
+		echo "FAIL $ver/$mode: no test finished for ${SKBPROF_STALL}s"
+		bad=1
+	elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 		echo "FAIL $ver/$mode: timeout after ${timeout}s"
 		bad=1
 	elif [ $rc -ne 0 ]; then

@@ -13,6 +13,7 @@
 #   warn      a module WARNs (panic_on_warn)   -> log scan + no marker
 #   nomarker  tests pass, no completion marker -> the missing marker
 #   hang      the guest never finishes         -> the timeout
+#   stall     the same, run with SKBPROF_STALL -> no test finished for N s
 
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -23,10 +24,11 @@ guest_tools
 make_initramfs "$ver"
 
 # expect CASE TIMEOUT PATTERN...: the run fails and prints every PATTERN.
+# The guest runs selftest-$SELFTEST_MODE when set, else selftest-CASE.
 expect() {
 	local case=$1 timeout=$2 out rc p
 	shift 2
-	out=$(boot "$ver" "selftest-$case" "$timeout")
+	out=$(boot "$ver" "selftest-${SELFTEST_MODE:-$case}" "$timeout")
 	rc=$?
 	if [ $rc -eq 0 ]; then
 		echo "FAIL selftest/$case: the harness passed a failing run"
@@ -46,3 +48,6 @@ expect kmsg 120 "^FAIL $ver/selftest-kmsg: kernel log: .*BUG: skbprof harness se
 expect warn 120 "^FAIL $ver/selftest-warn: kernel log: .*WARNING:" "^FAIL $ver/selftest-warn: no completion marker"
 expect nomarker 120 "^FAIL $ver/selftest-nomarker: no completion marker"
 expect hang 25 "^FAIL $ver/selftest-hang: timeout after 25s"
+# a hang caught by the stall watchdog long before the boot's timeout
+SKBPROF_STALL=20 SELFTEST_MODE=hang expect stall 600 \
+	"^FAIL $ver/selftest-hang: no test finished for 20s"
