@@ -44,7 +44,8 @@ make -s -C "$TOP/bench" >&2 || die "cannot build the load generator"
 # script, the guest half and the load generator.
 bench_extra() {
 	local root=$1
-	add_bin "$root" "$(command -v bpftrace)" "$TOP/bench/skbprof-load"
+	add_bin "$root" "$(command -v bpftrace)" "$(command -v perf)" \
+		"$TOP/bench/skbprof-load"
 	mv "$root$TOP/bench/skbprof-load" "$root/bin/skbprof-load"
 	rm -rf "${root:?}$TOP"
 	cp "$TOP/bench/guest.sh" "$root/usr/share/skbprof/bench.sh"
@@ -131,6 +132,15 @@ for ver in $KERNELS; do
 	running=$((running + 1))
 done
 wait
+
+# the profile modes alone: their lines, no report
+if [ -z "$(echo "$modes" | tr , '\n' | grep -v '^profile')" ]; then
+	for ver in $KERNELS; do
+		echo "== $ver"
+		grep '^profile' "$OUT/$ver/bench/result.txt"
+	done
+	exit 0
+fi
 
 files=()
 for ver in $KERNELS; do

@@ -19,7 +19,7 @@ docs=(python3-docutils)
 kernel_build=(flex bison bc libssl-dev libelf-dev)
 # dpkg-buildpackage checks for build-essential before anything else
 deb=(build-essential dpkg-dev debhelper dh-dkms dkms fakeroot lintian)
-bench=(bpftrace python3)
+bench=(bpftrace python3 linux-perf)
 # kernels whose module is built in a chroot of a newer Debian (7.2, sid):
 # scripts/make-chroot.sh; the keyring checks the chroot's Release file
 chroot=(debootstrap debian-archive-keyring)

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Instructions per packet, per symbol, from the guest's profile lines.
+
+    bench/profile.py RESULT.TXT [N]
+
+RESULT.TXT is a bench guest's result.txt with the `profile` and
+`profile-none` modes (BENCH_MODES=profile-none,profile make bench, or
+bench/run.sh).  Under QEMU -icount a cpu-clock sample stands for a fixed
+number of instructions, so each symbol's samples times that number over
+the packets sent is its instructions per packet.  Prints the N symbols
+(default 40) whose cost grew most with skbprof loaded, then the totals.
+"""
+import re
+import sys
+from collections import defaultdict
+
+NS_PER_INSN = 16  # -icount shift=4
+
+
+def main():
+    path = sys.argv[1]
+    top = int(sys.argv[2]) if len(sys.argv) > 2 else 40
+    packets, period, syms = {}, {}, defaultdict(lambda: defaultdict(int))
+    for line in open(path):
+        m = re.match(r'profile round=\S+ mode=(\S+) period_ns=(\d+) .*packets=(\d+)', line)
+        if m:
+            period[m[1]] = int(m[2]) // NS_PER_INSN
+            packets[m[1]] = int(m[3])
+            continue
+        m = re.match(r'profile_sym mode=(\S+)\s+(\d+)\s+\[.\]\s+(\S+)', line)
+        if m:
+            syms[m[1]][m[3]] += int(m[2])
+    if not packets:
+        sys.exit("profile.py: no profile lines in " + path)
+
+    def per_pkt(mode, sym):
+        if mode not in packets:
+            return 0.0
+        return syms[mode][sym] * period[mode] / packets[mode]
+
+    names = set(syms['profile']) | set(syms.get('profile-none', {}))
+    rows = sorted(((per_pkt('profile', s) - per_pkt('profile-none', s), s)
+                   for s in names), reverse=True)
+    print(f"{'symbol':40} {'with':>8} {'without':>8} {'extra':>8}  (instructions per packet)")
+    for extra, s in rows[:top]:
+        print(f"{s:40} {per_pkt('profile', s):8.0f} {per_pkt('profile-none', s):8.0f} {extra:8.0f}")
+    for mode in packets:
+        tot = sum(syms[mode].values()) * period[mode] / packets[mode]
+        print(f"total {mode}: {tot:.0f} instructions per packet ({packets[mode]} packets)")
+
+
+if __name__ == '__main__':
+    main()
