@@ -56,11 +56,16 @@ struct skbprof_part {
 };
 
 /*
+ * What every part uses (part.c).
+ *
  * 0 once the module is loaded, -ENODEV before.  Every file's open calls it
  * first: until skbprof_init() can no longer fail, a failing load frees the
  * module under any file that is open, whatever its reference count.
  */
 int skbprof_file_ready(void);
+
+/* The load can no longer fail: the files open from now on (main.c). */
+void skbprof_files_enable(void);
 
 /*
  * Open a seq_file that walks a snapshot taken at open: @take() returns it
@@ -125,13 +130,6 @@ void skbprof_control_trim(void);
 
 extern const struct skbprof_part skbprof_control_part;
 extern const struct skbprof_part skbprof_drops_part;
-
-/*
- * Test hook: make module initialisation fail at step N (0: never), so the
- * in-guest suite can prove that every failure path unwinds completely.
- * Steps are numbered by skbprof_init() in the order it takes them.
- */
-int skbprof_init_fault(int step);
 
 /*
  * Benchmark mode (module parameter bench_empty): every probe stays
