@@ -69,12 +69,6 @@ module_param_named(lifetime_sample, lifetime_param, uint, 0400);
 MODULE_PARM_DESC(lifetime_sample,
 		 "Follow one skb allocation in N for lifetime at load time (default 0: off)");
 
-/* config.c's lookup of `cgroup PATH`, in the writer's cgroup namespace */
-int skbprof_cgroup_lookup(const char *path, u64 *id)
-{
-	return skbprof_cgroup_path_id(path, id);
-}
-
 const struct skbprof_config *skbprof_config(void)
 {
 	return &rcu_dereference(config_cur)->cfg;
