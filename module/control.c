@@ -6,10 +6,11 @@
  * the new configuration is built in a private copy and published with
  * RCU only when every line parsed, so the packet paths, which read the
  * configuration under rcu_read_lock() without any lock, never see half of
- * a write.  Writers are serialised by control_lock.  A rejected write
- * returns -EINVAL (or -E2BIG, -EPERM, or -ENOENT for a cgroup that is not
- * there), records why in last_error and logs it (ratelimited); the
- * configuration in force does not change.
+ * a write (config_live.h).  Writers are serialised by
+ * skbprof_config_lock().  A rejected write returns -EINVAL (or -E2BIG,
+ * -EPERM, or -ENOENT for a cgroup that is not there), records why in
+ * last_error and logs it (ratelimited); the configuration in force does
+ * not change.
  *
  * The probes follow the configuration: before a write is published, every
  * part arms what it needs (a part that cannot fails the write, and
@@ -37,19 +38,11 @@
 #include <linux/uaccess.h>
 
 #include "config.h"
+#include "config_live.h"
 #include "pkttrace.h"
 #include "skbprof.h"
 
-struct config_box {
-	struct rcu_head rcu;
-	struct skbprof_config cfg;
-};
-
-/* The configuration in force; replaced under control_lock. */
-static struct config_box __rcu *config_cur;
-
-/* Serialises writers of the configuration and of last_error. */
-static DEFINE_MUTEX(control_lock);
+/* Under skbprof_config_lock(). */
 static char last_error[SKBPROF_ERR_LEN];
 
 static char *filter_param;
@@ -69,33 +62,25 @@ module_param_named(lifetime_sample, lifetime_param, uint, 0400);
 MODULE_PARM_DESC(lifetime_sample,
 		 "Follow one skb allocation in N for lifetime at load time (default 0: off)");
 
-const struct skbprof_config *skbprof_config(void)
-{
-	return &rcu_dereference(config_cur)->cfg;
-}
-
 /*
  * Parse @len bytes of commands and, when all of them are valid, publish
  * the result.  @reset tells whether a reset was asked for.  Called with
- * control_lock held.
+ * skbprof_config_lock() held.
  */
 static int control_apply(const char *buf, size_t len, bool *reset)
 {
-	struct config_box *next, *old;
+	const struct skbprof_config *cur = skbprof_config_locked();
+	struct skbprof_config *next;
 	unsigned int actions = 0;
 	char msg[SKBPROF_ERR_LEN];
 	int err;
 
-	lockdep_assert_held(&control_lock);
-	next = kmalloc(sizeof(*next), GFP_KERNEL);
+	next = skbprof_config_copy();
 	if (!next)
 		return -ENOMEM;
-	old = rcu_dereference_protected(config_cur,
-					lockdep_is_held(&control_lock));
-	next->cfg = old->cfg;
-	err = skbprof_config_parse(&next->cfg, &skbprof_stage_names, buf, len,
+	err = skbprof_config_parse(next, &skbprof_stage_names, buf, len,
 				   &actions, msg, sizeof(msg));
-	if (!err && next->cfg.trace != SKBPROF_TRACE_OFF) {
+	if (!err && next->trace != SKBPROF_TRACE_OFF) {
 		err = skbprof_trace_prepare();
 		if (err)
 			snprintf(msg, sizeof(msg),
@@ -103,16 +88,15 @@ static int control_apply(const char *buf, size_t len, bool *reset)
 	}
 	/* the probes the new views need, before they are in force */
 	if (!err)
-		err = skbprof_arm(&next->cfg, &old->cfg, msg, sizeof(msg));
+		err = skbprof_arm(next, cur, msg, sizeof(msg));
 	if (err) {
-		kfree(next);
+		skbprof_config_discard(next);
 		strscpy(last_error, msg, sizeof(last_error));
 		pr_warn_ratelimited("control: %s\n", msg);
 		return err;
 	}
-	rcu_assign_pointer(config_cur, next);
-	skbprof_trim(&next->cfg);
-	kfree_rcu(old, rcu);
+	skbprof_config_publish(next);
+	skbprof_trim(next);
 	*reset = actions & SKBPROF_ACT_RESET;
 	return 0;
 }
@@ -128,11 +112,11 @@ static ssize_t control_write(struct file *file, const char __user *ubuf,
 	if (!file_ns_capable(file, &init_user_ns, CAP_NET_ADMIN))
 		return -EPERM;
 	if (len > SKBPROF_CONFIG_MAX) {
-		mutex_lock(&control_lock);
+		skbprof_config_lock();
 		snprintf(last_error, sizeof(last_error),
 			 "write of %zu bytes is larger than %d", len,
 			 SKBPROF_CONFIG_MAX);
-		mutex_unlock(&control_lock);
+		skbprof_config_unlock();
 		pr_warn_ratelimited("control: write of %zu bytes is larger than %d\n",
 				    len, SKBPROF_CONFIG_MAX);
 		return -E2BIG;
@@ -141,32 +125,30 @@ static ssize_t control_write(struct file *file, const char __user *ubuf,
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 
-	mutex_lock(&control_lock);
+	skbprof_config_lock();
 	err = control_apply(buf, len, &reset);
 	if (!err && reset)
 		skbprof_reset_all();
-	mutex_unlock(&control_lock);
+	skbprof_config_unlock();
 	kfree(buf);
 	return err ? err : len;
 }
 
 static int control_show(struct seq_file *m, void *v)
 {
-	const struct config_box *box;
 	char *buf;
 	int len;
 
 	buf = kmalloc(SKBPROF_CONFIG_MAX, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	mutex_lock(&control_lock);
-	box = rcu_dereference_protected(config_cur,
-					lockdep_is_held(&control_lock));
-	len = skbprof_config_print(&box->cfg, &skbprof_stage_names, buf,
+	skbprof_config_lock();
+	len = skbprof_config_print(skbprof_config_locked(),
+				   &skbprof_stage_names, buf,
 				   SKBPROF_CONFIG_MAX);
 	seq_write(m, buf, min(len, SKBPROF_CONFIG_MAX - 1));
 	seq_printf(m, "last_error: %s\n", last_error[0] ? last_error : "none");
-	mutex_unlock(&control_lock);
+	skbprof_config_unlock();
 	kfree(buf);
 	return 0;
 }
@@ -195,48 +177,38 @@ static int control_param(const char *cmd, const char *value)
 	line = kasprintf(GFP_KERNEL, "%s %s\n", cmd, value);
 	if (!line)
 		return -ENOMEM;
-	mutex_lock(&control_lock);
+	skbprof_config_lock();
 	err = control_apply(line, strlen(line), &reset);
 	if (err)
 		pr_err("module parameter %s=\"%s\": %s\n", cmd, value,
 		       last_error);
-	mutex_unlock(&control_lock);
+	skbprof_config_unlock();
 	kfree(line);
 	return err;
 }
 
 void skbprof_control_trim(void)
 {
-	struct config_box *box;
-
-	mutex_lock(&control_lock);
-	box = rcu_dereference_protected(config_cur,
-					lockdep_is_held(&control_lock));
-	skbprof_trim(&box->cfg);
-	mutex_unlock(&control_lock);
+	skbprof_config_lock();
+	skbprof_trim(skbprof_config_locked());
+	skbprof_config_unlock();
 }
 
 static void control_exit(void)
 {
 	/* The files are gone and every part has stopped: nobody reads it. */
-	kfree(rcu_dereference_protected(config_cur, 1));
-	RCU_INIT_POINTER(config_cur, NULL);
+	skbprof_config_live_exit();
 	last_error[0] = 0;
 }
 
 static int control_init(void)
 {
-	struct config_box *box;
 	char num[16];
 	int err;
 
-	box = kzalloc(sizeof(*box), GFP_KERNEL);
-	if (!box)
-		return -ENOMEM;
-	skbprof_config_default(&box->cfg, &skbprof_stage_names);
-	RCU_INIT_POINTER(config_cur, box);
-
-	err = 0;
+	err = skbprof_config_live_init();
+	if (err)
+		return err;
 	if (filter_param && *filter_param)
 		err = control_param("filter", filter_param);
 	if (!err && stages_param && *stages_param)

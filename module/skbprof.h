@@ -8,6 +8,7 @@
 #include <linux/types.h>
 
 #include "compat.h"
+#include "config_live.h"
 #include "stages.h"
 
 /*
@@ -95,13 +96,6 @@ static const struct file_operations __name##_fops = {			\
 	.llseek		= seq_lseek,					\
 	.release	= single_release,				\
 }
-
-/*
- * The configuration in force (control.c).  Call under rcu_read_lock() (or
- * with preemption or bottom halves disabled) and do not keep the pointer
- * past it.
- */
-const struct skbprof_config *skbprof_config(void);
 
 /* Zero every part's counters; serialised by the control file. */
 void skbprof_reset_all(void);
