@@ -39,7 +39,6 @@
 
 #include "config.h"
 #include "config_live.h"
-#include "pkttrace.h"
 #include "skbprof.h"
 
 /* Under skbprof_config_lock(). */
@@ -80,13 +79,7 @@ static int control_apply(const char *buf, size_t len, bool *reset)
 		return -ENOMEM;
 	err = skbprof_config_parse(next, &skbprof_stage_names, buf, len,
 				   &actions, msg, sizeof(msg));
-	if (!err && next->trace != SKBPROF_TRACE_OFF) {
-		err = skbprof_trace_prepare();
-		if (err)
-			snprintf(msg, sizeof(msg),
-				 "trace: cannot allocate the trace buffer");
-	}
-	/* the probes the new views need, before they are in force */
+	/* what the new views need, before they are in force */
 	if (!err)
 		err = skbprof_arm(next, cur, msg, sizeof(msg));
 	if (err) {

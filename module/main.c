@@ -44,14 +44,16 @@ static int skbprof_init_fault(int step)
 }
 
 /*
- * The parts, in initialisation order.  The trace part owns the trace
- * buffer that control allocates for trace=on; the timelines (and their
- * stamp table, which lifetime shares) come before the probes that drive
- * them, and before drops, whose rows ask them how far a packet got.
+ * The parts, in initialisation order.  Control comes first: it puts the
+ * configuration of the module parameters in force, which the others read
+ * at their init (the trace part allocates its buffer for trace=on).  The
+ * timelines (and their stamp table, which lifetime shares) come before
+ * the probes that drive them, and before drops, whose rows ask them how
+ * far a packet got.
  */
 static const struct skbprof_part *const parts[] = {
-	&skbprof_trace_part,
 	&skbprof_control_part,
+	&skbprof_trace_part,
 	&skbprof_latency_part,
 	&skbprof_lifetime_part,
 	&skbprof_probes_part,

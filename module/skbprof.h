@@ -31,9 +31,9 @@ struct skbprof_config;
  * @init:  allocate, register probes.  Must undo everything itself when it
  *         fails.
  * @exit:  unregister probes, wait for running handlers, free.
- * @arm:   arm the probes @cfg needs that are not armed.  On failure,
- *         write why into @msg and return the errno; skbprof_arm() then
- *         trims this part too.  May be NULL.
+ * @arm:   arm what @cfg needs that is not armed (probes, the trace
+ *         buffer).  On failure, write why into @msg and return the errno;
+ *         skbprof_arm() then trims this part too.  May be NULL.
  * @trim:  disarm the probes @cfg does not need.  A handler may still be
  *         running when it returns; @exit waits for them.  May be NULL.
  *         Both run in process context, serialised by the control file's
