@@ -15,6 +15,8 @@
  * The probes follow the configuration: before a write is published, every
  * part arms what it needs (a part that cannot fails the write, and
  * nothing changes); after, the probes no view needs any more come out.
+ * Control does not do this itself: main.c, which orders the parts, hands
+ * it the operations on every part once they are all up (control.h).
  *
  * Reading prints the configuration in the syntax writes accept, then
  * "last_error: <message>" ("none" when no write has been rejected); the
@@ -39,9 +41,14 @@
 
 #include "config.h"
 #include "config_live.h"
+#include "control.h"
 #include "skbprof.h"
 
-/* Under skbprof_config_lock(). */
+/*
+ * The operations on every part, from main.c; NULL until every part is up.
+ * Under skbprof_config_lock(), as is last_error.
+ */
+static const struct skbprof_control_ops *control_ops;
 static char last_error[SKBPROF_ERR_LEN];
 
 static char *filter_param;
@@ -80,8 +87,8 @@ static int control_apply(const char *buf, size_t len, bool *reset)
 	err = skbprof_config_parse(next, &skbprof_stage_names, buf, len,
 				   &actions, msg, sizeof(msg));
 	/* what the new views need, before they are in force */
-	if (!err)
-		err = skbprof_arm(next, cur, msg, sizeof(msg));
+	if (!err && control_ops)
+		err = control_ops->arm(next, cur, msg, sizeof(msg));
 	if (err) {
 		skbprof_config_discard(next);
 		strscpy(last_error, msg, sizeof(last_error));
@@ -89,7 +96,8 @@ static int control_apply(const char *buf, size_t len, bool *reset)
 		return err;
 	}
 	skbprof_config_publish(next);
-	skbprof_trim(next);
+	if (control_ops)
+		control_ops->trim(next);
 	*reset = actions & SKBPROF_ACT_RESET;
 	return 0;
 }
@@ -120,8 +128,8 @@ static ssize_t control_write(struct file *file, const char __user *ubuf,
 
 	skbprof_config_lock();
 	err = control_apply(buf, len, &reset);
-	if (!err && reset)
-		skbprof_reset_all();
+	if (!err && reset && control_ops)
+		control_ops->reset();
 	skbprof_config_unlock();
 	kfree(buf);
 	return err ? err : len;
@@ -180,16 +188,18 @@ static int control_param(const char *cmd, const char *value)
 	return err;
 }
 
-void skbprof_control_trim(void)
+void skbprof_control_start(const struct skbprof_control_ops *ops)
 {
 	skbprof_config_lock();
-	skbprof_trim(skbprof_config_locked());
+	control_ops = ops;
+	ops->trim(skbprof_config_locked());
 	skbprof_config_unlock();
 }
 
 static void control_exit(void)
 {
 	/* The files are gone and every part has stopped: nobody reads it. */
+	control_ops = NULL;
 	skbprof_config_live_exit();
 	last_error[0] = 0;
 }

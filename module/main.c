@@ -17,6 +17,7 @@
 #include <linux/seq_file.h>
 #include <linux/utsname.h>
 
+#include "control.h"
 #include "lifetime.h"
 #include "pkttrace.h"
 #include "probes.h"
@@ -24,9 +25,6 @@
 
 /* /sys/kernel/debug/skbprof/, made once every part is up. */
 static struct dentry *skbprof_debugfs;
-
-/* Every part is up: the probes follow the configuration (skbprof_arm()). */
-static bool skbprof_parts_up;
 
 /*
  * Test hook: make module initialisation fail at step N (0: never), so the
@@ -78,7 +76,12 @@ static const struct skbprof_file main_files[] = {
 	{ "stats", 0400, &stats_fops },
 };
 
-void skbprof_reset_all(void)
+/*
+ * What a control write does to the parts (struct skbprof_control_ops).
+ * Control knows no other part: main.c hands it these once every part is
+ * up, and control calls them under its lock.
+ */
+static void parts_reset(void)
 {
 	size_t i;
 
@@ -87,13 +90,13 @@ void skbprof_reset_all(void)
 			parts[i]->reset();
 }
 
-int skbprof_arm(const struct skbprof_config *next,
-		const struct skbprof_config *cur, char *msg, size_t len)
+static int parts_arm(const struct skbprof_config *next,
+		     const struct skbprof_config *cur, char *msg, size_t len)
 {
 	size_t i;
 	int err;
 
-	for (i = 0; skbprof_parts_up && i < ARRAY_SIZE(parts); i++) {
+	for (i = 0; i < ARRAY_SIZE(parts); i++) {
 		if (!parts[i]->arm)
 			continue;
 		err = parts[i]->arm(next, msg, len);
@@ -109,14 +112,20 @@ int skbprof_arm(const struct skbprof_config *next,
 	return 0;
 }
 
-void skbprof_trim(const struct skbprof_config *cfg)
+static void parts_trim(const struct skbprof_config *cfg)
 {
 	size_t i;
 
-	for (i = 0; skbprof_parts_up && i < ARRAY_SIZE(parts); i++)
+	for (i = 0; i < ARRAY_SIZE(parts); i++)
 		if (parts[i]->trim)
 			parts[i]->trim(cfg);
 }
+
+static const struct skbprof_control_ops parts_ops = {
+	.arm	= parts_arm,
+	.trim	= parts_trim,
+	.reset	= parts_reset,
+};
 
 static int create_files(const struct skbprof_file *f, unsigned int n)
 {
@@ -184,8 +193,7 @@ static int __init skbprof_init(void)
 		}
 	}
 	/* each part registered all its probes: keep what the views need */
-	skbprof_parts_up = true;
-	skbprof_control_trim();
+	skbprof_control_start(&parts_ops);
 	err = skbprof_files_init();
 	if (err)
 		goto err_parts;
@@ -195,7 +203,6 @@ static int __init skbprof_init(void)
 	return 0;
 
 err_parts:
-	skbprof_parts_up = false;
 	skbprof_parts_exit(i);
 	return err;
 }
@@ -207,7 +214,6 @@ static void __exit skbprof_exit(void)
 	 * now; removing them first waits for opens still in progress.
 	 */
 	debugfs_remove_recursive(skbprof_debugfs);
-	skbprof_parts_up = false;
 	skbprof_parts_exit(ARRAY_SIZE(parts));
 	pr_info("unloaded\n");
 }
