@@ -9,6 +9,7 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 
+#include "cgroup.h"
 #include "config.h"
 
 /* The longest part of a bad token quoted in an error message. */

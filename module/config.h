@@ -26,8 +26,8 @@
  * A term may appear once per filter.  Numbers are decimal or 0x-hex.
  * `cgroup` takes a cgroup v2 directory, as a path from the cgroup2 root
  * of the writer ("/", "/system.slice/x.service"), resolved to its id when
- * the line is parsed (skbprof_cgroup_lookup()), or as the id itself; it
- * prints as it was given.
+ * the line is parsed (skbprof_cgroup_lookup(), cgroup.h), or as the id
+ * itself; it prints as it was given.
  */
 #ifndef _SKBPROF_CONFIG_H
 #define _SKBPROF_CONFIG_H
@@ -125,14 +125,6 @@ struct skbprof_pktinfo {
 	const char *dev;	/* NULL: no device */
 	const char *comm;	/* NULL: unknown */
 };
-
-/*
- * The id of the cgroup v2 directory at @path ("/" or "/a/b", checked by
- * the parser), as the writer's cgroup namespace sees it; 0 or a negative
- * errno (-ENOENT: no such cgroup; -ENOTDIR: not a directory).  The
- * module's is in control.c; host programs that build this file stub it.
- */
-int skbprof_cgroup_lookup(const char *path, u64 *id);
 
 /* The configuration at load: everything measured, no filter. */
 void skbprof_config_default(struct skbprof_config *cfg,

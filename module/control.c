@@ -6,14 +6,17 @@
  * the new configuration is built in a private copy and published with
  * RCU only when every line parsed, so the packet paths, which read the
  * configuration under rcu_read_lock() without any lock, never see half of
- * a write.  Writers are serialised by control_lock.  A rejected write
- * returns -EINVAL (or -E2BIG, -EPERM, or -ENOENT for a cgroup that is not
- * there), records why in last_error and logs it (ratelimited); the
- * configuration in force does not change.
+ * a write (config_live.h).  Writers are serialised by
+ * skbprof_config_lock().  A rejected write returns -EINVAL (or -E2BIG,
+ * -EPERM, or -ENOENT for a cgroup that is not there), records why in
+ * last_error and logs it (ratelimited); the configuration in force does
+ * not change.
  *
  * The probes follow the configuration: before a write is published, every
  * part arms what it needs (a part that cannot fails the write, and
  * nothing changes); after, the probes no view needs any more come out.
+ * Control does not do this itself: main.c, which orders the parts, hands
+ * it the operations on every part once they are all up (control.h).
  *
  * Reading prints the configuration in the syntax writes accept, then
  * "last_error: <message>" ("none" when no write has been rejected); the
@@ -37,19 +40,15 @@
 #include <linux/uaccess.h>
 
 #include "config.h"
-#include "pkttrace.h"
+#include "config_live.h"
+#include "control.h"
 #include "skbprof.h"
 
-struct config_box {
-	struct rcu_head rcu;
-	struct skbprof_config cfg;
-};
-
-/* The configuration in force; replaced under control_lock. */
-static struct config_box __rcu *config_cur;
-
-/* Serialises writers of the configuration and of last_error. */
-static DEFINE_MUTEX(control_lock);
+/*
+ * The operations on every part, from main.c; NULL until every part is up.
+ * Under skbprof_config_lock(), as is last_error.
+ */
+static const struct skbprof_control_ops *control_ops;
 static char last_error[SKBPROF_ERR_LEN];
 
 static char *filter_param;
@@ -69,56 +68,36 @@ module_param_named(lifetime_sample, lifetime_param, uint, 0400);
 MODULE_PARM_DESC(lifetime_sample,
 		 "Follow one skb allocation in N for lifetime at load time (default 0: off)");
 
-/* config.c's lookup of `cgroup PATH`, in the writer's cgroup namespace */
-int skbprof_cgroup_lookup(const char *path, u64 *id)
-{
-	return skbprof_cgroup_path_id(path, id);
-}
-
-const struct skbprof_config *skbprof_config(void)
-{
-	return &rcu_dereference(config_cur)->cfg;
-}
-
 /*
  * Parse @len bytes of commands and, when all of them are valid, publish
  * the result.  @reset tells whether a reset was asked for.  Called with
- * control_lock held.
+ * skbprof_config_lock() held.
  */
 static int control_apply(const char *buf, size_t len, bool *reset)
 {
-	struct config_box *next, *old;
+	const struct skbprof_config *cur = skbprof_config_locked();
+	struct skbprof_config *next;
 	unsigned int actions = 0;
 	char msg[SKBPROF_ERR_LEN];
 	int err;
 
-	lockdep_assert_held(&control_lock);
-	next = kmalloc(sizeof(*next), GFP_KERNEL);
+	next = skbprof_config_copy();
 	if (!next)
 		return -ENOMEM;
-	old = rcu_dereference_protected(config_cur,
-					lockdep_is_held(&control_lock));
-	next->cfg = old->cfg;
-	err = skbprof_config_parse(&next->cfg, &skbprof_stage_names, buf, len,
+	err = skbprof_config_parse(next, &skbprof_stage_names, buf, len,
 				   &actions, msg, sizeof(msg));
-	if (!err && next->cfg.trace != SKBPROF_TRACE_OFF) {
-		err = skbprof_trace_prepare();
-		if (err)
-			snprintf(msg, sizeof(msg),
-				 "trace: cannot allocate the trace buffer");
-	}
-	/* the probes the new views need, before they are in force */
-	if (!err)
-		err = skbprof_arm(&next->cfg, &old->cfg, msg, sizeof(msg));
+	/* what the new views need, before they are in force */
+	if (!err && control_ops)
+		err = control_ops->arm(next, cur, msg, sizeof(msg));
 	if (err) {
-		kfree(next);
+		skbprof_config_discard(next);
 		strscpy(last_error, msg, sizeof(last_error));
 		pr_warn_ratelimited("control: %s\n", msg);
 		return err;
 	}
-	rcu_assign_pointer(config_cur, next);
-	skbprof_trim(&next->cfg);
-	kfree_rcu(old, rcu);
+	skbprof_config_publish(next);
+	if (control_ops)
+		control_ops->trim(next);
 	*reset = actions & SKBPROF_ACT_RESET;
 	return 0;
 }
@@ -134,11 +113,11 @@ static ssize_t control_write(struct file *file, const char __user *ubuf,
 	if (!file_ns_capable(file, &init_user_ns, CAP_NET_ADMIN))
 		return -EPERM;
 	if (len > SKBPROF_CONFIG_MAX) {
-		mutex_lock(&control_lock);
+		skbprof_config_lock();
 		snprintf(last_error, sizeof(last_error),
 			 "write of %zu bytes is larger than %d", len,
 			 SKBPROF_CONFIG_MAX);
-		mutex_unlock(&control_lock);
+		skbprof_config_unlock();
 		pr_warn_ratelimited("control: write of %zu bytes is larger than %d\n",
 				    len, SKBPROF_CONFIG_MAX);
 		return -E2BIG;
@@ -147,32 +126,30 @@ static ssize_t control_write(struct file *file, const char __user *ubuf,
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 
-	mutex_lock(&control_lock);
+	skbprof_config_lock();
 	err = control_apply(buf, len, &reset);
-	if (!err && reset)
-		skbprof_reset_all();
-	mutex_unlock(&control_lock);
+	if (!err && reset && control_ops)
+		control_ops->reset();
+	skbprof_config_unlock();
 	kfree(buf);
 	return err ? err : len;
 }
 
 static int control_show(struct seq_file *m, void *v)
 {
-	const struct config_box *box;
 	char *buf;
 	int len;
 
 	buf = kmalloc(SKBPROF_CONFIG_MAX, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-	mutex_lock(&control_lock);
-	box = rcu_dereference_protected(config_cur,
-					lockdep_is_held(&control_lock));
-	len = skbprof_config_print(&box->cfg, &skbprof_stage_names, buf,
+	skbprof_config_lock();
+	len = skbprof_config_print(skbprof_config_locked(),
+				   &skbprof_stage_names, buf,
 				   SKBPROF_CONFIG_MAX);
 	seq_write(m, buf, min(len, SKBPROF_CONFIG_MAX - 1));
 	seq_printf(m, "last_error: %s\n", last_error[0] ? last_error : "none");
-	mutex_unlock(&control_lock);
+	skbprof_config_unlock();
 	kfree(buf);
 	return 0;
 }
@@ -201,48 +178,40 @@ static int control_param(const char *cmd, const char *value)
 	line = kasprintf(GFP_KERNEL, "%s %s\n", cmd, value);
 	if (!line)
 		return -ENOMEM;
-	mutex_lock(&control_lock);
+	skbprof_config_lock();
 	err = control_apply(line, strlen(line), &reset);
 	if (err)
 		pr_err("module parameter %s=\"%s\": %s\n", cmd, value,
 		       last_error);
-	mutex_unlock(&control_lock);
+	skbprof_config_unlock();
 	kfree(line);
 	return err;
 }
 
-void skbprof_control_trim(void)
+void skbprof_control_start(const struct skbprof_control_ops *ops)
 {
-	struct config_box *box;
-
-	mutex_lock(&control_lock);
-	box = rcu_dereference_protected(config_cur,
-					lockdep_is_held(&control_lock));
-	skbprof_trim(&box->cfg);
-	mutex_unlock(&control_lock);
+	skbprof_config_lock();
+	control_ops = ops;
+	ops->trim(skbprof_config_locked());
+	skbprof_config_unlock();
 }
 
 static void control_exit(void)
 {
 	/* The files are gone and every part has stopped: nobody reads it. */
-	kfree(rcu_dereference_protected(config_cur, 1));
-	RCU_INIT_POINTER(config_cur, NULL);
+	control_ops = NULL;
+	skbprof_config_live_exit();
 	last_error[0] = 0;
 }
 
 static int control_init(void)
 {
-	struct config_box *box;
 	char num[16];
 	int err;
 
-	box = kzalloc(sizeof(*box), GFP_KERNEL);
-	if (!box)
-		return -ENOMEM;
-	skbprof_config_default(&box->cfg, &skbprof_stage_names);
-	RCU_INIT_POINTER(config_cur, box);
-
-	err = 0;
+	err = skbprof_config_live_init();
+	if (err)
+		return err;
 	if (filter_param && *filter_param)
 		err = control_param("filter", filter_param);
 	if (!err && stages_param && *stages_param)

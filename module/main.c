@@ -11,15 +11,13 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/err.h>
-#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
-#include <linux/smp.h>
 #include <linux/utsname.h>
 
+#include "control.h"
 #include "lifetime.h"
 #include "pkttrace.h"
 #include "probes.h"
@@ -28,84 +26,37 @@
 /* /sys/kernel/debug/skbprof/, made once every part is up. */
 static struct dentry *skbprof_debugfs;
 
-/* Set when skbprof_init() has nothing left that can fail. */
-static bool skbprof_loaded;
-
-/* Every part is up: the probes follow the configuration (skbprof_arm()). */
-static bool skbprof_parts_up;
-
+/*
+ * Test hook: make module initialisation fail at step N (0: never), so the
+ * in-guest suite can prove that every failure path unwinds completely.
+ * Steps are numbered by skbprof_init() in the order it takes them.
+ */
 static int fail_init_at;
 module_param(fail_init_at, int, 0400);
 MODULE_PARM_DESC(fail_init_at,
 		 "Testing only: fail module initialisation at step N (0: never)");
 
-bool skbprof_bench_empty __read_mostly;
-module_param_named(bench_empty, skbprof_bench_empty, bool, 0400);
-MODULE_PARM_DESC(bench_empty,
-		 "Benchmark only: register every probe but return from its handler at once (the cost floor of the probes themselves)");
-
-int skbprof_init_fault(int step)
+static int skbprof_init_fault(int step)
 {
 	return fail_init_at == step ? -ENOMEM : 0;
 }
 
 /*
- * The parts, in initialisation order.  The trace part owns the trace
- * buffer that control allocates for trace=on; the timelines (and their
- * stamp table, which lifetime shares) come before the probes that drive
- * them, and before drops, whose rows ask them how far a packet got.
+ * The parts, in initialisation order.  Control comes first: it puts the
+ * configuration of the module parameters in force, which the others read
+ * at their init (the trace part allocates its buffer for trace=on).  The
+ * timelines (and their stamp table, which lifetime shares) come before
+ * the probes that drive them, and before drops, whose rows ask them how
+ * far a packet got.
  */
 static const struct skbprof_part *const parts[] = {
-	&skbprof_trace_part,
 	&skbprof_control_part,
+	&skbprof_trace_part,
 	&skbprof_latency_part,
 	&skbprof_lifetime_part,
 	&skbprof_probes_part,
 	&skbprof_drops_part,
 };
-
-int skbprof_file_ready(void)
-{
-	/* pairs with the release at the end of skbprof_init() */
-	return smp_load_acquire(&skbprof_loaded) ? 0 : -ENODEV;
-}
-
-int skbprof_single_open(struct inode *inode, struct file *file,
-			int (*show)(struct seq_file *m, void *v))
-{
-	int err = skbprof_file_ready();
-
-	return err ? err : single_open(file, show, inode->i_private);
-}
-
-int skbprof_snapshot_open(struct file *file, const struct seq_operations *ops,
-			  void *(*take)(void))
-{
-	void *snap;
-	int err;
-
-	err = skbprof_file_ready();
-	if (err)
-		return err;
-	snap = take();
-	if (!snap)
-		return -ENOMEM;
-	err = seq_open(file, ops);
-	if (err) {
-		kvfree(snap);
-		return err;
-	}
-	((struct seq_file *)file->private_data)->private = snap;
-	return 0;
-}
-
-int skbprof_snapshot_release(struct inode *inode, struct file *file)
-{
-	struct seq_file *m = file->private_data;
-
-	kvfree(m->private);
-	return seq_release(inode, file);
-}
 
 static int stats_show(struct seq_file *m, void *v)
 {
@@ -125,7 +76,12 @@ static const struct skbprof_file main_files[] = {
 	{ "stats", 0400, &stats_fops },
 };
 
-void skbprof_reset_all(void)
+/*
+ * What a control write does to the parts (struct skbprof_control_ops).
+ * Control knows no other part: main.c hands it these once every part is
+ * up, and control calls them under its lock.
+ */
+static void parts_reset(void)
 {
 	size_t i;
 
@@ -134,13 +90,13 @@ void skbprof_reset_all(void)
 			parts[i]->reset();
 }
 
-int skbprof_arm(const struct skbprof_config *next,
-		const struct skbprof_config *cur, char *msg, size_t len)
+static int parts_arm(const struct skbprof_config *next,
+		     const struct skbprof_config *cur, char *msg, size_t len)
 {
 	size_t i;
 	int err;
 
-	for (i = 0; skbprof_parts_up && i < ARRAY_SIZE(parts); i++) {
+	for (i = 0; i < ARRAY_SIZE(parts); i++) {
 		if (!parts[i]->arm)
 			continue;
 		err = parts[i]->arm(next, msg, len);
@@ -156,39 +112,20 @@ int skbprof_arm(const struct skbprof_config *next,
 	return 0;
 }
 
-void skbprof_trim(const struct skbprof_config *cfg)
+static void parts_trim(const struct skbprof_config *cfg)
 {
 	size_t i;
 
-	for (i = 0; skbprof_parts_up && i < ARRAY_SIZE(parts); i++)
+	for (i = 0; i < ARRAY_SIZE(parts); i++)
 		if (parts[i]->trim)
 			parts[i]->trim(cfg);
 }
 
-struct reset_cpus_arg {
-	void (*reset)(unsigned int cpu);
+static const struct skbprof_control_ops parts_ops = {
+	.arm	= parts_arm,
+	.trim	= parts_trim,
+	.reset	= parts_reset,
 };
-
-static void reset_here(void *p)
-{
-	const struct reset_cpus_arg *a = p;
-
-	a->reset(smp_processor_id());
-}
-
-void skbprof_reset_cpus(void (*reset)(unsigned int cpu))
-{
-	struct reset_cpus_arg a = { .reset = reset };
-	unsigned int cpu;
-
-	/* no CPU comes or goes meanwhile */
-	cpus_read_lock();
-	on_each_cpu(reset_here, &a, 1);
-	for_each_possible_cpu(cpu)
-		if (!cpu_online(cpu))
-			reset(cpu);
-	cpus_read_unlock();
-}
 
 static int create_files(const struct skbprof_file *f, unsigned int n)
 {
@@ -207,7 +144,7 @@ static int create_files(const struct skbprof_file *f, unsigned int n)
 
 /*
  * The directory and every part's files.  A file is reachable as soon as it
- * is made, but its open refuses until skbprof_loaded is set, so a failure
+ * is made, but its open refuses until skbprof_files_enable(), so a failure
  * here leaves no reader behind.
  */
 static int skbprof_files_init(void)
@@ -256,19 +193,16 @@ static int __init skbprof_init(void)
 		}
 	}
 	/* each part registered all its probes: keep what the views need */
-	skbprof_parts_up = true;
-	skbprof_control_trim();
+	skbprof_control_start(&parts_ops);
 	err = skbprof_files_init();
 	if (err)
 		goto err_parts;
 
-	/* pairs with skbprof_file_ready(): the files open from now on */
-	smp_store_release(&skbprof_loaded, true);
+	skbprof_files_enable();
 	pr_info("version %s loaded\n", SKBPROF_VERSION);
 	return 0;
 
 err_parts:
-	skbprof_parts_up = false;
 	skbprof_parts_exit(i);
 	return err;
 }
@@ -280,7 +214,6 @@ static void __exit skbprof_exit(void)
 	 * now; removing them first waits for opens still in progress.
 	 */
 	debugfs_remove_recursive(skbprof_debugfs);
-	skbprof_parts_up = false;
 	skbprof_parts_exit(ARRAY_SIZE(parts));
 	pr_info("unloaded\n");
 }

@@ -31,6 +31,7 @@
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 
+#include "config.h"
 #include "pkttrace.h"
 #include "skbprof.h"
 
@@ -47,7 +48,7 @@ struct pkttrace_rec {
 	char text[SKBPROF_TRACE_LINE_MAX];
 };
 
-/* Published once by skbprof_trace_prepare(), freed at unload. */
+/* Published once by pkttrace_prepare(), freed at unload. */
 static struct trace_buffer *pkttrace_rb;
 static DEFINE_MUTEX(pkttrace_alloc_lock);
 
@@ -71,13 +72,14 @@ static struct irq_work pkttrace_iw;
 
 static struct trace_buffer *pkttrace_ring(void)
 {
-	/* Pairs with the release in skbprof_trace_prepare(): a buffer seen
+	/* Pairs with the release in pkttrace_prepare(): a buffer seen
 	 * here is fully initialised.
 	 */
 	return smp_load_acquire(&pkttrace_rb);
 }
 
-int skbprof_trace_prepare(void)
+/* Make sure the ring buffer exists (process context): 0 or -ENOMEM. */
+static int pkttrace_prepare(void)
 {
 	struct trace_buffer *rb;
 	int err = 0;
@@ -289,13 +291,33 @@ static void pkttrace_reset(void)
 	atomic64_set(&pkttrace_lost, 0);
 }
 
+/* The buffer is allocated the first time the trace is switched on. */
+static int pkttrace_arm(const struct skbprof_config *cfg, char *msg,
+			size_t len)
+{
+	if (cfg->trace == SKBPROF_TRACE_OFF || !pkttrace_prepare())
+		return 0;
+	snprintf(msg, len, "trace: cannot allocate the trace buffer");
+	return -ENOMEM;
+}
+
 static int pkttrace_init(void)
 {
+	bool on;
+
 	init_irq_work(&pkttrace_iw, pkttrace_wake);
 	if (!trace_buffer_kb || trace_buffer_kb > (1U << 20)) {
 		pr_err("trace_buffer_kb=%u: must be 1-1048576\n",
 		       trace_buffer_kb);
 		return -EINVAL;
+	}
+	/* the configuration at load (control is up): trace= */
+	rcu_read_lock();
+	on = skbprof_config()->trace != SKBPROF_TRACE_OFF;
+	rcu_read_unlock();
+	if (on && pkttrace_prepare()) {
+		pr_err("trace: cannot allocate the trace buffer\n");
+		return -ENOMEM;
 	}
 	return 0;
 }
@@ -304,7 +326,7 @@ static void pkttrace_exit(void)
 {
 	/*
 	 * Every producer is gone (parts after this one stopped first), and
-	 * so is control, which allocates the buffer for trace=on.
+	 * no control write can arm this part any more.
 	 */
 	irq_work_sync(&pkttrace_iw);
 	if (pkttrace_rb)
@@ -321,6 +343,7 @@ const struct skbprof_part skbprof_trace_part = {
 	.name	= "trace",
 	.init	= pkttrace_init,
 	.exit	= pkttrace_exit,
+	.arm	= pkttrace_arm,
 	.reset	= pkttrace_reset,
 	.stats	= pkttrace_stats,
 	.files	= pkttrace_files,

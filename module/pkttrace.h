@@ -5,7 +5,8 @@
  * Producers (any context) add lines with skbprof_trace_printf(); readers
  * consume them like trace_pipe.  The stream lives in a kernel ring buffer
  * (per CPU, lockless, overwriting the oldest lines when full; readers are
- * told how many they lost), allocated the first time tracing is switched on.
+ * told how many they lost), allocated the first time tracing is switched on
+ * (at load or by the part's arm).
  */
 #ifndef _SKBPROF_PKTTRACE_H
 #define _SKBPROF_PKTTRACE_H
@@ -14,12 +15,6 @@
 
 /* Longest line a producer can add, without the time and CPU prefix. */
 #define SKBPROF_TRACE_LINE_MAX 224
-
-/*
- * Make sure the ring buffer exists (process context; the control file
- * calls it before switching tracing on).  Returns 0 or -ENOMEM.
- */
-int skbprof_trace_prepare(void);
 
 /* Add one line (no newline) to the stream, prefixed with time and CPU. */
 __printf(1, 2) void skbprof_trace_printf(const char *fmt, ...);

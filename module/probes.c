@@ -1064,7 +1064,7 @@ static int probes_arm(const struct skbprof_config *cfg, char *msg, size_t len)
 		err = group_arm(gr, &bad);
 		if (!err)
 			continue;
-		/* skbprof_arm() trims what this call armed */
+		/* main.c (parts_arm()) trims what this call armed */
 		snprintf(msg, len, "cannot arm probe group %s: %s %s(%d)",
 			 gr->name, bad->sym, why(err), err);
 		return err;

@@ -8,6 +8,7 @@
 #include <linux/types.h>
 
 #include "compat.h"
+#include "config_live.h"
 #include "stages.h"
 
 /*
@@ -26,13 +27,14 @@ struct skbprof_config;
  * A part of skbprof (drop monitor, stage latency, ...).  main.c brings the
  * parts up in the order of its table, then creates every part's files,
  * and takes them down in reverse: no file exists while a part is not up.
+ * A part starts or stops no other part: only main.c does.
  *
  * @init:  allocate, register probes.  Must undo everything itself when it
  *         fails.
  * @exit:  unregister probes, wait for running handlers, free.
- * @arm:   arm the probes @cfg needs that are not armed.  On failure,
- *         write why into @msg and return the errno; skbprof_arm() then
- *         trims this part too.  May be NULL.
+ * @arm:   arm what @cfg needs that is not armed (probes, the trace
+ *         buffer).  On failure, write why into @msg and return the errno;
+ *         main.c then trims this part too.  May be NULL.
  * @trim:  disarm the probes @cfg does not need.  A handler may still be
  *         running when it returns; @exit waits for them.  May be NULL.
  *         Both run in process context, serialised by the control file's
@@ -56,11 +58,16 @@ struct skbprof_part {
 };
 
 /*
+ * What every part uses (part.c).
+ *
  * 0 once the module is loaded, -ENODEV before.  Every file's open calls it
  * first: until skbprof_init() can no longer fail, a failing load frees the
  * module under any file that is open, whatever its reference count.
  */
 int skbprof_file_ready(void);
+
+/* The load can no longer fail: the files open from now on (main.c). */
+void skbprof_files_enable(void);
 
 /*
  * Open a seq_file that walks a snapshot taken at open: @take() returns it
@@ -92,46 +99,11 @@ static const struct file_operations __name##_fops = {			\
 }
 
 /*
- * The configuration in force (control.c).  Call under rcu_read_lock() (or
- * with preemption or bottom halves disabled) and do not keep the pointer
- * past it.
- */
-const struct skbprof_config *skbprof_config(void);
-
-/* Zero every part's counters; serialised by the control file. */
-void skbprof_reset_all(void);
-
-/*
  * For a part's reset: run @reset(cpu) for every possible CPU, on each
  * online CPU itself with interrupts off, so that no handler is half-way
  * in that CPU's data, and here for the offline ones, which run none.
  */
 void skbprof_reset_cpus(void (*reset)(unsigned int cpu));
-
-/*
- * Arm what @next needs in every part (see struct skbprof_part): when a
- * part cannot, it and the parts before it are trimmed back to @cur, what
- * was armed for it, and the errno is returned with why in @msg.  Once @next is
- * published, skbprof_trim() disarms what it does not need.  Both under
- * the control file's mutex; before every part is up they do nothing (the
- * parts register all their probes, then main.c trims them).
- */
-int skbprof_arm(const struct skbprof_config *next,
-		const struct skbprof_config *cur, char *msg, size_t len);
-void skbprof_trim(const struct skbprof_config *cfg);
-
-/* The control part: trim every part's probes to the configuration. */
-void skbprof_control_trim(void);
-
-extern const struct skbprof_part skbprof_control_part;
-extern const struct skbprof_part skbprof_drops_part;
-
-/*
- * Test hook: make module initialisation fail at step N (0: never), so the
- * in-guest suite can prove that every failure path unwinds completely.
- * Steps are numbered by skbprof_init() in the order it takes them.
- */
-int skbprof_init_fault(int step);
 
 /*
  * Benchmark mode (module parameter bench_empty): every probe stays
@@ -141,6 +113,7 @@ int skbprof_init_fault(int step);
 extern bool skbprof_bench_empty;
 
 /* The parts. */
+extern const struct skbprof_part skbprof_drops_part;
 extern const struct skbprof_part skbprof_latency_part;
 
 #endif /* _SKBPROF_H */

@@ -785,6 +785,20 @@ bad:
 	return NULL;
 }
 
+json_object *read_buckets(const char *name, int *rc)
+{
+	char *text = read_view(name, rc), err[512];
+	json_object *o;
+
+	if (!text)
+		return NULL;
+	o = parse_buckets(text, err, sizeof(err));
+	free(text);
+	if (!o)
+		*rc = report(EXIT_RUNTIME, EINVAL, "%s/%s: %s", opt.root, name, err);
+	return o;
+}
+
 /* The row of @rows that @b, a row of a *_buckets file, is about. */
 static json_object *same_row(json_object *rows, json_object *b)
 {

@@ -126,20 +126,6 @@ nomem:
 	return NULL;
 }
 
-json_object *read_buckets(const char *name, int *rc)
-{
-	char *text = read_view(name, rc), err[512];
-	json_object *o;
-
-	if (!text)
-		return NULL;
-	o = parse_buckets(text, err, sizeof(err));
-	free(text);
-	if (!o)
-		*rc = report(EXIT_RUNTIME, EINVAL, "%s/%s: %s", opt.root, name, err);
-	return o;
-}
-
 int print_json(json_object *o)
 {
 	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroup.h"
 #include "config.h"
 #include "stages.h"	/* the module's own stage table */
 

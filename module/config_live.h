@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The configuration in force: the one struct skbprof_config (config.h)
+ * that every part reads, replaced whole with RCU.  A leaf: it calls
+ * nothing of skbprof but config.c and the stage table.
+ *
+ * Readers, in any context, call skbprof_config() and never see half of a
+ * change.  Its writer, the control file, holds skbprof_config_lock() and
+ * builds the next configuration in a private copy (skbprof_config_copy()),
+ * then publishes it (skbprof_config_publish()) or throws it away
+ * (skbprof_config_discard()).
+ */
+#ifndef _SKBPROF_CONFIG_LIVE_H
+#define _SKBPROF_CONFIG_LIVE_H
+
+#include "config.h"
+
+/*
+ * The configuration in force.  Call under rcu_read_lock() (or with
+ * preemption or bottom halves disabled) and do not keep the pointer past
+ * it.
+ */
+const struct skbprof_config *skbprof_config(void);
+
+/* Serialise the writers of the configuration (process context). */
+void skbprof_config_lock(void);
+void skbprof_config_unlock(void);
+
+/* The configuration in force, to a writer (skbprof_config_lock() held). */
+const struct skbprof_config *skbprof_config_locked(void);
+
+/*
+ * A copy of the configuration in force, for the writer to change; NULL
+ * when out of memory.  It must be published or discarded before the lock
+ * is released.
+ */
+struct skbprof_config *skbprof_config_copy(void);
+
+/* Put @next in force; the one it replaces is freed after a grace period. */
+void skbprof_config_publish(struct skbprof_config *next);
+
+/* Throw away a copy that was not published. */
+void skbprof_config_discard(struct skbprof_config *next);
+
+/*
+ * Put the configuration at load in force (everything measured, no
+ * filter); -ENOMEM.  Undone by skbprof_config_live_exit(), when nobody
+ * reads it any more.
+ */
+int skbprof_config_live_init(void);
+void skbprof_config_live_exit(void);
+
+#endif /* _SKBPROF_CONFIG_LIVE_H */
