@@ -75,22 +75,6 @@ static void sleep_ns(unsigned long long ns)
 		;
 }
 
-/* Kept receive timelines that ended before the read (incomplete_rx_*). */
-static long long rx_incomplete(void)
-{
-	static const char *const why[] = { "dropped", "freed", "evicted",
-					   "restarted", "rekeyed" };
-	long long sum = 0;
-	char key[64];
-	size_t i;
-
-	for (i = 0; i < sizeof(why) / sizeof(*why); i++) {
-		snprintf(key, sizeof(key), "incomplete_rx_%s", why[i]);
-		sum += stat_value(key);
-	}
-	return sum;
-}
-
 /* The procs row "<dir> <stage> <pid> <comm> <cgroup>": 0 if found. */
 static int procs_row(const char *dir, const char *stage, int pid,
 		     const char *comm, struct row *r)
@@ -1980,19 +1964,6 @@ static long long ns_dev_stat(const char *ns, const char *dev,
 	return v;
 }
 
-/* TCP segments B coalesced into another (TcpExt), as its kernel counts. */
-static long long coalesced(void)
-{
-	int st;
-
-	return snmp_table_value(sh_out(&st, IP " netns exec " NS_B
-				       " cat /proc/net/netstat"),
-				"TcpExt", "TCPRcvCoalesce") +
-	       snmp_table_value(sh_out(&st, IP " netns exec " NS_B
-				       " cat /proc/net/netstat"),
-				"TcpExt", "TCPBacklogCoalesce");
-}
-
 /*
  * Attach an XDP program that passes every frame to @ifname, in the current
  * netns: veth then receives through its NAPI, and so through GRO, on
@@ -2094,7 +2065,7 @@ TEST(latency_gro_merges_counted)
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
 	CHECK(control("filter dev vb\nreset\n") == 0, "filter");
 	f0 = ns_dev_stat(NS_B, "vb", "rx_packets");
-	c0 = coalesced();
+	c0 = tcp_coalesced(NS_B);
 	CHECK(run_bulk(4 << 20, &tx) == 0, "bulk traffic");
 	/* the closing handshake may still be on its way: wait for a match */
 	for (tries = 0; tries < 300; tries++) {
@@ -2111,7 +2082,7 @@ TEST(latency_gro_merges_counted)
 	iptcp = row_count(s, "rx", "ip-tcp");
 	free(s);
 	inc = rx_incomplete();
-	c1 = coalesced();
+	c1 = tcp_coalesced(NS_B);
 	coal = stat_value("incomplete_rx_coalesced");
 	note("frames %lld, skbs out of GRO %lld, merged+reused %lld, coalesced %lld (TcpExt %lld), ip-tcp %llu, incomplete %lld",
 	     f1 - f0, skbs, merged, coal, c1 - c0, iptcp, inc);
