@@ -272,10 +272,15 @@ static void set_owner_current(struct stamp *s)
 	s->cgroup = skbprof_task_cgroup_id(current);
 }
 
-/* Addresses and ports from the network header of @skb. */
+/*
+ * Addresses and ports from the network header of @skb.  Past IP the
+ * offset is negative: the headers IP and the transport pulled are still
+ * in the head, before skb->data, where skb_header_pointer() reads them.
+ */
 static void tuple_from_skb(const struct sk_buff *skb, struct skbprof_tuple *t)
 {
-	int off = skb_network_offset(skb), l4 = -1;
+	int off = skb_network_offset(skb), l4 = 0;
+	bool ports = false;
 	union {
 		struct iphdr v4;
 		struct ipv6hdr v6;
@@ -283,8 +288,6 @@ static void tuple_from_skb(const struct sk_buff *skb, struct skbprof_tuple *t)
 	} buf;
 	const u8 *p;
 
-	if (off < 0)
-		return;
 	p = skb_header_pointer(skb, off, sizeof(struct iphdr), &buf);
 	if (!p)
 		return;
@@ -295,8 +298,10 @@ static void tuple_from_skb(const struct sk_buff *skb, struct skbprof_tuple *t)
 		t->proto = iph->protocol;
 		t->saddr.v4 = iph->saddr;
 		t->daddr.v4 = iph->daddr;
-		if (!(iph->frag_off & htons(IP_MF | IP_OFFSET)))
+		if (!(iph->frag_off & htons(IP_MF | IP_OFFSET))) {
 			l4 = off + iph->ihl * 4;
+			ports = true;
+		}
 	} else if ((p[0] >> 4) == 6) {
 		const struct ipv6hdr *ip6 = skb_header_pointer(skb, off,
 							sizeof(*ip6), &buf);
@@ -308,17 +313,18 @@ static void tuple_from_skb(const struct sk_buff *skb, struct skbprof_tuple *t)
 		t->saddr.v6 = ip6->saddr;
 		t->daddr.v6 = ip6->daddr;
 		l4 = off + sizeof(*ip6);
+		ports = true;
 	} else {
 		return;
 	}
 	t->sport = 0;
 	t->dport = 0;
-	if (l4 >= 0 && (t->proto == IPPROTO_TCP || t->proto == IPPROTO_UDP)) {
-		const __be16 *ports = skb_header_pointer(skb, l4, 4, &buf);
+	if (ports && (t->proto == IPPROTO_TCP || t->proto == IPPROTO_UDP)) {
+		const __be16 *pp = skb_header_pointer(skb, l4, 4, &buf);
 
-		if (ports) {
-			t->sport = ports[0];
-			t->dport = ports[1];
+		if (pp) {
+			t->sport = pp[0];
+			t->dport = pp[1];
 		}
 	}
 }
@@ -793,7 +799,13 @@ out:
 static void learn(struct stamp *s, const struct sk_buff *skb, u8 point)
 {
 	if (s->kind == STAMP_RX) {
-		if (point == RXP_IP) {
+		/*
+		 * At IP, or at the next point when IP's kprobe missed the
+		 * packet (nmissed: a softirq run on an interrupt's exit
+		 * inside another probe's handler): the filter must not
+		 * decide without the headers.
+		 */
+		if (point == RXP_IP || (point > RXP_IP && !s->tuple.family)) {
 			tuple_from_skb(skb, &s->tuple);
 			s->mark = skb->mark;
 		}

@@ -630,6 +630,51 @@ long long stat_value(const char *key)
 	return v;
 }
 
+long long probes_nmissed(void)
+{
+	char *s = read_file(DEBUGFS_DIR "/stats"), *p, *m;
+	long long sum = 0;
+
+	if (!s)
+		return -1;
+	for (p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, "probe ", 6) &&
+		    (m = strstr(p, " nmissed ")) &&
+		    m < p + strcspn(p, "\n"))
+			sum += atoll(m + 9);
+	free(s);
+	return sum;
+}
+
+/* iproute2, not the busybox applet the shell prefers */
+#define IPROUTE	"/usr/sbin/ip"
+
+long long rx_incomplete(void)
+{
+	static const char *const why[] = { "dropped", "freed", "evicted",
+					   "restarted", "rekeyed" };
+	long long sum = 0;
+	char key[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(why) / sizeof(*why); i++) {
+		snprintf(key, sizeof(key), "incomplete_rx_%s", why[i]);
+		sum += stat_value(key);
+	}
+	return sum;
+}
+
+long long tcp_coalesced(const char *ns)
+{
+	long long a, b;
+
+	a = snmp_table_value(sh_out(NULL, IPROUTE " netns exec %s cat /proc/net/netstat",
+				    ns), "TcpExt", "TCPRcvCoalesce");
+	b = snmp_table_value(sh_out(NULL, IPROUTE " netns exec %s cat /proc/net/netstat",
+				    ns), "TcpExt", "TCPBacklogCoalesce");
+	return a < 0 || b < 0 ? -1 : a + b;
+}
+
 int ethtool_set(const char *ifname, unsigned int cmd, unsigned int on)
 {
 	struct ethtool_value ev = { .cmd = cmd, .data = on };
@@ -648,9 +693,6 @@ int ethtool_set(const char *ifname, unsigned int cmd, unsigned int on)
 }
 
 /* ---- the guest's NICs ---- */
-
-/* iproute2, not the busybox applet the shell prefers */
-#define IPROUTE	"/usr/sbin/ip"
 
 struct nic_find {
 	const char *mac;

@@ -171,6 +171,24 @@ unsigned long long row_count(const char *text, const char *dir,
 			     const char *stage);
 /* A "key value" line of stats; -1 when missing. */
 long long stat_value(const char *key);
+/*
+ * The kprobe layer's skipped hits (stats' "nmissed"), summed over the
+ * active probes; not reset by reset.  -1 when stats is unreadable.
+ */
+long long probes_nmissed(void);
+/*
+ * Kept receive timelines that ended before the read, the sum of stats'
+ * incomplete_rx_{dropped,freed,evicted,restarted,rekeyed}: not those
+ * that ended merged, reused or coalesced.
+ */
+long long rx_incomplete(void);
+
+/*
+ * TCP segments coalesced into the one before them in network namespace
+ * @ns, as its kernel counts them: TcpExt TCPRcvCoalesce (receive queue)
+ * plus TCPBacklogCoalesce; -1 when unreadable.
+ */
+long long tcp_coalesced(const char *ns);
 
 
 /*

@@ -383,23 +383,6 @@ static void stat_wait(const char *key, long long want)
 		note("%s below %lld after %d ms", key, want, WAIT_MS);
 }
 
-/* The kprobe layer's skipped hits, summed over the active probes. */
-static long long probes_nmissed(void)
-{
-	char *s = read_file(STATS), *p, *m;
-	long long sum = 0;
-
-	if (!s)
-		return -1;
-	for (p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-		if (!strncmp(p, "probe ", 6) &&
-		    (m = strstr(p, " nmissed ")) &&
-		    m < p + strcspn(p, "\n"))
-			sum += atoll(m + 9);
-	free(s);
-	return sum;
-}
-
 /* The socket's own drop count (SO_MEMINFO, as ss -m shows it). */
 static unsigned int sock_drops(int fd)
 {

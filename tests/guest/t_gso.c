@@ -44,15 +44,16 @@
 
 #define GSO_PORT	5201
 #define GSO_NFT		"ip skbp_gso in"
+#define GRO_NFT		"ip skbp_gso skbs"
 #define IPROUTE		"/usr/sbin/ip"
 #define WRITES		200		/* of two segments each */
 #define BULK_BYTES	(4 << 20)
 
 /*
- * The receiver, in VNET_NS: GRO off on @dev, accept one connection, say
+ * The receiver, in VNET_NS: GRO @gro on @dev, accept one connection, say
  * so, read until the sender closes.  Exit status: 0 or a step number.
  */
-static int gso_receiver(int ready, const char *dev)
+static int gso_receiver(int ready, const char *dev, unsigned int gro)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET,
 				   .sin_port = htons(GSO_PORT) };
@@ -60,7 +61,7 @@ static int gso_receiver(int ready, const char *dev)
 	int s, c, one = 1;
 	ssize_t n;
 
-	if (enter_ns(VNET_NS) || ethtool_set(dev, ETHTOOL_SGRO, 0))
+	if (enter_ns(VNET_NS) || ethtool_set(dev, ETHTOOL_SGRO, gro))
 		return 1;
 	inet_pton(AF_INET, VNET_IP4_B, &sin.sin_addr);
 	s = socket(AF_INET, SOCK_STREAM, 0);
@@ -154,12 +155,14 @@ static void round_end(struct gso_round *r, const char *what)
 	     r->rx, r->retrans);
 }
 
-static int gso_rounds(int s)
+static int gso_rounds(const struct vnet *v, int s, void *arg)
 {
 	struct gso_round r;
 	int mss = 0;
 	socklen_t len = sizeof(mss);
 
+	(void)v;
+	(void)arg;
 	CHECK(!getsockopt(s, IPPROTO_TCP, TCP_MAXSEG, &mss, &len) && mss > 0,
 	      "TCP_MAXSEG: %s", strerror(errno));
 
@@ -203,7 +206,14 @@ static char want_byte(int fd, char c)
 	return read(fd, &got, 1) == 1 && got == c;
 }
 
-static int gso_flow(const struct vnet *v)
+/*
+ * A TCP connection from NIC a to a receiver behind NIC b, with GRO @gro
+ * on b: rounds(@v, socket, @arg) sends, then the sender closes and the
+ * receiver reads to the end and exits.
+ */
+static int gso_flow(const struct vnet *v, unsigned int gro,
+		    int (*rounds)(const struct vnet *v, int s, void *arg),
+		    void *arg)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET,
 				   .sin_port = htons(GSO_PORT) };
@@ -216,7 +226,7 @@ static int gso_flow(const struct vnet *v)
 	CHECK(pid >= 0, "fork: %s", strerror(errno));
 	if (pid == 0) {
 		close(p[0]);
-		_exit(gso_receiver(p[1], v->b));
+		_exit(gso_receiver(p[1], v->b, gro));
 	}
 	close(p[1]);
 	inet_pton(AF_INET, VNET_IP4_B, &sin.sin_addr);
@@ -229,7 +239,7 @@ static int gso_flow(const struct vnet *v)
 	else if (!want_byte(p[0], 'a'))
 		fail("the receiver did not accept");
 	else
-		ret = gso_rounds(s);
+		ret = rounds(v, s, arg);
 	if (s >= 0)
 		close(s);
 	close(p[0]);
@@ -242,11 +252,17 @@ static int gso_flow(const struct vnet *v)
 }
 
 /*
- * TCP from the initial namespace to VNET_NS: each GSO skb the sender's
- * NIC cannot take is cut into segments, and each segment reaches the
- * driver on the timeline of its skb, with its own dev-drv and tx-total.
+ * Run @rounds over a TCP connection from NIC a to VNET_NS with GRO @gro
+ * on NIC b, under `filter proto tcp dport GSO_PORT`: the data flow's
+ * transmit timelines at a, its receive timelines at b.  Two nft counters
+ * at prerouting in VNET_NS count the flow's skbs there: GSO_NFT those
+ * with data, GRO_NFT all.  @after(@v, @arg) runs once the receiver has
+ * read everything and exited.
  */
-TEST(gso_segments_reach_the_driver)
+static int vnet_tcp_test(unsigned int gro,
+			 int (*rounds)(const struct vnet *v, int s, void *arg),
+			 int (*after)(const struct vnet *v, void *arg),
+			 void *arg)
 {
 	char filter[64];
 	struct vnet v;
@@ -256,13 +272,16 @@ TEST(gso_segments_reach_the_driver)
 	if (!err && kmod_probe("nf_tables"))
 		err = fail("cannot load nf_tables");
 	kmod_probe("nft_counter");	/* a module on 5.10, built in later */
-	/* the flow's segments with data (TCP header with timestamps: 32) */
+	/* data segments: more than the TCP header with timestamps (32) */
 	if (!err && sh(IPROUTE " netns exec " VNET_NS " sh -c '"
 		       "nft add table ip skbp_gso && "
 		       "nft add chain " GSO_NFT " { type filter hook prerouting priority 0\\; } && "
 		       "nft add rule " GSO_NFT " ip saddr " VNET_IP4_A
-		       " tcp dport %d meta length gt 52 counter'", GSO_PORT))
-		err = fail("cannot set up the nft counter");
+		       " tcp dport %d meta length gt 52 counter && "
+		       "nft add chain " GRO_NFT " { type filter hook prerouting priority 0\\; } && "
+		       "nft add rule " GRO_NFT " ip saddr " VNET_IP4_A
+		       " tcp dport %d counter'", GSO_PORT, GSO_PORT))
+		err = fail("cannot set up the nft counters");
 	if (!err && skbprof_load(""))
 		err = fail("cannot load skbprof");
 	snprintf(filter, sizeof(filter), "filter proto tcp dport %d\n",
@@ -270,9 +289,121 @@ TEST(gso_segments_reach_the_driver)
 	if (!err && write_file(DEBUGFS_DIR "/control", filter))
 		err = fail("cannot set the filter");
 	if (!err)
-		err = gso_flow(&v);
+		err = gso_flow(&v, gro, rounds, arg);
+	if (!err && after)
+		err = after(&v, arg);
 	sh(IPROUTE " netns exec " VNET_NS
 	   " nft delete table ip skbp_gso 2>/dev/null");
 	vnet_teardown(&v);
 	return err;
+}
+
+/*
+ * TCP from the initial namespace to VNET_NS: each GSO skb the sender's
+ * NIC cannot take is cut into segments, and each segment reaches the
+ * driver on the timeline of its skb, with its own dev-drv and tx-total.
+ * GRO is off on NIC b, so that each segment is one skb there.
+ */
+TEST(gso_segments_reach_the_driver)
+{
+	return vnet_tcp_test(0, gso_rounds, NULL, NULL);
+}
+
+/* The receive side of one bulk transfer with GRO on NIC b. */
+struct gro_bulk {
+	long long frames0, skbs0, coal0, retrans0, missed0;	/* before */
+	long long frames, skbs, coal, retrans, missed;	/* after */
+	long long iptcp, total, inc, merged, mcoal;	/* the module's */
+};
+
+static int gro_bulk_send(const struct vnet *v, int s, void *arg)
+{
+	struct gro_bulk *g = arg;
+
+	CHECK(write_file(DEBUGFS_DIR "/control", "reset\n") == 0, "reset");
+	g->frames0 = netdev_stat(v->a, "tx_packets");
+	g->skbs0 = nft_packets(VNET_NS, GRO_NFT);
+	g->coal0 = tcp_coalesced(VNET_NS);
+	g->retrans0 = snmp_value("Tcp", "RetransSegs");
+	g->missed0 = probes_nmissed();
+	CHECK(g->frames0 >= 0 && g->skbs0 >= 0 && g->coal0 >= 0 &&
+	      g->missed0 >= 0, "cannot read the counters");
+	return send_data(s, BULK_BYTES, 65536, false);
+}
+
+/* Has the timeline of every skb of the flow at b's IP ended? */
+static bool gro_bulk_settled(void *arg)
+{
+	struct gro_bulk *g = arg;
+	char *lat = read_file(DEBUGFS_DIR "/latency");
+
+	g->iptcp = row_count(lat, "rx", "ip-tcp");
+	g->total = row_count(lat, "rx", "rx-total");
+	free(lat);
+	g->inc = rx_incomplete();
+	g->mcoal = stat_value("incomplete_rx_coalesced");
+	g->skbs = nft_packets(VNET_NS, GRO_NFT) - g->skbs0;
+	return g->total + g->mcoal + g->inc == g->skbs;
+}
+
+static int gro_bulk_check(const struct vnet *v, void *arg)
+{
+	struct gro_bulk *g = arg;
+
+	/* the closing handshake may be on its way still */
+	wait_until(gro_bulk_settled, g, WAIT_MS);
+	g->frames = netdev_stat(v->a, "tx_packets") - g->frames0;
+	g->coal = tcp_coalesced(VNET_NS) - g->coal0;
+	g->retrans = snmp_value("Tcp", "RetransSegs") - g->retrans0;
+	g->missed = probes_nmissed() - g->missed0;
+	g->merged = stat_value("incomplete_rx_merged") +
+		    stat_value("incomplete_rx_reused");
+	note("frames a sent %lld, skbs at b's prerouting %lld; ip-tcp %lld rx-total %lld; coalesced %lld (TcpExt %lld), incomplete %lld, merged %lld; %lld retransmitted, %lld probe hits missed",
+	     g->frames, g->skbs, g->iptcp, g->total, g->mcoal, g->coal,
+	     g->inc, g->merged, g->retrans, g->missed);
+	CHECK(g->frames > g->skbs && g->skbs > 0,
+	      "GRO merged nothing: a sent %lld frames, b's IP got %lld skbs",
+	      g->frames, g->skbs);
+	/*
+	 * Every skb of the flow that left GRO had one timeline, which
+	 * ended once: read, coalesced or incomplete.
+	 */
+	CHECK(g->total + g->mcoal + g->inc == g->skbs,
+	      "rx-total %lld + coalesced %lld + incomplete %lld != %lld skbs at b's IP",
+	      g->total, g->mcoal, g->inc, g->skbs);
+	/*
+	 * Each measured from IP to TCP, but for those whose IP or TCP
+	 * kprobe the kernel skipped (a softirq inside another handler)
+	 */
+	CHECK(g->iptcp <= g->skbs && g->skbs - g->iptcp <= g->missed,
+	      "ip-tcp %lld of %lld skbs at b's IP, %lld probe hits missed",
+	      g->iptcp, g->skbs, g->missed);
+	CHECK(g->inc * 20 <= g->iptcp,
+	      "%lld incomplete receive timelines, ip-tcp %lld", g->inc,
+	      g->iptcp);
+	/*
+	 * TcpExt counts coalescing into the receive queue and the backlog,
+	 * not into the out-of-order queue, which only loss fills here.
+	 */
+	if (!g->retrans)
+		CHECK_EQ(g->mcoal, g->coal);
+	else
+		CHECK(g->mcoal >= g->coal, "coalesced %lld, TcpExt %lld",
+		      g->mcoal, g->coal);
+	return 0;
+}
+
+/*
+ * Bulk TCP into NIC b with GRO on (virtio-net: napi_gro_receive()): the
+ * data flow's receive timelines are the skbs GRO made, each measured to
+ * TCP (as many as the nft counter at b's prerouting saw), and at most 5%
+ * of them end incomplete; a segment TCP coalesced ends as coalesced, as
+ * many as TcpExt says.
+ */
+TEST(gro_receive_over_virtio)
+{
+	struct gro_bulk g;
+
+	memset(&g, 0, sizeof(g));
+	return vnet_tcp_test(1, gro_bulk_send, gro_bulk_check, &g);
 }

@@ -75,22 +75,6 @@ static void sleep_ns(unsigned long long ns)
 		;
 }
 
-/* Kept receive timelines that ended before the read (incomplete_rx_*). */
-static long long rx_incomplete(void)
-{
-	static const char *const why[] = { "dropped", "freed", "evicted",
-					   "restarted", "rekeyed" };
-	long long sum = 0;
-	char key[64];
-	size_t i;
-
-	for (i = 0; i < sizeof(why) / sizeof(*why); i++) {
-		snprintf(key, sizeof(key), "incomplete_rx_%s", why[i]);
-		sum += stat_value(key);
-	}
-	return sum;
-}
-
 /* The procs row "<dir> <stage> <pid> <comm> <cgroup>": 0 if found. */
 static int procs_row(const char *dir, const char *stage, int pid,
 		     const char *comm, struct row *r)
@@ -1484,6 +1468,48 @@ TEST(latency_buckets_match_traffic)
 	return 0;
 }
 
+/*
+ * A kprobe point can miss a packet: a softirq run on an interrupt's exit
+ * inside another probe's handler finds the kprobe layer busy, and the
+ * packet's IP and UDP points are skipped (nmissed).  Under load with
+ * netem, whose timer releases packets at any moment, this cost
+ * latency_buckets_match_traffic 5 of its 25 datagrams: decided without
+ * their headers, `filter port` dropped them.  The filter now takes the
+ * headers at the next point.  Played here by denying the IP and UDP
+ * probes: under `filter port 5001`, rx-total counts exactly the
+ * datagrams read on port 5001, none of port 5002's.
+ */
+TEST(latency_filter_decides_past_missed_points)
+{
+	struct traffic t1 = {
+		.family = AF_INET, .type = SOCK_DGRAM, .n = 20, .port = 5001,
+		.rx_comm = "skbp_b1", .tx_comm = "skbp_c1",
+	};
+	struct traffic t2 = t1;
+	unsigned long long total, drvip;
+	char *s;
+
+	t2.n = 7;
+	t2.port = 5002;
+	CHECK(setup(false) == 0, "setup");
+	CHECK(load_and_reset("probe_deny=ip_rcv_core,ip_rcv,udp_rcv,__udp4_lib_rcv allow_unserved=1")
+	      == 0, "load");
+	CHECK(control("filter port 5001\nreset\n") == 0, "control");
+	CHECK(run_traffic(&t1) == 0 && run_traffic(&t2) == 0, "traffic");
+	s = read_file(DEBUGFS_DIR "/latency");
+	CHECK(s, "cannot read latency");
+	total = row_count(s, "rx", "rx-total");
+	drvip = row_count(s, "rx", "drv-ip");
+	free(s);
+	note("rx-total %llu, drv-ip %llu; datagrams read %d on port 5001, %d on 5002",
+	     total, drvip, t1.n, t2.n);
+	CHECK_EQ(drvip, 0);
+	CHECK_EQ(total, t1.n);
+	CHECK(check_no_leak() == 0, "leak");
+	teardown();
+	return 0;
+}
+
 /* One filter and what it must let through of the two flows below. */
 struct fcase {
 	const char *filter;	/* NULL: pid of flow 1's sender or receiver */
@@ -1980,19 +2006,6 @@ static long long ns_dev_stat(const char *ns, const char *dev,
 	return v;
 }
 
-/* TCP segments B coalesced into another (TcpExt), as its kernel counts. */
-static long long coalesced(void)
-{
-	int st;
-
-	return snmp_table_value(sh_out(&st, IP " netns exec " NS_B
-				       " cat /proc/net/netstat"),
-				"TcpExt", "TCPRcvCoalesce") +
-	       snmp_table_value(sh_out(&st, IP " netns exec " NS_B
-				       " cat /proc/net/netstat"),
-				"TcpExt", "TCPBacklogCoalesce");
-}
-
 /*
  * Attach an XDP program that passes every frame to @ifname, in the current
  * netns: veth then receives through its NAPI, and so through GRO, on
@@ -2094,7 +2107,7 @@ TEST(latency_gro_merges_counted)
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
 	CHECK(control("filter dev vb\nreset\n") == 0, "filter");
 	f0 = ns_dev_stat(NS_B, "vb", "rx_packets");
-	c0 = coalesced();
+	c0 = tcp_coalesced(NS_B);
 	CHECK(run_bulk(4 << 20, &tx) == 0, "bulk traffic");
 	/* the closing handshake may still be on its way: wait for a match */
 	for (tries = 0; tries < 300; tries++) {
@@ -2111,7 +2124,7 @@ TEST(latency_gro_merges_counted)
 	iptcp = row_count(s, "rx", "ip-tcp");
 	free(s);
 	inc = rx_incomplete();
-	c1 = coalesced();
+	c1 = tcp_coalesced(NS_B);
 	coal = stat_value("incomplete_rx_coalesced");
 	note("frames %lld, skbs out of GRO %lld, merged+reused %lld, coalesced %lld (TcpExt %lld), ip-tcp %llu, incomplete %lld",
 	     f1 - f0, skbs, merged, coal, c1 - c0, iptcp, inc);
