@@ -14,6 +14,12 @@
 void lifetime_start(const struct sk_buff *skb);
 /* From every free path (probes.c, and drops.c's kfree_skb): @skb goes. */
 void lifetime_end(const struct sk_buff *skb);
+/*
+ * Software GSO cut @skb, still alive, into the list @segs: each segment
+ * carries on @skb's lifetime.
+ */
+void lifetime_segmented(const struct sk_buff *skb,
+			const struct sk_buff *segs);
 
 extern const struct skbprof_part skbprof_lifetime_part;
 

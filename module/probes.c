@@ -24,7 +24,8 @@
  * (group_needed()): the points of a direction while one of its stages is
  * measured, for the protocols those stages are for; the free paths and
  * the rekey while a timeline or lifetime is followed; software GSO while
- * a transmit timeline is; lifetime's constructors while lifetime is on.
+ * a transmit timeline or lifetime is; lifetime's constructors while
+ * lifetime is on.
  * Every group is registered at load, to learn whether the kernel serves
  * it; main.c then disarms what the configuration does not need.  Later
  * control writes call probes_arm() before the new configuration is
@@ -58,7 +59,7 @@ enum cand_type { CT_TP, CT_KPROBE, CT_KRETPROBE };
 enum group_view {
 	GV_POINT,	/* a timeline point: its direction's stages */
 	GV_REKEY,	/* any timeline */
-	GV_TX,		/* any transmit timeline */
+	GV_TX,		/* any transmit timeline, or lifetime */
 	GV_FREE,	/* any timeline, or lifetime */
 	GV_LIFETIME,	/* lifetime */
 };
@@ -450,8 +451,10 @@ static int krp_gso_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 	if (!hit(krp_cand(ri)))
 		return 0;
-	if (!IS_ERR_OR_NULL(segs))
-		lat_tx_segmented(*(const struct sk_buff **)ri->data, segs);
+	if (IS_ERR_OR_NULL(segs))
+		return 0;
+	lat_tx_segmented(*(const struct sk_buff **)ri->data, segs);
+	lifetime_segmented(*(const struct sk_buff **)ri->data, segs);
 	return 0;
 }
 
@@ -829,7 +832,7 @@ static bool group_needed(const struct group *gr,
 	case GV_REKEY:
 		return cfg->stages & (SKBPROF_RX_STAGES | SKBPROF_TX_STAGES);
 	case GV_TX:
-		return cfg->stages & SKBPROF_TX_STAGES;
+		return cfg->lifetime || (cfg->stages & SKBPROF_TX_STAGES);
 	}
 	/* a point: for a stage of its direction and protocol */
 	for (st = 0; st < SKBPROF_TIMELINE_STAGES; st++) {
