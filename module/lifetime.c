@@ -11,9 +11,14 @@
  * shape (the timelines' rules, latency.c):
  * - software GSO (lifetime_segmented()): each segment carries on the
  *   birth of the skb it was cut from, whose own free is then no sample
- *   (counted as forked).
- * This costs only where the packet changes shape, and only while the
- * view is on: the probe that reports it is armed with it.
+ *   (counted as forked);
+ * - GRO (lifetime_gro_*()): a frame merged into another skb ends there,
+ *   counted as merged, or as reused when napi_gro_frags() keeps its skb
+ *   for the next frame without a free;
+ * - TCP coalescing (lifetime_coalesced()): an skb whose data joined
+ *   another ends there, counted as coalesced.
+ * Each of these costs only where the packet changes shape, and only
+ * while the view is on: the probes that report them are armed with it.
  *
  * Files:
  *   lifetime  count min p50 p90 p99 max avg, then a log2 histogram
@@ -24,6 +29,7 @@
 
 #include <linux/ktime.h>
 #include <linux/mm.h>
+#include <linux/netdevice.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
@@ -36,11 +42,17 @@
 /* How a followed lifetime ended without being a sample. */
 enum life_outcome {
 	LIFE_FORKED,	/* cut into GSO segments, which carry it on */
+	LIFE_MERGED,	/* GRO merged the frame into another skb */
+	LIFE_REUSED,	/* ... and napi_gro_frags() kept its skb */
+	LIFE_COALESCED,	/* its data joined another skb (kfree_skb_partial) */
 	LIFE_OUTCOMES
 };
 
 static const char *const outcome_names[LIFE_OUTCOMES] = {
 	[LIFE_FORKED] = "forked",
+	[LIFE_MERGED] = "merged",
+	[LIFE_REUSED] = "reused",
+	[LIFE_COALESCED] = "coalesced",
 };
 
 /* Per CPU; written with interrupts off, merged on read. */
@@ -50,6 +62,21 @@ struct life_cpu {
 };
 
 static struct life_cpu __percpu *life_cpu;
+
+/*
+ * The frame napi_gro_receive() or napi_gro_frags() works on, on this CPU,
+ * from its entry to its exit tracepoint (softirq, or bottom halves off):
+ * whether GRO merged it is known only at the exit, after its free.  A
+ * followed frame freed in between leaves its lifetime here (@freed, @ns)
+ * for the exit to decide.  Written by this CPU with interrupts off.
+ */
+struct life_gro {
+	const struct sk_buff *skb;
+	bool freed;
+	u64 ns;
+};
+
+static DEFINE_PER_CPU(struct life_gro, life_gro);
 
 static bool lifetime_on(void)
 {
@@ -88,19 +115,45 @@ void lifetime_start(const struct sk_buff *skb)
 	stamp_unlock(s, flags);
 }
 
-void lifetime_end(const struct sk_buff *skb)
+/*
+ * @skb is freed: its lifetime is a sample, unless its data went on in
+ * another skb (@coalesced), or it is the frame GRO works on (decided at
+ * GRO's exit).  A second free of that address during one GRO call is
+ * another skb's, made since.
+ */
+static void life_end(const struct sk_buff *skb, bool coalesced)
 {
+	struct life_gro *g;
 	unsigned long flags;
 	struct stamp *s;
+	u64 ns;
 
 	if (!skb || !lifetime_on())
 		return;
 	s = stamp_lock((unsigned long)skb, STAMP_LIFE, false, &flags);
 	if (!s)
 		return;
-	hist_add(&this_cpu_ptr(life_cpu)->h,
-		 ktime_get_mono_fast_ns() - s->t_start);
+	ns = ktime_get_mono_fast_ns() - s->t_start;
+	g = this_cpu_ptr(&life_gro);
+	if (coalesced) {
+		count_outcome(LIFE_COALESCED);
+	} else if (g->skb == skb && !g->freed) {
+		g->freed = true;
+		g->ns = ns;
+	} else {
+		hist_add(&this_cpu_ptr(life_cpu)->h, ns);
+	}
 	stamp_remove(s, flags);
+}
+
+void lifetime_end(const struct sk_buff *skb)
+{
+	life_end(skb, false);
+}
+
+void lifetime_coalesced(const struct sk_buff *skb)
+{
+	life_end(skb, true);
 }
 
 /*
@@ -182,6 +235,57 @@ void lifetime_segmented(const struct sk_buff *skb,
 		count_outcome(LIFE_FORKED);
 		local_irq_restore(flags);
 	}
+}
+
+void lifetime_gro_enter(const struct sk_buff *skb)
+{
+	struct life_gro *g = this_cpu_ptr(&life_gro);
+	unsigned long flags;
+
+	local_irq_save(flags);
+	g->skb = skb;
+	g->freed = false;
+	local_irq_restore(flags);
+}
+
+/*
+ * GRO_MERGED: the frame joined another skb's frag_list, to be freed with
+ * it.  GRO_MERGED_FREE: the frame was merged and freed, except from
+ * napi_gro_frags() when its head was not stolen: napi_reuse_skb() then
+ * kept the skb for the next frame, without a free, and the next frame
+ * must not inherit its birth.  A frame freed otherwise (handed to the
+ * stack and freed within the call) is a sample.
+ */
+void lifetime_gro_exit(int ret, bool frags)
+{
+	struct life_gro *g = this_cpu_ptr(&life_gro);
+	const struct sk_buff *skb;
+	unsigned long flags;
+	struct stamp *s;
+	bool freed;
+	u64 ns;
+
+	local_irq_save(flags);
+	skb = g->skb;
+	freed = g->freed;
+	ns = g->ns;
+	g->skb = NULL;
+	g->freed = false;
+	if (freed) {
+		if (ret == GRO_MERGED || ret == GRO_MERGED_FREE)
+			count_outcome(LIFE_MERGED);
+		else
+			hist_add(&this_cpu_ptr(life_cpu)->h, ns);
+	}
+	local_irq_restore(flags);
+	if (!skb || freed ||
+	    (ret != GRO_MERGED && !(frags && ret == GRO_MERGED_FREE)))
+		return;
+	s = stamp_lock((unsigned long)skb, STAMP_LIFE, false, &flags);
+	if (!s)
+		return;
+	count_outcome(ret == GRO_MERGED ? LIFE_MERGED : LIFE_REUSED);
+	stamp_remove(s, flags);
 }
 
 /* Every CPU's histogram merged into a new copy; NULL: no memory. */
