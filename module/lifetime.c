@@ -7,6 +7,19 @@
  * STAMP_LIFE in the stamp table (latency.c sets it up and reaps it),
  * under the skb's own address.
  *
+ * A lifetime follows the packet, not the skb, where the packet changes
+ * shape (the timelines' rules, latency.c):
+ * - software GSO (lifetime_segmented()): each segment carries on the
+ *   birth of the skb it was cut from, whose own free is then no sample
+ *   (counted as forked);
+ * - GRO (lifetime_gro_*()): a frame merged into another skb ends there,
+ *   counted as merged, or as reused when napi_gro_frags() keeps its skb
+ *   for the next frame without a free;
+ * - TCP coalescing (lifetime_coalesced()): an skb whose data joined
+ *   another ends there, counted as coalesced.
+ * Each of these costs only where the packet changes shape, and only
+ * while the view is on: the probes that report them are armed with it.
+ *
  * Files:
  *   lifetime  count min p50 p90 p99 max avg, then a log2 histogram
  *   lifetime_buckets  count sum min max, then the non-empty buckets as
@@ -16,6 +29,7 @@
 
 #include <linux/ktime.h>
 #include <linux/mm.h>
+#include <linux/netdevice.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
@@ -25,8 +39,60 @@
 #include "lifetime.h"
 #include "stamp.h"
 
-/* Per CPU; updated under a stamp's bucket lock, interrupts off. */
-static struct hist __percpu *life_hist;
+/* How a followed lifetime ended without being a sample. */
+enum life_outcome {
+	LIFE_FORKED,	/* cut into GSO segments, which carry it on */
+	LIFE_MERGED,	/* GRO merged the frame into another skb */
+	LIFE_REUSED,	/* ... and napi_gro_frags() kept its skb */
+	LIFE_COALESCED,	/* its data joined another skb (kfree_skb_partial) */
+	LIFE_OUTCOMES
+};
+
+static const char *const outcome_names[LIFE_OUTCOMES] = {
+	[LIFE_FORKED] = "forked",
+	[LIFE_MERGED] = "merged",
+	[LIFE_REUSED] = "reused",
+	[LIFE_COALESCED] = "coalesced",
+};
+
+/* Per CPU; written with interrupts off, merged on read. */
+struct life_cpu {
+	struct hist h;
+	u64 outcomes[LIFE_OUTCOMES];
+};
+
+static struct life_cpu __percpu *life_cpu;
+
+/*
+ * The frame napi_gro_receive() or napi_gro_frags() works on, on this CPU,
+ * from its entry to its exit tracepoint (softirq, or bottom halves off):
+ * whether GRO merged it is known only at the exit, after its free.  A
+ * followed frame freed in between leaves its lifetime here (@freed, @ns)
+ * for the exit to decide.  Written by this CPU with interrupts off.
+ */
+struct life_gro {
+	const struct sk_buff *skb;
+	bool freed;
+	u64 ns;
+};
+
+static DEFINE_PER_CPU(struct life_gro, life_gro);
+
+static bool lifetime_on(void)
+{
+	u32 on;
+
+	rcu_read_lock();
+	on = skbprof_config()->lifetime;
+	rcu_read_unlock();
+	return on;
+}
+
+/* Interrupts off. */
+static void count_outcome(enum life_outcome o)
+{
+	this_cpu_ptr(life_cpu)->outcomes[o]++;
+}
 
 void lifetime_start(const struct sk_buff *skb)
 {
@@ -49,21 +115,176 @@ void lifetime_start(const struct sk_buff *skb)
 	stamp_unlock(s, flags);
 }
 
-void lifetime_end(const struct sk_buff *skb)
+/*
+ * @skb is freed: its lifetime is a sample, unless its data went on in
+ * another skb (@coalesced), or it is the frame GRO works on (decided at
+ * GRO's exit).  A second free of that address during one GRO call is
+ * another skb's, made since.
+ */
+static void life_end(const struct sk_buff *skb, bool coalesced)
 {
+	struct life_gro *g;
 	unsigned long flags;
 	struct stamp *s;
-	u32 on;
+	u64 ns;
 
-	rcu_read_lock();
-	on = skbprof_config()->lifetime;
-	rcu_read_unlock();
-	if (!on || !skb)
+	if (!skb || !lifetime_on())
 		return;
 	s = stamp_lock((unsigned long)skb, STAMP_LIFE, false, &flags);
 	if (!s)
 		return;
-	hist_add(this_cpu_ptr(life_hist), ktime_get_mono_fast_ns() - s->t_start);
+	ns = ktime_get_mono_fast_ns() - s->t_start;
+	g = this_cpu_ptr(&life_gro);
+	if (coalesced) {
+		count_outcome(LIFE_COALESCED);
+	} else if (g->skb == skb && !g->freed) {
+		g->freed = true;
+		g->ns = ns;
+	} else {
+		hist_add(&this_cpu_ptr(life_cpu)->h, ns);
+	}
+	stamp_remove(s, flags);
+}
+
+void lifetime_end(const struct sk_buff *skb)
+{
+	life_end(skb, false);
+}
+
+void lifetime_coalesced(const struct sk_buff *skb)
+{
+	life_end(skb, true);
+}
+
+/*
+ * The birth of @skb's lifetime, in *@born: false when it is not followed.
+ * Its stamp goes, unless @kept: skb_segment_list() makes @skb itself the
+ * first segment.
+ */
+static bool fork_birth(const struct sk_buff *skb, bool kept, u64 *born)
+{
+	unsigned long flags;
+	struct stamp *s;
+
+	s = stamp_lock((unsigned long)skb, STAMP_LIFE, false, &flags);
+	if (!s)
+		return false;
+	*born = s->t_start;
+	if (kept)
+		stamp_unlock(s, flags);
+	else
+		stamp_remove(s, flags);
+	return true;
+}
+
+/* The segment @seg carries on the lifetime born at @born. */
+static void fork_one(const struct sk_buff *seg, u64 born)
+{
+	unsigned long flags;
+	struct stamp *s;
+	bool fresh;
+
+	s = stamp_lock_insert((unsigned long)seg, STAMP_LIFE, &fresh, &flags);
+	if (!s)
+		return;		/* counted in table_full */
+	s->t_start = born;
+	s->owner = seg;
+	stamp_unlock(s, flags);
+}
+
+/* The segment @seg of an skb not followed is not followed either. */
+static void forget_one(const struct sk_buff *seg)
+{
+	unsigned long flags;
+	struct stamp *s;
+
+	s = stamp_lock((unsigned long)seg, STAMP_LIFE, false, &flags);
+	if (s)
+		stamp_remove(s, flags);
+}
+
+/*
+ * A segment is not an allocation of its own: it takes the birth of a
+ * followed skb, replacing the stamp its constructor may have drawn, and
+ * an unfollowed skb's segments are not followed either.  The skb's own
+ * free is then no sample: its lifetime went on in the segments.
+ */
+void lifetime_segmented(const struct sk_buff *skb,
+			const struct sk_buff *segs)
+{
+	const struct sk_buff *seg;
+	unsigned long flags;
+	bool followed, kept = false;
+	u64 born = 0;
+
+	if (!skb || !lifetime_on())
+		return;
+	for (seg = segs; seg && !kept; seg = seg->next)
+		kept = seg == skb;
+	followed = fork_birth(skb, kept, &born);
+	for (seg = segs; seg; seg = seg->next) {
+		if (seg == skb)
+			continue;
+		if (followed)
+			fork_one(seg, born);
+		else
+			forget_one(seg);
+	}
+	if (followed && !kept) {
+		local_irq_save(flags);
+		count_outcome(LIFE_FORKED);
+		local_irq_restore(flags);
+	}
+}
+
+void lifetime_gro_enter(const struct sk_buff *skb)
+{
+	struct life_gro *g = this_cpu_ptr(&life_gro);
+	unsigned long flags;
+
+	local_irq_save(flags);
+	g->skb = skb;
+	g->freed = false;
+	local_irq_restore(flags);
+}
+
+/*
+ * GRO_MERGED: the frame joined another skb's frag_list, to be freed with
+ * it.  GRO_MERGED_FREE: the frame was merged and freed, except from
+ * napi_gro_frags() when its head was not stolen: napi_reuse_skb() then
+ * kept the skb for the next frame, without a free, and the next frame
+ * must not inherit its birth.  A frame freed otherwise (handed to the
+ * stack and freed within the call) is a sample.
+ */
+void lifetime_gro_exit(int ret, bool frags)
+{
+	struct life_gro *g = this_cpu_ptr(&life_gro);
+	const struct sk_buff *skb;
+	unsigned long flags;
+	struct stamp *s;
+	bool freed;
+	u64 ns;
+
+	local_irq_save(flags);
+	skb = g->skb;
+	freed = g->freed;
+	ns = g->ns;
+	g->skb = NULL;
+	g->freed = false;
+	if (freed) {
+		if (ret == GRO_MERGED || ret == GRO_MERGED_FREE)
+			count_outcome(LIFE_MERGED);
+		else
+			hist_add(&this_cpu_ptr(life_cpu)->h, ns);
+	}
+	local_irq_restore(flags);
+	if (!skb || freed ||
+	    (ret != GRO_MERGED && !(frags && ret == GRO_MERGED_FREE)))
+		return;
+	s = stamp_lock((unsigned long)skb, STAMP_LIFE, false, &flags);
+	if (!s)
+		return;
+	count_outcome(ret == GRO_MERGED ? LIFE_MERGED : LIFE_REUSED);
 	stamp_remove(s, flags);
 }
 
@@ -78,7 +299,7 @@ static struct hist *lifetime_merged(void)
 		return NULL;
 	hist_init(h);
 	for_each_possible_cpu(cpu)
-		hist_merge(h, per_cpu_ptr(life_hist, cpu));
+		hist_merge(h, &per_cpu_ptr(life_cpu, cpu)->h);
 	return h;
 }
 
@@ -130,7 +351,10 @@ SKBPROF_DEFINE_SHOW_FILE(lifetime_buckets);
 
 static void reset_cpu(unsigned int cpu)
 {
-	hist_init(per_cpu_ptr(life_hist, cpu));
+	struct life_cpu *c = per_cpu_ptr(life_cpu, cpu);
+
+	hist_init(&c->h);
+	memset(c->outcomes, 0, sizeof(c->outcomes));
 }
 
 static void lifetime_reset(void)
@@ -140,28 +364,37 @@ static void lifetime_reset(void)
 
 static void lifetime_stats(struct seq_file *m)
 {
+	unsigned int cpu, o;
+	u64 n;
+
 	rcu_read_lock();
 	seq_printf(m, "lifetime_sample %u\n", skbprof_config()->lifetime);
 	rcu_read_unlock();
+	for (o = 0; o < LIFE_OUTCOMES; o++) {
+		n = 0;
+		for_each_possible_cpu(cpu)
+			n += READ_ONCE(per_cpu_ptr(life_cpu, cpu)->outcomes[o]);
+		seq_printf(m, "lifetime_%s %llu\n", outcome_names[o], n);
+	}
 }
 
 static int lifetime_init(void)
 {
 	unsigned int cpu;
 
-	life_hist = alloc_percpu(struct hist);
-	if (!life_hist)
+	life_cpu = alloc_percpu(struct life_cpu);
+	if (!life_cpu)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu)
-		hist_init(per_cpu_ptr(life_hist, cpu));
+		reset_cpu(cpu);
 	return 0;
 }
 
 static void lifetime_exit(void)
 {
 	/* the probes part, which calls in here, is down */
-	free_percpu(life_hist);
-	life_hist = NULL;
+	free_percpu(life_cpu);
+	life_cpu = NULL;
 }
 
 static const struct skbprof_file lifetime_files[] = {

@@ -14,6 +14,21 @@
 void lifetime_start(const struct sk_buff *skb);
 /* From every free path (probes.c, and drops.c's kfree_skb): @skb goes. */
 void lifetime_end(const struct sk_buff *skb);
+/* kfree_skb_partial(): @skb goes, its data joined another skb. */
+void lifetime_coalesced(const struct sk_buff *skb);
+/*
+ * Software GSO cut @skb, still alive, into the list @segs: each segment
+ * carries on @skb's lifetime.
+ */
+void lifetime_segmented(const struct sk_buff *skb,
+			const struct sk_buff *segs);
+/*
+ * napi_gro_receive() or napi_gro_frags() takes @skb (its entry
+ * tracepoint) and returns @ret (its exit tracepoint): a merged frame's
+ * lifetime ends there.
+ */
+void lifetime_gro_enter(const struct sk_buff *skb);
+void lifetime_gro_exit(int ret, bool frags);
 
 extern const struct skbprof_part skbprof_lifetime_part;
 

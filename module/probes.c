@@ -24,7 +24,8 @@
  * (group_needed()): the points of a direction while one of its stages is
  * measured, for the protocols those stages are for; the free paths and
  * the rekey while a timeline or lifetime is followed; software GSO while
- * a transmit timeline is; lifetime's constructors while lifetime is on.
+ * a transmit timeline or lifetime is; lifetime's constructors, and its
+ * own GRO probes, while lifetime is on.
  * Every group is registered at load, to learn whether the kernel serves
  * it; main.c then disarms what the configuration does not need.  Later
  * control writes call probes_arm() before the new configuration is
@@ -58,7 +59,7 @@ enum cand_type { CT_TP, CT_KPROBE, CT_KRETPROBE };
 enum group_view {
 	GV_POINT,	/* a timeline point: its direction's stages */
 	GV_REKEY,	/* any timeline */
-	GV_TX,		/* any transmit timeline */
+	GV_TX,		/* any transmit timeline, or lifetime */
 	GV_FREE,	/* any timeline, or lifetime */
 	GV_LIFETIME,	/* lifetime */
 };
@@ -402,7 +403,7 @@ static int kp_free_partial(struct kprobe *p, struct pt_regs *regs)
 	if (!hit(kp_cand(p)))
 		return 0;
 	lat_free(ARG(regs, 0), END_COALESCED);
-	lifetime_end(ARG(regs, 0));
+	lifetime_coalesced(ARG(regs, 0));
 	return 0;
 }
 
@@ -450,8 +451,10 @@ static int krp_gso_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 	if (!hit(krp_cand(ri)))
 		return 0;
-	if (!IS_ERR_OR_NULL(segs))
-		lat_tx_segmented(*(const struct sk_buff **)ri->data, segs);
+	if (IS_ERR_OR_NULL(segs))
+		return 0;
+	lat_tx_segmented(*(const struct sk_buff **)ri->data, segs);
+	lifetime_segmented(*(const struct sk_buff **)ri->data, segs);
 	return 0;
 }
 
@@ -479,6 +482,28 @@ static int krp_life_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	if (!IS_ERR_OR_NULL(skb))
 		lifetime_start(skb);
 	return 0;
+}
+
+/* napi_gro_receive_entry, napi_gro_frags_entry, for the lifetime view */
+static void tp_life_gro_entry(void *data, const struct sk_buff *skb)
+{
+	if (!hit(data))
+		return;
+	lifetime_gro_enter(skb);
+}
+
+static void tp_life_gro_exit(void *data, int ret)
+{
+	if (!hit(data))
+		return;
+	lifetime_gro_exit(ret, false);
+}
+
+static void tp_life_gro_frags_exit(void *data, int ret)
+{
+	if (!hit(data))
+		return;
+	lifetime_gro_exit(ret, true);
 }
 
 /* ---- the candidates ---- */
@@ -642,6 +667,18 @@ static struct cand c_life_clone[] = {
 	KRP("skb_clone", krp_life_entry, krp_life_ret, 0),
 };
 
+/*
+ * GRO, for the lifetime view: its own probes on the timelines' GRO
+ * tracepoints, so that lifetime alone arms only these, which fire only
+ * for frames GRO takes, and not every receive hand-off.
+ */
+static struct cand c_life_gro[] = {
+	TP("napi_gro_receive_entry", tp_life_gro_entry),
+	TP("napi_gro_frags_entry", tp_life_gro_entry),
+	TP("napi_gro_receive_exit", tp_life_gro_exit),
+	TP("napi_gro_frags_exit", tp_life_gro_frags_exit),
+};
+
 #define GROUP(nm, k, pt, pr, every, cands) \
 	{ .name = nm, .kind = k, .point = pt, .proto = pr, .all = every, \
 	  .view = GV_POINT, .c = cands, .n = ARRAY_SIZE(cands) }
@@ -688,6 +725,8 @@ static struct group groups[] = {
 	LIFE_GROUP("life-napi-alloc", c_life_napi_alloc, false),
 	LIFE_GROUP("life-napi-build", c_life_napi_build, true),
 	LIFE_GROUP("life-clone", c_life_clone, false),
+	{ .name = "life-gro", .kind = -1, .all = true, .view = GV_LIFETIME,
+	  .c = c_life_gro, .n = ARRAY_SIZE(c_life_gro) },
 };
 
 /* ---- registration ---- */
@@ -829,7 +868,7 @@ static bool group_needed(const struct group *gr,
 	case GV_REKEY:
 		return cfg->stages & (SKBPROF_RX_STAGES | SKBPROF_TX_STAGES);
 	case GV_TX:
-		return cfg->stages & SKBPROF_TX_STAGES;
+		return cfg->lifetime || (cfg->stages & SKBPROF_TX_STAGES);
 	}
 	/* a point: for a stage of its direction and protocol */
 	for (st = 0; st < SKBPROF_TIMELINE_STAGES; st++) {
@@ -958,6 +997,10 @@ static void __maybe_unused probes_typecheck(void)
 	check_trace_callback_type_net_dev_queue(tp_tx_dev);
 	check_trace_callback_type_net_dev_start_xmit(tp_tx_drv);
 	check_trace_callback_type_consume_skb(tp_consume_skb);
+	check_trace_callback_type_napi_gro_receive_entry(tp_life_gro_entry);
+	check_trace_callback_type_napi_gro_frags_entry(tp_life_gro_entry);
+	check_trace_callback_type_napi_gro_receive_exit(tp_life_gro_exit);
+	check_trace_callback_type_napi_gro_frags_exit(tp_life_gro_frags_exit);
 }
 
 /* The symbol or tracepoint of probe @id, for the verbose trace. */

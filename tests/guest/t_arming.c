@@ -154,7 +154,8 @@ TEST(arming_follows_views)
 
 	err = skbprof_load("stages=drops");
 	CHECK(err == 0, "load: %s", strerror(-err));
-	snprintf(life, sizeof(life), "free %s", life_groups());
+	/* lifetime follows packets through software GSO and GRO too */
+	snprintf(life, sizeof(life), "free tx-gso %s life-gro", life_groups());
 	if (arm_as("stages drops\n", "", "armed") ||
 	    arm_as("stages ip-udp\n", RX_UDP " free rekey", "armed") ||
 	    arm_as("stages app-tcp\n", TX_TCP " free rekey tx-gso", "armed") ||

@@ -175,9 +175,10 @@ static void teardown(void)
 
 /*
  * Two namespaces and a veth pair, GRO off, static neighbours, IPv6 off
- * unless asked for (then with addresses that skip DAD).
+ * unless asked for (then with addresses that skip DAD).  @va_opts: more
+ * `ip link add` options for va.
  */
-static int setup(bool v6)
+static int setup_va(bool v6, const char *va_opts)
 {
 	const char *off = v6 ? "0" : "1";
 	int err;
@@ -186,9 +187,9 @@ static int setup(bool v6)
 	CHECK(kmod_probe("veth") == 0, "cannot load veth");
 	CHECK(sh(IP " netns add " NS_A " && " IP " netns add " NS_B) == 0,
 	      "ip netns add failed");
-	CHECK(sh(IP " link add va netns " NS_A " address " MAC_A
-		 " type veth peer name vb netns " NS_B " address " MAC_B) == 0,
-	      "ip link add veth failed");
+	CHECK(sh(IP " link add va netns " NS_A " address " MAC_A " %s"
+		 " type veth peer name vb netns " NS_B " address " MAC_B,
+		 va_opts) == 0, "ip link add veth failed");
 	CHECK(sh("for n in " NS_A " " NS_B "; do "
 		 IP " netns exec $n sh -c 'for f in /proc/sys/net/ipv6/conf/*/disable_ipv6; "
 		 "do echo %s > $f; done' || exit 1; done", off) == 0,
@@ -215,6 +216,11 @@ static int setup(bool v6)
 		 " link set vb up && " IP " -n " NS_A " link set lo up && "
 		 IP " -n " NS_B " link set lo up") == 0, "cannot set links up");
 	return 0;
+}
+
+static int setup(bool v6)
+{
+	return setup_va(v6, "");
 }
 
 /* ---- traffic ---- */
@@ -1510,6 +1516,146 @@ TEST(latency_filter_decides_past_missed_points)
 	return 0;
 }
 
+/*
+ * Samples of lifetime_buckets in buckets that reach beyond @d: those of
+ * @d and more, and those of the bucket holding @d below it (its lower
+ * bound is within an eighth of @d); -1.
+ */
+static long long lifetime_beyond(unsigned long long d)
+{
+	static struct hline h[2];
+	char *s = read_file(DEBUGFS_DIR "/lifetime_buckets");
+	long long n = 0;
+	unsigned long long j;
+
+	if (!s || buckets_parse(s, true, h, 2) != 1) {
+		free(s);
+		return -1;
+	}
+	free(s);
+	for (j = 0; j < h[0].nb; j++)
+		if (h[0].hi[j] > d)
+			n += h[0].c[j];
+	return n;
+}
+
+/*
+ * Hits the lifetime constructors' kretprobes missed (stats' nmissed, not
+ * reset): allocations the view could not follow.
+ */
+static long long life_missed(void)
+{
+	char *s = read_file(DEBUGFS_DIR "/stats"), *p;
+	unsigned long long hits, missed;
+	long long n = 0;
+
+	for (p = s; p && (p = strstr(p, "\nprobe life-")); p++)
+		if (sscanf(p, "\nprobe %*s %*s %*s active hits %llu nmissed %llu",
+			   &hits, &missed) == 2)
+			n += missed;
+	free(s);
+	return s ? n : -1;
+}
+
+#define GSO_DATAGRAMS	8	/* K */
+#define GSO_SEGS	4	/* S: segments of each */
+#define GSO_SIZE	1000	/* payload of a segment */
+
+/* A sends the K UDP GSO datagrams to B's port @port, in a child. */
+static int send_gso(int port)
+{
+	static char buf[GSO_SEGS * GSO_SIZE];
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = htons(port) };
+	pid_t pid;
+	int st;
+
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		int s, i, gso = GSO_SIZE;
+
+		if (enter_ns(NS_A))
+			_exit(1);
+		inet_pton(AF_INET, IP4_B, &to.sin_addr);
+		s = socket(AF_INET, SOCK_DGRAM, 0);
+		if (s < 0 || setsockopt(s, SOL_UDP, UDP_SEGMENT, &gso,
+					sizeof(gso)))
+			_exit(2);
+		for (i = 0; i < GSO_DATAGRAMS; i++)
+			if (sendto(s, buf, sizeof(buf), 0, (void *)&to,
+				   sizeof(to)) != sizeof(buf))
+				_exit(3);
+		_exit(0);
+	}
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0, "the GSO sender failed (0x%x)", st);
+	return 0;
+}
+
+struct gso_life {
+	unsigned long long d;
+	long long nop0, nop, beyond, forked;
+};
+
+static bool gso_life_done(void *arg)
+{
+	struct gso_life *g = arg;
+
+	g->nop = snmp(NS_B, "Udp", "NoPorts") - g->nop0;
+	g->beyond = lifetime_beyond(g->d);
+	g->forked = stat_value("lifetime_forked");
+	return g->nop >= GSO_DATAGRAMS * GSO_SEGS &&
+	       g->beyond >= GSO_DATAGRAMS * GSO_SEGS &&
+	       g->forked >= GSO_DATAGRAMS;
+}
+
+/*
+ * Software GSO in the lifetime view: A sends K UDP GSO datagrams of S
+ * segments each (UDP_SEGMENT) to a closed port of B, through a netem
+ * delay D on va; va takes no GSO skb (gso_max_segs 1), so each is cut
+ * into its segments after the qdisc, in validate_xmit_skb().  Each
+ * segment carries on the birth of its datagram, before the delay, to its
+ * drop in B: K S lifetimes reach beyond D (B's NoPorts counts the
+ * segments), and the K datagrams' skbs end as forked, not as samples.
+ * Without the following, those K skbs would be the only lifetimes beyond
+ * D, and the segments, made after the delay, would live shorter.  B
+ * holds nothing (the port is closed); nothing else crosses va.  Only
+ * the lifetime view is on: it arms the GSO probe itself.
+ */
+TEST(lifetime_follows_gso_segments)
+{
+	struct gso_life g = { .d = 300 * MS };
+	long long missed0, missed;
+
+	CHECK(setup_va(false, "gso_max_segs 1") == 0, "setup");
+	CHECK(kmod_probe("sch_netem") == 0, "cannot load sch_netem");
+	CHECK(sh(IP " netns exec " NS_A " " TC " qdisc add dev va root netem delay %llums",
+		 g.d / MS) == 0, "cannot add netem");
+	CHECK(load_and_reset("lifetime_sample=0 stages=drops") == 0, "load");
+	missed0 = life_missed();
+	g.nop0 = snmp(NS_B, "Udp", "NoPorts");
+	CHECK(control("lifetime 1\nreset\n") == 0, "control");
+	CHECK(send_gso(PORT) == 0, "send");
+	wait_until(gso_life_done, &g, WAIT_MS);
+	CHECK(control("lifetime off\n") == 0, "control");
+	missed = life_missed() - missed0;
+	note("%d datagrams of %d segments, delay %llu ns: B dropped %lld, %lld lifetimes beyond the delay, %lld forked, %lld constructor hits missed",
+	     GSO_DATAGRAMS, GSO_SEGS, g.d, g.nop, g.beyond, g.forked, missed);
+	CHECK_EQ(g.nop, GSO_DATAGRAMS * GSO_SEGS);
+	/* a constructor probe that missed a datagram lost its segments */
+	CHECK(g.beyond <= GSO_DATAGRAMS * GSO_SEGS &&
+	      g.beyond >= GSO_DATAGRAMS * GSO_SEGS - GSO_SEGS * missed,
+	      "%lld lifetimes beyond %llu ns, want %d (%lld missed)",
+	      g.beyond, g.d, GSO_DATAGRAMS * GSO_SEGS, missed);
+	CHECK(g.forked <= GSO_DATAGRAMS && g.forked >= GSO_DATAGRAMS - missed,
+	      "lifetime_forked %lld, want %d (%lld missed)", g.forked,
+	      GSO_DATAGRAMS, missed);
+	teardown();
+	return 0;
+}
+
 /* One filter and what it must let through of the two flows below. */
 struct fcase {
 	const char *filter;	/* NULL: pid of flow 1's sender or receiver */
@@ -2007,6 +2153,15 @@ static long long ns_dev_stat(const char *ns, const char *dev,
 }
 
 /*
+ * What B coalesced; @both: and A (the ACKs it queued in its backlog while
+ * the sender held the socket), for the lifetime view, which sees both.
+ */
+static long long coalesced_seen(bool both)
+{
+	return tcp_coalesced(NS_B) + (both ? tcp_coalesced(NS_A) : 0);
+}
+
+/*
  * Attach an XDP program that passes every frame to @ifname, in the current
  * netns: veth then receives through its NAPI, and so through GRO, on
  * kernels before 5.13, where turning GRO on alone does not.
@@ -2077,13 +2232,38 @@ static int xdp_pass_attach(const char *ifname)
  * Each segment TCP coalesced into the one before it ends as coalesced: as
  * many as B's TcpExt counters of coalescing say.
  * `filter dev vb` keeps B's receive timelines alone, from their first
- * point on.
+ * point on.  The lifetime view counts the same outcomes.
  */
-TEST(latency_gro_merges_counted)
+/* What became of the frames vb's GRO took, and the ground truth. */
+struct gro_count {
+	bool life;		/* the lifetime view's counters, not the timelines' */
+	long long f0, c0, missed0;
+	long long frames, skbs, merged, coal, tcp_coal, missed;
+};
+
+static bool gro_counted(void *arg)
 {
-	long long f0, f1, skbs, merged = -1, inc, c0, c1, coal;
-	unsigned long long iptcp;
-	int err, tries;
+	struct gro_count *g = arg;
+	const char *m = g->life ? "lifetime_merged" : "incomplete_rx_merged";
+	const char *r = g->life ? "lifetime_reused" : "incomplete_rx_reused";
+
+	g->frames = ns_dev_stat(NS_B, "vb", "rx_packets") - g->f0;
+	g->skbs = nft_packets(NS_B, "ip skbp_gro pre");
+	g->merged = stat_value(m) + stat_value(r);
+	return g->merged == g->frames - g->skbs;
+}
+
+/*
+ * 4 MB of TCP from A to B with vb's GRO on; @life: count with the
+ * lifetime view alone (every allocation followed), else with the
+ * timelines of `filter dev vb`.
+ */
+static int gro_merges(bool life)
+{
+	struct gro_count g = { .life = life };
+	long long inc = 0, slack;
+	unsigned long long iptcp = 0;
+	int err;
 	pid_t tx;
 	char *s;
 
@@ -2104,40 +2284,68 @@ TEST(latency_gro_merges_counted)
 		 "'{ type filter hook prerouting priority -300; }' && "
 		 IP " netns exec " NS_B " nft add rule ip skbp_gro pre counter")
 	      == 0, "nft setup");
-	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
-	CHECK(control("filter dev vb\nreset\n") == 0, "filter");
-	f0 = ns_dev_stat(NS_B, "vb", "rx_packets");
-	c0 = tcp_coalesced(NS_B);
+	if (life) {
+		CHECK(load_and_reset("lifetime_sample=0 stages=drops") == 0,
+		      "load");
+		g.missed0 = life_missed();
+		CHECK(control("lifetime 1\nreset\n") == 0, "control");
+	} else {
+		CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
+		CHECK(control("filter dev vb\nreset\n") == 0, "filter");
+	}
+	g.f0 = ns_dev_stat(NS_B, "vb", "rx_packets");
+	g.c0 = coalesced_seen(life);
 	CHECK(run_bulk(4 << 20, &tx) == 0, "bulk traffic");
 	/* the closing handshake may still be on its way: wait for a match */
-	for (tries = 0; tries < 300; tries++) {
-		f1 = ns_dev_stat(NS_B, "vb", "rx_packets");
-		skbs = nft_packets(NS_B, "ip skbp_gro pre");
-		merged = stat_value("incomplete_rx_merged") +
-			 stat_value("incomplete_rx_reused");
-		if (merged == f1 - f0 - skbs)
-			break;
-		sleep_ns(100 * MS);
+	wait_until(gro_counted, &g, WAIT_MS);
+	g.tcp_coal = coalesced_seen(life) - g.c0;
+	if (life) {
+		g.coal = stat_value("lifetime_coalesced");
+		g.missed = life_missed() - g.missed0;
+		CHECK(control("lifetime off\n") == 0, "control");
+	} else {
+		s = read_file(DEBUGFS_DIR "/latency");
+		CHECK(s, "cannot read latency");
+		iptcp = row_count(s, "rx", "ip-tcp");
+		free(s);
+		inc = rx_incomplete();
+		g.coal = stat_value("incomplete_rx_coalesced");
 	}
-	s = read_file(DEBUGFS_DIR "/latency");
-	CHECK(s, "cannot read latency");
-	iptcp = row_count(s, "rx", "ip-tcp");
-	free(s);
-	inc = rx_incomplete();
-	c1 = tcp_coalesced(NS_B);
-	coal = stat_value("incomplete_rx_coalesced");
-	note("frames %lld, skbs out of GRO %lld, merged+reused %lld, coalesced %lld (TcpExt %lld), ip-tcp %llu, incomplete %lld",
-	     f1 - f0, skbs, merged, coal, c1 - c0, iptcp, inc);
-	CHECK(f0 >= 0 && skbs > 0, "cannot read the counters");
-	CHECK(f1 - f0 > skbs, "GRO merged nothing: %lld frames, %lld skbs",
-	      f1 - f0, skbs);
-	CHECK_EQ(merged, f1 - f0 - skbs);
-	CHECK(c0 >= 0 && c1 > c0, "TCP coalesced nothing (TcpExt %lld, %lld)",
-	      c0, c1);
-	CHECK_EQ(coal, c1 - c0);
+	note("%s: frames %lld, skbs out of GRO %lld, merged+reused %lld, coalesced %lld (TcpExt %lld), ip-tcp %llu, incomplete %lld, constructor hits missed %lld",
+	     life ? "lifetime" : "timelines", g.frames, g.skbs, g.merged,
+	     g.coal, g.tcp_coal, iptcp, inc, g.missed);
+	CHECK(g.f0 >= 0 && g.skbs > 0, "cannot read the counters");
+	CHECK(g.frames > g.skbs, "GRO merged nothing: %lld frames, %lld skbs",
+	      g.frames, g.skbs);
+	CHECK(g.c0 >= 0 && g.tcp_coal > 0,
+	      "TCP coalesced nothing (TcpExt %lld, %lld)", g.c0, g.tcp_coal);
+	/* a constructor probe that missed an skb could not follow it */
+	slack = life ? g.missed : 0;
+	CHECK(g.merged <= g.frames - g.skbs &&
+	      g.merged >= g.frames - g.skbs - slack,
+	      "merged+reused %lld, frames %lld - skbs %lld = %lld (%lld missed)",
+	      g.merged, g.frames, g.skbs, g.frames - g.skbs, slack);
+	CHECK(g.coal <= g.tcp_coal && g.coal >= g.tcp_coal - slack,
+	      "coalesced %lld, TcpExt %lld (%lld missed)", g.coal,
+	      g.tcp_coal, slack);
 	CHECK(inc * 20 <= (long long)iptcp,
 	      "%lld incomplete receive timelines, ip-tcp %llu", inc, iptcp);
 	sh(IP " netns exec " NS_B " nft delete table ip skbp_gro");
 	teardown();
 	return 0;
+}
+
+TEST(latency_gro_merges_counted)
+{
+	return gro_merges(false);
+}
+
+/*
+ * The same traffic in the lifetime view alone: a frame GRO merged, and
+ * an skb TCP coalesced, end as counted outcomes, not as samples, as many
+ * as the same ground truths say.
+ */
+TEST(lifetime_gro_merges_counted)
+{
+	return gro_merges(true);
 }
