@@ -40,12 +40,12 @@
 
 #include "config.h"
 #include "drops_table.h"
-#include "latency.h"
 #include "lifetime.h"
 #include "pktinfo.h"
 #include "pkttrace.h"
 #include "skbprof.h"
 #include "stamp.h"
+#include "timeline.h"
 
 static unsigned int drop_keys = 256;
 module_param(drop_keys, uint, 0400);

@@ -3,6 +3,7 @@
  * Packet facts for the filter and the trace, read from an skb at any probe
  * point: headers in place or not, skb->dev a device or not.
  */
+#include <linux/ctype.h>
 #include <linux/in.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -163,6 +164,18 @@ int skbprof_fmt_flow(char *buf, size_t size, const struct skbprof_pktinfo *pi)
 		return scnprintf(buf, size, "%s %pI6c > %pI6c", proto, pi->saddr,
 				 pi->daddr);
 	return scnprintf(buf, size, "-");
+}
+
+void skbprof_clean_comm(char *c, const char *comm)
+{
+	unsigned int i;
+
+	strscpy(c, comm, TASK_COMM_LEN);
+	for (i = 0; c[i]; i++)
+		if (c[i] == ' ' || c[i] == '\t' || !isprint(c[i]))
+			c[i] = '_';
+	if (!c[0])
+		strscpy(c, "-", TASK_COMM_LEN);
 }
 
 static DEFINE_PER_CPU(u32, sample_count);

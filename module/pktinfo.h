@@ -32,6 +32,12 @@ u64 skbprof_skb_dev_info(const struct sk_buff *skb, char *name);
 /* "UDP 10.0.0.1:53 > 10.0.0.2:4000" or "ipv6/58 [::1] > [::1]" or "-". */
 int skbprof_fmt_flow(char *buf, size_t size, const struct skbprof_pktinfo *pi);
 
+/*
+ * @comm into @c (TASK_COMM_LEN bytes) for a whitespace-separated field:
+ * blanks and unprintable bytes become '_', and an empty one "-".
+ */
+void skbprof_clean_comm(char *c, const char *comm);
+
 /* Keep this matching packet under `sample N`?  (Per-CPU 1-in-N.) */
 bool skbprof_sample_keep(u32 n);
 

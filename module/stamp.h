@@ -57,6 +57,20 @@ enum stamp_verdict {
 	STAMP_FILTERED,		/* did not match */
 };
 
+/* How a timeline ended without reaching its last point. */
+enum lat_end {
+	END_DROPPED,	/* kfree_skb */
+	END_FREED,	/* consumed or released before the end */
+	END_EVICTED,	/* older than max_age */
+	END_RESTARTED,	/* its first point came again */
+	END_REKEYED,	/* the skb's head was reallocated */
+	/* outcomes of a frame whose data went on in another skb: */
+	END_MERGED,	/* GRO merged it into another skb, then freed it */
+	END_REUSED,	/* GRO merged it, and its skb is the next frame's */
+	END_COALESCED,	/* its data joined another skb (kfree_skb_partial) */
+	END_REASONS
+};
+
 struct stamp {
 	struct hlist_nulls_node node;
 	struct stamp *free_next;	/* in a free list, never in a chain */
