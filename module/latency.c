@@ -17,7 +17,6 @@
 
 #include <linux/cpumask.h>
 #include <linux/fs.h>
-#include <linux/in.h>
 #include <linux/hash.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
@@ -245,17 +244,10 @@ static void merge_stage(int st, struct hist *h, struct exemplar *w)
 
 static void print_tuple(struct seq_file *m, const struct skbprof_tuple *t)
 {
-	const char *p = t->proto == IPPROTO_TCP ? "tcp" :
-			t->proto == IPPROTO_UDP ? "udp" : "ip";
+	char flow[SKBPROF_FLOW_LEN];
 
-	if (t->family == AF_INET)
-		seq_printf(m, "%s %pI4:%u -> %pI4:%u", p, &t->saddr.v4,
-			   ntohs(t->sport), &t->daddr.v4, ntohs(t->dport));
-	else if (t->family == AF_INET6)
-		seq_printf(m, "%s [%pI6c]:%u -> [%pI6c]:%u", p, &t->saddr.v6,
-			   ntohs(t->sport), &t->daddr.v6, ntohs(t->dport));
-	else
-		seq_puts(m, "-");
+	skbprof_fmt_flow(flow, sizeof(flow), t, SKBPROF_FLOW_ROW);
+	seq_puts(m, flow);
 }
 
 /* A comm for a whitespace-separated row. */

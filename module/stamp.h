@@ -25,6 +25,7 @@
 #include <linux/types.h>
 
 #include "compat.h"
+#include "pktinfo.h"
 #include "stages.h"
 
 /* The timelines of the two directions (stages.h), and lifetimes. */
@@ -37,17 +38,6 @@ enum stamp_kind {
 
 /* Most points a timeline can pass (stages.h). */
 #define STAMP_MAX_POINTS	SKBPROF_MAX_POINTS
-
-/* Addresses and ports of a packet, network byte order. */
-struct skbprof_tuple {
-	u8 family;		/* 0: unknown */
-	u8 proto;
-	__be16 sport, dport;
-	union {
-		__be32 v4;
-		struct in6_addr v6;
-	} saddr, daddr;
-};
 
 /* What the filter and sampling made of a timeline (struct stamp.verdict). */
 enum stamp_verdict {

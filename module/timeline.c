@@ -25,8 +25,6 @@
 
 #include <linux/atomic.h>
 #include <linux/in.h>
-#include <linux/ip.h>
-#include <linux/ipv6.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -87,57 +85,6 @@ static void set_owner_current(struct stamp *s)
 	memcpy(s->comm, current->comm, sizeof(s->comm));
 	/* every caller holds rcu_read_lock() */
 	s->cgroup = skbprof_task_cgroup_id(current);
-}
-
-/* Addresses and ports from the network header of @skb. */
-static void tuple_from_skb(const struct sk_buff *skb, struct skbprof_tuple *t)
-{
-	int off = skb_network_offset(skb), l4 = -1;
-	union {
-		struct iphdr v4;
-		struct ipv6hdr v6;
-		__be16 ports[2];
-	} buf;
-	const u8 *p;
-
-	if (off < 0)
-		return;
-	p = skb_header_pointer(skb, off, sizeof(struct iphdr), &buf);
-	if (!p)
-		return;
-	if ((p[0] >> 4) == 4) {
-		const struct iphdr *iph = (const void *)p;
-
-		t->family = AF_INET;
-		t->proto = iph->protocol;
-		t->saddr.v4 = iph->saddr;
-		t->daddr.v4 = iph->daddr;
-		if (!(iph->frag_off & htons(IP_MF | IP_OFFSET)))
-			l4 = off + iph->ihl * 4;
-	} else if ((p[0] >> 4) == 6) {
-		const struct ipv6hdr *ip6 = skb_header_pointer(skb, off,
-							sizeof(*ip6), &buf);
-
-		if (!ip6)
-			return;
-		t->family = AF_INET6;
-		t->proto = ip6->nexthdr;
-		t->saddr.v6 = ip6->saddr;
-		t->daddr.v6 = ip6->daddr;
-		l4 = off + sizeof(*ip6);
-	} else {
-		return;
-	}
-	t->sport = 0;
-	t->dport = 0;
-	if (l4 >= 0 && (t->proto == IPPROTO_TCP || t->proto == IPPROTO_UDP)) {
-		const __be16 *ports = skb_header_pointer(skb, l4, 4, &buf);
-
-		if (ports) {
-			t->sport = ports[0];
-			t->dport = ports[1];
-		}
-	}
 }
 
 static void tuple_from_sk(const struct sock *sk, const struct flowi4 *fl4,
@@ -206,21 +153,8 @@ static void start(struct stamp *s, const struct sk_buff *skb,
 /* The packet as the filter sees it: what its timeline learnt so far. */
 static void stamp_pktinfo(const struct stamp *s, struct skbprof_pktinfo *pi)
 {
-	const struct skbprof_tuple *t = &s->tuple;
-
 	memset(pi, 0, sizeof(*pi));
-	if (t->family == AF_INET) {
-		pi->family = SKBPROF_AF_INET;
-		memcpy(pi->saddr, &t->saddr.v4, 4);
-		memcpy(pi->daddr, &t->daddr.v4, 4);
-	} else if (t->family == AF_INET6) {
-		pi->family = SKBPROF_AF_INET6;
-		memcpy(pi->saddr, &t->saddr.v6, 16);
-		memcpy(pi->daddr, &t->daddr.v6, 16);
-	}
-	pi->proto = t->proto;
-	pi->sport = ntohs(t->sport);
-	pi->dport = ntohs(t->dport);
+	skbprof_flow_pktinfo(&s->tuple, pi);
 	pi->mark = s->mark;
 	pi->netns = s->netns;
 	pi->dev = s->dev[0] ? s->dev : NULL;
@@ -266,15 +200,13 @@ static void trace_hit(const struct stamp *s, unsigned int point, u16 via,
 		      u64 t)
 {
 	const char *(*name)(unsigned int via) = READ_ONCE(via_name);
-	struct skbprof_pktinfo pi;
+	char flow[SKBPROF_FLOW_LEN];
 	u32 ns, off_ns;
 	u64 sec, off_us;
-	char flow[96];
 
 	sec = div_u64_rem(t, NSEC_PER_SEC, &ns);
 	off_us = div_u64_rem(t - s->t_start, NSEC_PER_USEC, &off_ns);
-	stamp_pktinfo(s, &pi);
-	skbprof_fmt_flow(flow, sizeof(flow), &pi);
+	skbprof_fmt_flow(flow, sizeof(flow), &s->tuple, SKBPROF_FLOW_TRACE);
 	skbprof_trace_printf("HIT %s %s %s %llu.%09u +%llu.%03uus | %s",
 			     kind_name(s), point_name(s, point),
 			     name ? name(via) : "?", sec, ns, off_us, off_ns,
@@ -288,9 +220,8 @@ static void trace_hit(const struct stamp *s, unsigned int point, u16 via,
  */
 static void trace_timeline(const struct stamp *s)
 {
-	char line[SKBPROF_TRACE_LINE_MAX / 2], flow[96], comm[TASK_COMM_LEN];
-	char cgroup[24] = "-";
-	struct skbprof_pktinfo pi;
+	char line[SKBPROF_TRACE_LINE_MAX / 2], comm[TASK_COMM_LEN];
+	char flow[SKBPROF_FLOW_LEN], cgroup[24] = "-";
 	unsigned int i, n;
 	int st;
 
@@ -308,8 +239,7 @@ static void trace_timeline(const struct stamp *s)
 		n += scnprintf(line + n, sizeof(line) - n, " %s %llu.%03uus",
 			       skbprof_stages[st].name, d, ns);
 	}
-	stamp_pktinfo(s, &pi);
-	skbprof_fmt_flow(flow, sizeof(flow), &pi);
+	skbprof_fmt_flow(flow, sizeof(flow), &s->tuple, SKBPROF_FLOW_TRACE);
 	skbprof_clean_comm(comm, s->pid ? s->comm : "");
 	if (s->pid && s->cgroup)
 		snprintf(cgroup, sizeof(cgroup), "%llu", s->cgroup);
@@ -598,7 +528,7 @@ static void learn(struct stamp *s, const struct sk_buff *skb, u8 point)
 {
 	if (s->kind == STAMP_RX) {
 		if (point == RXP_IP) {
-			tuple_from_skb(skb, &s->tuple);
+			skbprof_flow_parse(skb, &s->tuple);
 			s->mark = skb->mark;
 		}
 		/* copied to the application: the task in recvmsg gets the bill */
@@ -607,7 +537,7 @@ static void learn(struct stamp *s, const struct sk_buff *skb, u8 point)
 		return;
 	}
 	if (point == TXP_IP)
-		tuple_from_skb(skb, &s->tuple);
+		skbprof_flow_parse(skb, &s->tuple);
 	/* only a filter with `dev` asks, there (tx_decide_at()) */
 	if (point >= TXP_DEV && s->decide_at == TXP_DEV &&
 	    s->verdict == STAMP_UNDECIDED && !s->dev[0])
