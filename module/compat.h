@@ -130,7 +130,7 @@ static inline const char *skbprof_drop_reason_name(u32 reason)
 #define skbprof_cond_lock(x, c)	(c)
 #endif
 
-/* Stage latency (latency.c, probes.c). */
+/* Stage latency (timeline.c, probes.c). */
 #include <linux/kprobes.h>
 
 /* The kretprobe a kretprobe_instance belongs to. */
@@ -153,7 +153,7 @@ static inline const char *skbprof_drop_reason_name(u32 reason)
 #endif
 
 /*
- * cgroup v2 ids (latency.c, drops.c, cgroup.c).  The same on every
+ * cgroup v2 ids (timeline.c, drops.c, cgroup.c).  The same on every
  * supported kernel: cgroup_id() (inline; the kernfs node's id, on 64-bit
  * the inode number of the cgroup's directory), task_dfl_cgroup() (inline,
  * under RCU), sock_cgroup_ptr() (inline; 5.10 before its stable backport

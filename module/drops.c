@@ -20,8 +20,6 @@
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/if_ether.h>
-#include <linux/ip.h>
-#include <linux/ipv6.h>
 #include <linux/kallsyms.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
@@ -40,12 +38,12 @@
 
 #include "config.h"
 #include "drops_table.h"
-#include "latency.h"
 #include "lifetime.h"
 #include "pktinfo.h"
 #include "pkttrace.h"
 #include "skbprof.h"
 #include "stamp.h"
+#include "timeline.h"
 
 static unsigned int drop_keys = 256;
 module_param(drop_keys, uint, 0400);
@@ -76,36 +74,16 @@ static int drops_fault(int step)
 	return drops_fail_init_at == step ? -ENOMEM : 0;
 }
 
-/* The protocol of @skb: skb->protocol and, for IP, the header's protocol. */
-static void drops_skb_proto(const struct sk_buff *skb, struct dt_sample *s)
+/*
+ * The protocol of @skb: skb->protocol and, for IP, the header's protocol,
+ * as its flow @t has it (skbprof_skb_info()).
+ */
+static void drops_skb_proto(const struct sk_buff *skb,
+			    const struct skbprof_tuple *t, struct dt_sample *s)
 {
-	const unsigned char *nh = skb_network_header(skb);
-	const unsigned char *tail = skb_tail_pointer(skb);
-
 	s->ethertype = ntohs(skb->protocol);
-	s->l4 = 0;
-	s->flags = 0;
-	/*
-	 * The network header offset is meaningful only once the stack set it;
-	 * the version check and the bounds of the linear data keep an unset
-	 * one from being taken for a header.
-	 */
-	switch (skb->protocol) {
-	case htons(ETH_P_IP):
-		if (nh + sizeof(struct iphdr) <= tail &&
-		    ((const struct iphdr *)nh)->version == 4) {
-			s->l4 = ((const struct iphdr *)nh)->protocol;
-			s->flags |= DT_L4;
-		}
-		break;
-	case htons(ETH_P_IPV6):
-		if (nh + sizeof(struct ipv6hdr) <= tail &&
-		    ((const struct ipv6hdr *)nh)->version == 6) {
-			s->l4 = ((const struct ipv6hdr *)nh)->nexthdr;
-			s->flags |= DT_L4;
-		}
-		break;
-	}
+	s->l4 = t->family ? t->proto : 0;
+	s->flags = t->family ? DT_L4 : 0;
 }
 
 /*
@@ -140,15 +118,16 @@ static void drops_skb_owner(const struct sk_buff *skb, struct dt_sample *s,
 }
 
 /* One line on the trace stream per drop. */
-static void drops_trace(const struct skbprof_pktinfo *pi, void *location,
+static void drops_trace(const struct skbprof_pktinfo *pi,
+			const struct skbprof_tuple *t, void *location,
 			u32 reason, u8 stage, u32 netns)
 {
-	char flow[96], sym[KSYM_SYMBOL_LEN], ns[16] = "-";
+	char flow[SKBPROF_FLOW_LEN], sym[KSYM_SYMBOL_LEN], ns[16] = "-";
 	const char *name = NULL;
 
 	if (netns)
 		snprintf(ns, sizeof(ns), "%u", netns);
-	skbprof_fmt_flow(flow, sizeof(flow), pi);
+	skbprof_fmt_flow(flow, sizeof(flow), t, SKBPROF_FLOW_TRACE);
 	if (SKBPROF_HAVE_DROP_REASONS)
 		name = skbprof_drop_reason_name(reason);
 	skbprof_trace_printf("DROP %s %s | %s | dev %s | stage %s | netns %s",
@@ -162,6 +141,7 @@ static void drops_record(struct sk_buff *skb, void *location, u32 reason)
 {
 	const struct skbprof_config *cfg;
 	struct skbprof_pktinfo pi;
+	struct skbprof_tuple t;
 	struct lat_seen seen;
 	struct dt_sample s;
 	unsigned long flags;
@@ -172,7 +152,7 @@ static void drops_record(struct sk_buff *skb, void *location, u32 reason)
 	if (!(cfg->stages & BIT(SKBPROF_STAGE_DROPS)))
 		goto out;
 	/* The device is copied once, for the filter and the table alike. */
-	skbprof_skb_info(skb, &pi, s.dev);
+	skbprof_skb_info(skb, &pi, s.dev, &t);
 	/*
 	 * A packet with a timeline was matched already, where its headers
 	 * were first known; its sender is known too, whoever frees it.
@@ -198,14 +178,14 @@ static void drops_record(struct sk_buff *skb, void *location, u32 reason)
 	s.reason = reason;
 	s.stage = tracked ? seen.reached : DT_NO_STAGE;
 	s.now_ns = ktime_get_boot_fast_ns();
-	drops_skb_proto(skb, &s);
+	drops_skb_proto(skb, &t, &s);
 
 	local_irq_save(flags);
 	dt_record(this_cpu_ptr(drops_tables), READ_ONCE(drops_gen), &s);
 	local_irq_restore(flags);
 
 	if (cfg->trace != SKBPROF_TRACE_OFF)
-		drops_trace(&pi, location, reason, s.stage, s.netns);
+		drops_trace(&pi, &t, location, reason, s.stage, s.netns);
 out:
 	rcu_read_unlock();
 }

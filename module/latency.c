@@ -1,23 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Stage latency: per-packet timelines across the receive and transmit
- * paths, aggregated into per-CPU log-linear histograms per stage and per
- * process.  The stamp table it sets up also holds lifetime.c's stamps.
- *
- * A timeline lives in the stamp table under skb->head, which the clones
- * TCP transmits share with the write-queue skb, and under its direction:
- * over veth or loopback the very skb that was transmitted is received
- * next, and both timelines must stay apart.  Each probe reports a point
- * (latency.h); a stage is measured only between two consecutive points,
- * so a point that did not fire never stretches the next stage.  The
- * receive timeline ends when the data is copied to the application, the
- * transmit one when the driver gets the skb; a free before that ends it
- * as incomplete.  Every free path (probes.c, "free") ends the timelines
- * the freed skb carried, and those of its head when this was the last
- * reference to it: skb addresses and heads are reused at once.  Software
- * GSO forks a transmit timeline: each segment, a new skb with a new
- * head, continues the timeline of the skb it was cut from, which ends
- * there (lat_tx_segmented()).
+ * Stage latency, the aggregation: what the timelines (timeline.c) measured,
+ * handed over through latency.h, in per-CPU log-linear histograms per
+ * stage and per process and cgroup, with each stage's worst packet and
+ * counters of the timelines that ended early.
  *
  * Files:
  *   latency   one row per stage: dir stage count min p50 p90 p99 max avg,
@@ -30,11 +16,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cpumask.h>
-#include <linux/ctype.h>
 #include <linux/fs.h>
-#include <linux/in.h>
-#include <linux/ip.h>
-#include <linux/ipv6.h>
 #include <linux/hash.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
@@ -43,28 +25,14 @@
 #include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
-#include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/sort.h>
-#include <linux/workqueue.h>
-#include <net/inet_sock.h>
-#include <net/ip.h>
-#include <net/flow.h>
-#include <net/ipv6.h>
-#include <net/sock.h>
 
-#include "config.h"
 #include "hist.h"
 #include "latency.h"
 #include "pktinfo.h"
-#include "pkttrace.h"
 #include "stamp.h"
-
-static unsigned int max_age_ms = 60000;
-module_param(max_age_ms, uint, 0400);
-MODULE_PARM_DESC(max_age_ms,
-		 "Timelines older than this are evicted (default 60000 ms)");
 
 static unsigned int procs_rows = 128;
 module_param(procs_rows, uint, 0400);
@@ -75,13 +43,6 @@ static unsigned int cgroups_rows = 64;
 module_param(cgroups_rows, uint, 0400);
 MODULE_PARM_DESC(cgroups_rows,
 		 "Cgroup rows per CPU in cgroups (power of two, default 64)");
-
-/* The points' names in the verbose trace; the transport's is its own. */
-static const char *const point_names[2][STAMP_MAX_POINTS] = {
-	[STAMP_RX] = { "drv", "ip", "l4", "app" },
-	[STAMP_TX] = { "app", "l4", "ip", "dev", "drv" },
-};
-
 static const char *const end_names[END_REASONS] = {
 	[END_DROPPED] = "dropped",
 	[END_FREED] = "freed",
@@ -143,7 +104,6 @@ struct lat_cpu {
 	struct exemplar worst[SKBPROF_TIMELINE_STAGES];
 	u64 incomplete[2][END_REASONS];
 	u64 verdicts[2][STAMP_FILTERED + 1];
-	u32 sample_tick[2];
 	u64 procs_overflow;
 	u64 cgroups_overflow;
 	/* software GSO: timelines forked, segments given one, not given one */
@@ -157,15 +117,6 @@ struct lat_cpu {
 #define LAT_CPU_KEPT	offsetof(struct lat_cpu, procs)
 
 static struct lat_cpu **lcpu;
-static u64 max_age_ns;
-static struct delayed_work reaper;
-
-#define REAP_PERIOD	HZ
-
-static inline unsigned long head_key(const struct sk_buff *skb)
-{
-	return (unsigned long)READ_ONCE(skb->head);
-}
 
 /* Interrupts are off in every caller: the CPU cannot change. */
 static inline struct lat_cpu *this_lat(void)
@@ -174,7 +125,7 @@ static inline struct lat_cpu *this_lat(void)
 }
 
 /* Offer a packet as the worst of stage @st on this CPU. */
-static void offer_worst(int st, u64 ns, const struct stamp *s, u64 now)
+void latency_worst(int st, u64 ns, const struct stamp *s, u64 now)
 {
 	struct exemplar *w = &this_lat()->worst[st];
 
@@ -187,10 +138,10 @@ static void offer_worst(int st, u64 ns, const struct stamp *s, u64 now)
 	}
 }
 
-static void record(int st, u64 ns, const struct stamp *s, u64 now)
+void latency_record(int st, u64 ns, const struct stamp *s, u64 now)
 {
 	hist_add(&this_lat()->stage[st], ns);
-	offer_worst(st, ns, s, now);
+	latency_worst(st, ns, s, now);
 }
 
 static bool same_key(const struct proc_key *a, const struct proc_key *b)
@@ -231,7 +182,7 @@ static bool charge_row(struct row_table *t, const struct proc_key *k, u64 ns)
  * Charge a stage to the process in @s and to its cgroup (pid 0: nobody
  * known; cgroup 0: a kernel without cgroups).
  */
-static void charge(int st, u64 ns, const struct stamp *s)
+void latency_charge(int st, u64 ns, const struct stamp *s)
 {
 	struct lat_cpu *c = this_lat();
 	struct proc_key k;
@@ -250,1001 +201,25 @@ static void charge(int st, u64 ns, const struct stamp *s)
 }
 
 /* A measured timeline ended early (the others were never measured). */
-static void end_incomplete(const struct stamp *s, enum lat_end why)
+void latency_incomplete(const struct stamp *s, enum lat_end why)
 {
 	if ((s->kind == STAMP_RX || s->kind == STAMP_TX) &&
 	    s->verdict == STAMP_KEEP)
 		this_lat()->incomplete[s->kind][why]++;
 }
 
-/*
- * The task running now owns the packet, if a task runs: a point reached
- * in softirq (5.10's TCP segmentation allocates there) or in an interrupt
- * would charge whoever it interrupted.
- */
-static void set_owner_current(struct stamp *s)
+void latency_verdict(u8 kind, u8 verdict)
 {
-	if (!in_task())
-		return;
-	s->pid = task_tgid_nr(current);
-	memcpy(s->comm, current->comm, sizeof(s->comm));
-	/* every caller holds rcu_read_lock() */
-	s->cgroup = skbprof_task_cgroup_id(current);
+	this_lat()->verdicts[kind][verdict]++;
 }
 
-/*
- * Addresses and ports from the network header of @skb.  Past IP the
- * offset is negative: the headers IP and the transport pulled are still
- * in the head, before skb->data, where skb_header_pointer() reads them.
- */
-static void tuple_from_skb(const struct sk_buff *skb, struct skbprof_tuple *t)
-{
-	int off = skb_network_offset(skb), l4 = 0;
-	bool ports = false;
-	union {
-		struct iphdr v4;
-		struct ipv6hdr v6;
-		__be16 ports[2];
-	} buf;
-	const u8 *p;
-
-	p = skb_header_pointer(skb, off, sizeof(struct iphdr), &buf);
-	if (!p)
-		return;
-	if ((p[0] >> 4) == 4) {
-		const struct iphdr *iph = (const void *)p;
-
-		t->family = AF_INET;
-		t->proto = iph->protocol;
-		t->saddr.v4 = iph->saddr;
-		t->daddr.v4 = iph->daddr;
-		if (!(iph->frag_off & htons(IP_MF | IP_OFFSET))) {
-			l4 = off + iph->ihl * 4;
-			ports = true;
-		}
-	} else if ((p[0] >> 4) == 6) {
-		const struct ipv6hdr *ip6 = skb_header_pointer(skb, off,
-							sizeof(*ip6), &buf);
-
-		if (!ip6)
-			return;
-		t->family = AF_INET6;
-		t->proto = ip6->nexthdr;
-		t->saddr.v6 = ip6->saddr;
-		t->daddr.v6 = ip6->daddr;
-		l4 = off + sizeof(*ip6);
-		ports = true;
-	} else {
-		return;
-	}
-	t->sport = 0;
-	t->dport = 0;
-	if (ports && (t->proto == IPPROTO_TCP || t->proto == IPPROTO_UDP)) {
-		const __be16 *pp = skb_header_pointer(skb, l4, 4, &buf);
-
-		if (pp) {
-			t->sport = pp[0];
-			t->dport = pp[1];
-		}
-	}
-}
-
-static void tuple_from_sk(const struct sock *sk, const struct flowi4 *fl4,
-			  u8 proto, struct skbprof_tuple *t)
-{
-	if (fl4) {			/* UDP: the datagram's own addresses */
-		t->family = AF_INET;
-		t->proto = proto;
-		t->saddr.v4 = fl4->saddr;
-		t->daddr.v4 = fl4->daddr;
-		t->sport = fl4->fl4_sport;
-		t->dport = fl4->fl4_dport;
-		return;
-	}
-	if (!sk)
-		return;
-	t->proto = proto;
-	t->sport = inet_sk(sk)->inet_sport;
-	t->dport = sk->sk_dport;
-	if (sk->sk_family == AF_INET) {
-		t->family = AF_INET;
-		t->saddr.v4 = sk->sk_rcv_saddr;
-		t->daddr.v4 = sk->sk_daddr;
-#if IS_ENABLED(CONFIG_IPV6)
-	} else if (sk->sk_family == AF_INET6) {
-		t->family = AF_INET6;
-		t->saddr.v6 = sk->sk_v6_rcv_saddr;
-		t->daddr.v6 = sk->sk_v6_daddr;
-#endif
-	}
-}
-
-/*
- * @now may have been read before another CPU stamped @s: a stamp younger
- * than @now is fresh, not 584 years old.
- */
-static inline bool stale(const struct stamp *s, u64 now)
-{
-	return (s64)(now - s->t_start) > (s64)max_age_ns;
-}
-
-static inline bool reached(const struct stamp *s, unsigned int point)
-{
-	return s->reached & BIT(point);
-}
-
-/* Mark @point reached by @skb at @now, through probe @via. */
-static void reach(struct stamp *s, const struct sk_buff *skb, u8 point,
-		  u16 via, u64 now)
-{
-	s->point = point;
-	s->reached |= BIT(point);
-	s->t_point[point] = now;
-	s->via[point] = via;
-	s->owner = skb;
-}
-
-static void start(struct stamp *s, const struct sk_buff *skb,
-		  const struct skbprof_config *cfg, u16 via, u64 now)
-{
-	s->t_start = now;
-	s->stages = cfg->stages;
-	reach(s, skb, 0, via, now);
-}
-
-/* The packet as the filter sees it: what its timeline learnt so far. */
-static void stamp_pktinfo(const struct stamp *s, struct skbprof_pktinfo *pi)
-{
-	const struct skbprof_tuple *t = &s->tuple;
-
-	memset(pi, 0, sizeof(*pi));
-	if (t->family == AF_INET) {
-		pi->family = SKBPROF_AF_INET;
-		memcpy(pi->saddr, &t->saddr.v4, 4);
-		memcpy(pi->daddr, &t->daddr.v4, 4);
-	} else if (t->family == AF_INET6) {
-		pi->family = SKBPROF_AF_INET6;
-		memcpy(pi->saddr, &t->saddr.v6, 16);
-		memcpy(pi->daddr, &t->daddr.v6, 16);
-	}
-	pi->proto = t->proto;
-	pi->sport = ntohs(t->sport);
-	pi->dport = ntohs(t->dport);
-	pi->mark = s->mark;
-	pi->netns = s->netns;
-	pi->dev = s->dev[0] ? s->dev : NULL;
-	if (s->pid) {
-		pi->pid = s->pid;
-		pi->comm = s->comm;
-		pi->cgroup = s->cgroup;
-	}
-}
-
-/* "RX", "TX" */
-static const char *kind_name(const struct stamp *s)
-{
-	return s->kind == STAMP_RX ? "RX" : "TX";
-}
-
-static const char *point_name(const struct stamp *s, unsigned int point)
-{
-	bool l4 = (s->kind == STAMP_RX && point == RXP_L4) ||
-		  (s->kind == STAMP_TX && point == TXP_L4);
-
-	if (l4 && s->proto == IPPROTO_TCP)
-		return "tcp";
-	if (l4 && s->proto == IPPROTO_UDP)
-		return "udp";
-	return point_names[s->kind][point];
-}
-
-/* The probes' names by @via, for the verbose trace (lat_via_names()). */
-static const char *(*via_name)(unsigned int via);
-
-void lat_via_names(const char *(*name)(unsigned int via))
-{
-	WRITE_ONCE(via_name, name);
-}
-
-/*
- * Verbose trace: one probe hit of a kept packet, with its time
- * (CLOCK_MONOTONIC, as ktime_get_mono_fast_ns()) and its offset from the
- * timeline's first point.
- */
-static void trace_hit(const struct stamp *s, unsigned int point, u16 via,
-		      u64 t)
-{
-	const char *(*name)(unsigned int via) = READ_ONCE(via_name);
-	struct skbprof_pktinfo pi;
-	u32 ns, off_ns;
-	u64 sec, off_us;
-	char flow[96];
-
-	sec = div_u64_rem(t, NSEC_PER_SEC, &ns);
-	off_us = div_u64_rem(t - s->t_start, NSEC_PER_USEC, &off_ns);
-	stamp_pktinfo(s, &pi);
-	skbprof_fmt_flow(flow, sizeof(flow), &pi);
-	skbprof_trace_printf("HIT %s %s %s %llu.%09u +%llu.%03uus | %s",
-			     kind_name(s), point_name(s, point),
-			     name ? name(via) : "?", sec, ns, off_us, off_ns,
-			     flow);
-}
-
-/* A comm for a whitespace-separated field: no blanks, never empty. */
-static void clean_comm(char *c, const char *comm)
-{
-	unsigned int i;
-
-	strscpy(c, comm, TASK_COMM_LEN);
-	for (i = 0; c[i]; i++)
-		if (c[i] == ' ' || c[i] == '\t' || !isprint(c[i]))
-			c[i] = '_';
-	if (!c[0])
-		strscpy(c, "-", TASK_COMM_LEN);
-}
-
-/*
- * One line per completed, kept packet: its stages, flow, the cgroup and
- * the process.  "RX drv-ip 23.104us ip-udp 5.200us udp-app 189.000us |
- * UDP a:p > b:p | cgroup 1234 | comm pid" ("cgroup -" when not known)
- */
-static void trace_timeline(const struct stamp *s)
-{
-	char line[SKBPROF_TRACE_LINE_MAX / 2], flow[96], comm[TASK_COMM_LEN];
-	char cgroup[24] = "-";
-	struct skbprof_pktinfo pi;
-	unsigned int i, n;
-	int st;
-
-	n = scnprintf(line, sizeof(line), "%s", kind_name(s));
-	for (i = 1; i <= skbprof_last_point(s->kind); i++) {
-		u64 d;
-		u32 ns;
-
-		st = skbprof_stage_ending(s->kind, i, s->proto);
-		if (st < 0 || !(s->stages & BIT(st)) || !reached(s, i) ||
-		    !reached(s, i - 1))
-			continue;
-		d = div_u64_rem(s->t_point[i] - s->t_point[i - 1],
-				NSEC_PER_USEC, &ns);
-		n += scnprintf(line + n, sizeof(line) - n, " %s %llu.%03uus",
-			       skbprof_stages[st].name, d, ns);
-	}
-	stamp_pktinfo(s, &pi);
-	skbprof_fmt_flow(flow, sizeof(flow), &pi);
-	clean_comm(comm, s->pid ? s->comm : "");
-	if (s->pid && s->cgroup)
-		snprintf(cgroup, sizeof(cgroup), "%llu", s->cgroup);
-	skbprof_trace_printf("%s | %s | cgroup %s | %s %d", line, flow, cgroup,
-			     comm, s->pid);
-}
-
-/* Measure the stage ending at @point of a kept timeline, if it was. */
-static void account(struct stamp *s, unsigned int point)
-{
-	int st;
-	u64 d;
-
-	if (!point || !reached(s, point) || !reached(s, point - 1))
-		return;
-	st = skbprof_stage_ending(s->kind, point, s->proto);
-	if (st < 0 || !(s->stages & BIT(st)))
-		return;
-	d = s->t_point[point] - s->t_point[point - 1];
-	record(st, d, s, s->t_point[point]);
-	/* the sender is known from the start; the receiver only at the end */
-	if (s->kind == STAMP_TX)
-		charge(st, d, s);
-}
-
-/*
- * Apply the filter and sampling to a timeline, once the facts the filter
- * asks about are known (@s->decide_at).  A kept timeline then gets the
- * stages and verbose lines of the points it passed before.
- */
-static void decide(struct stamp *s, const struct skbprof_config *cfg)
+void latency_gso(unsigned int segs, unsigned int full)
 {
 	struct lat_cpu *c = this_lat();
-	struct skbprof_pktinfo pi;
-	unsigned int i;
 
-	stamp_pktinfo(s, &pi);
-	if (!skbprof_filter_match(&cfg->filter, &pi))
-		s->verdict = STAMP_FILTERED;
-	else if (cfg->sample > 1 && ++c->sample_tick[s->kind] % cfg->sample)
-		s->verdict = STAMP_SAMPLED_OUT;
-	else
-		s->verdict = STAMP_KEEP;
-	c->verdicts[s->kind][s->verdict]++;
-	if (s->verdict != STAMP_KEEP)
-		return;
-	for (i = 0; i <= s->point; i++) {
-		if (!reached(s, i))
-			continue;
-		account(s, i);
-		if (cfg->trace == SKBPROF_TRACE_VERBOSE)
-			trace_hit(s, i, s->via[i], s->t_point[i]);
-	}
-}
-
-/* A point reached for the first time: decide, or measure, or neither. */
-static void progress(struct stamp *s, const struct skbprof_config *cfg,
-		     u8 point)
-{
-	if (s->verdict == STAMP_UNDECIDED) {
-		if (point >= s->decide_at)
-			decide(s, cfg);
-		return;
-	}
-	if (s->verdict != STAMP_KEEP)
-		return;
-	account(s, point);
-	if (cfg->trace == SKBPROF_TRACE_VERBOSE)
-		trace_hit(s, point, s->via[point], s->t_point[point]);
-}
-
-/* A point the timeline passed already: a second probe, a retransmission. */
-static void repeat(const struct stamp *s, const struct skbprof_config *cfg,
-		   u8 point, u16 via, u64 now)
-{
-	if (s->verdict == STAMP_KEEP && cfg->trace == SKBPROF_TRACE_VERBOSE)
-		trace_hit(s, point, via, now);
-}
-
-/* The end of a kept timeline: its total, its process, its trace line. */
-static void finish(struct stamp *s, const struct skbprof_config *cfg,
-		   u64 now)
-{
-	int total = s->kind == STAMP_RX ? SKBPROF_STAGE_RX_TOTAL : SKBPROF_STAGE_TX_TOTAL;
-	unsigned int i;
-
-	if (s->verdict != STAMP_KEEP)
-		return;
-	/* the receiver is known now: it gets the bill of every stage */
-	for (i = 1; s->kind == STAMP_RX && i <= RXP_APP; i++) {
-		int st = skbprof_stage_ending(STAMP_RX, i, s->proto);
-		u64 d = s->t_point[i] - s->t_point[i - 1];
-
-		if (st < 0 || !(s->stages & BIT(st)) || !reached(s, i) ||
-		    !reached(s, i - 1))
-			continue;
-		charge(st, d, s);
-		/*
-		 * The worst packet of an early stage was recorded before its
-		 * receiver was known: offer it again with the receiver (on
-		 * this CPU; equal times merge to the one with a process).
-		 */
-		if (i < RXP_APP)
-			offer_worst(st, d, s, s->t_point[i]);
-	}
-	if (s->stages & BIT(total)) {
-		record(total, now - s->t_start, s, now);
-		charge(total, now - s->t_start, s);
-	}
-	if (cfg->trace != SKBPROF_TRACE_OFF)
-		trace_timeline(s);
-}
-
-/*
- * Where the filter can be applied to a receive timeline: at IP receive,
- * where the headers are known, or at the copy to the application when it
- * asks about the process; at once when there is no filter, or when it
- * asks only about the device and netns, known at the driver hand-off (so
- * that a packet that ends before IP is decided, and counted).
- */
-static u8 rx_decide_at(const struct skbprof_filter *f)
-{
-	if (f->terms & (SKBPROF_F_PID | SKBPROF_F_COMM | SKBPROF_F_CGROUP))
-		return RXP_APP;
-	return f->terms & ~(SKBPROF_F_DEV | SKBPROF_F_NETNS) ? RXP_IP : RXP_DRV;
-}
-
-/*
- * A transmit timeline knows all but the device from its socket, unless
- * the socket is not connected and the datagram's flow was not at hand
- * (IPv6 UDP): then IP output, where the headers are complete.
- */
-static u8 tx_decide_at(const struct skbprof_filter *f,
-		       const struct skbprof_tuple *t)
-{
-	if (f->terms & SKBPROF_F_DEV)
-		return TXP_DEV;
-	if (f->terms && (!t->family || !t->dport))
-		return TXP_IP;
-	return TXP_APP;
-}
-
-/* What the first point teaches a timeline about its packet. */
-static void learn_first(struct stamp *s, const struct sk_buff *skb,
-			const struct skbprof_config *cfg,
-			const struct sock *sk, const struct flowi4 *fl4,
-			u8 proto)
-{
-	if (s->kind == STAMP_RX) {
-		/* only the filter asks about them, and reading costs */
-		if (cfg->filter.terms & (SKBPROF_F_DEV | SKBPROF_F_NETNS))
-			s->netns = skbprof_skb_dev_info(skb, s->dev);
-		s->decide_at = rx_decide_at(&cfg->filter);
-		return;
-	}
-	s->proto = proto;
-	/* the sending task, in its sendmsg: later stages run elsewhere */
-	set_owner_current(s);
-	tuple_from_sk(sk, fl4, proto, &s->tuple);
-	s->mark = skb->mark;
-	if (sk) {
-		if (!s->mark)
-			s->mark = READ_ONCE(sk->sk_mark);
-		s->netns = sock_net(sk)->ns.inum;
-	}
-	s->decide_at = tx_decide_at(&cfg->filter, &s->tuple);
-}
-
-/*
- * A transmit timeline starts in @tmp, off the table: when its filter can
- * be decided at this first point (tx_decide_at()), it is, and a packet
- * filtered or sampled out takes no stamp at all; its later points then
- * miss the table without taking a lock.  False for such a packet, after
- * ending the timeline an earlier packet left under the same key.
- */
-static bool tx_admit(struct stamp *tmp, const struct sk_buff *skb,
-		     const struct skbprof_config *cfg, const struct sock *sk,
-		     const struct flowi4 *fl4, u8 proto, u16 via, u64 now)
-{
-	unsigned long flags;
-	struct stamp *s;
-
-	stamp_clear(tmp);
-	tmp->kind = STAMP_TX;
-	start(tmp, skb, cfg, via, now);
-	learn_first(tmp, skb, cfg, sk, fl4, proto);
-	if (tmp->decide_at != TXP_APP)
-		return true;
-	local_irq_save(flags);
-	decide(tmp, cfg);
-	local_irq_restore(flags);
-	if (tmp->verdict == STAMP_KEEP)
-		return true;
-	s = stamp_lock(head_key(skb), STAMP_TX, false, &flags);
-	if (s) {
-		end_incomplete(s, stale(s, now) ? END_EVICTED : END_RESTARTED);
-		stamp_remove(s, flags);
-	}
-	return false;
-}
-
-/*
- * The first point came for @s, a stamp already under @skb's key: false
- * when @s stays (several probes of the first point see one skb, and the
- * first keeps it), true when it was ended and cleared for a new start.
- */
-static bool restart(struct stamp *s, const struct sk_buff *skb,
-		    const struct skbprof_config *cfg, u16 via, u64 now)
-{
-	if (s->point == 0 && !stale(s, now)) {
-		if (s->kind == STAMP_RX)
-			s->owner = skb;
-		repeat(s, cfg, 0, via, now);
-		return false;
-	}
-	end_incomplete(s, stale(s, now) ? END_EVICTED : END_RESTARTED);
-	stamp_clear(s);
-	return true;
-}
-
-void lat_rx_start(const struct sk_buff *skb, u16 via)
-{
-	const struct skbprof_config *cfg;
-	unsigned long flags;
-	struct stamp *s;
-	bool fresh;
-	u64 now;
-
-	if (!skb)
-		return;
-	rcu_read_lock();
-	cfg = skbprof_config();
-	if (!(cfg->stages & SKBPROF_RX_STAGES))
-		goto out;
-	now = ktime_get_mono_fast_ns();
-	s = stamp_lock_insert(head_key(skb), STAMP_RX, &fresh, &flags);
-	if (!s)
-		goto out;
-	if (!fresh && !restart(s, skb, cfg, via, now)) {
-		stamp_unlock(s, flags);
-		goto out;
-	}
-	start(s, skb, cfg, via, now);
-	learn_first(s, skb, cfg, NULL, NULL, 0);
-	progress(s, cfg, 0);
-	stamp_unlock(s, flags);
-out:
-	rcu_read_unlock();
-}
-
-/* Started, and decided when it can be, off the table (tx_admit()). */
-void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
-		  const struct flowi4 *fl4, u8 proto, u16 via)
-{
-	const struct skbprof_config *cfg;
-	unsigned long flags;
-	struct stamp *s, tmp;
-	bool fresh;
-	u64 now;
-
-	if (!skb)
-		return;
-	rcu_read_lock();
-	cfg = skbprof_config();
-	if (!(cfg->stages & SKBPROF_TX_STAGES))
-		goto out;
-	now = ktime_get_mono_fast_ns();
-	if (!tx_admit(&tmp, skb, cfg, sk, fl4, proto, via, now))
-		goto out;
-	s = stamp_lock_insert(head_key(skb), STAMP_TX, &fresh, &flags);
-	if (!s)
-		goto out;
-	if (!fresh && !restart(s, skb, cfg, via, now)) {
-		stamp_unlock(s, flags);
-		goto out;
-	}
-	memcpy((char *)s + STAMP_TIMELINE, (char *)&tmp + STAMP_TIMELINE,
-	       sizeof(*s) - STAMP_TIMELINE);
-	stamp_unlock(s, flags);
-out:
-	rcu_read_unlock();
-}
-
-/* What reaching @point teaches a timeline about its packet. */
-static void learn(struct stamp *s, const struct sk_buff *skb, u8 point)
-{
-	if (s->kind == STAMP_RX) {
-		/*
-		 * At IP, or at the next point when IP's kprobe missed the
-		 * packet (nmissed: a softirq run on an interrupt's exit
-		 * inside another probe's handler): the filter must not
-		 * decide without the headers.
-		 */
-		if (point == RXP_IP || (point > RXP_IP && !s->tuple.family)) {
-			tuple_from_skb(skb, &s->tuple);
-			s->mark = skb->mark;
-		}
-		/* copied to the application: the task in recvmsg gets the bill */
-		if (point == RXP_APP)
-			set_owner_current(s);
-		return;
-	}
-	if (point == TXP_IP)
-		tuple_from_skb(skb, &s->tuple);
-	/* only a filter with `dev` asks, there (tx_decide_at()) */
-	if (point >= TXP_DEV && s->decide_at == TXP_DEV &&
-	    s->verdict == STAMP_UNDECIDED && !s->dev[0])
-		skbprof_skb_dev_info(skb, s->dev);
-}
-
-/* ---- who reads a received packet ---- */
-
-/*
- * The tasks in a receive call with MSG_PEEK on an inet socket, set and
- * cleared with cmpxchg by the recvmsg probes (lat_rx_recv_begin()), in
- * process context; @npeekers counts them, so that the common case, nobody
- * peeking, costs one read.  A task that finds no free slot is not known
- * to peek: its peeks end timelines as reads did before.
- */
-#define PEEKERS		64
-static const struct task_struct *peekers[PEEKERS];
-static atomic_t npeekers = ATOMIC_INIT(0);
-
-static int peek_slot(void)
-{
-	int i;
-
-	for (i = 0; i < PEEKERS; i++)
-		if (READ_ONCE(peekers[i]) == current)
-			return i;
-	return -1;
-}
-
-int lat_rx_recv_begin(bool peek)
-{
-	int i;
-
-	if (!peek) {
-		/* a peek whose end was missed: this call is a read */
-		if (atomic_read(&npeekers)) {
-			i = peek_slot();
-			if (i >= 0)
-				lat_rx_recv_end(i);
-		}
-		return -1;
-	}
-	i = peek_slot();
-	if (i >= 0)
-		return i;
-	for (i = 0; i < PEEKERS; i++) {
-		if (!cmpxchg(&peekers[i], NULL, current)) {
-			atomic_inc(&npeekers);
-			return i;
-		}
-	}
-	return -1;
-}
-
-void lat_rx_recv_end(int slot)
-{
-	if (slot < 0 || slot >= PEEKERS ||
-	    cmpxchg(&peekers[slot], current, NULL) != current)
-		return;
-	atomic_dec(&npeekers);
-}
-
-/*
- * Is the copy of @skb, whose timeline is @s, the receiver's read?  Only
- * the skb that carried the timeline into the socket (a tap, a raw socket
- * or another multicast receiver reads a clone), and not in a MSG_PEEK call
- * (the data stays queued for the read that counts).
- */
-static bool rx_reader(const struct stamp *s, const struct sk_buff *skb)
-{
-	if (s->owner != skb)
-		return false;
-	return !atomic_read(&npeekers) || peek_slot() < 0;
-}
-
-/* A point after the first of a @kind timeline. */
-static void lat_point(const struct sk_buff *skb, u8 kind, u8 point, u8 proto,
-		      u16 via)
-{
-	const struct skbprof_config *cfg;
-	unsigned long flags;
-	struct stamp *s;
-	u64 now;
-
-	if (!skb)
-		return;
-	rcu_read_lock();
-	cfg = skbprof_config();
-	now = ktime_get_mono_fast_ns();
-	/*
-	 * Most points find their packet's stamp: lock at once.  Several
-	 * copy probes may see one skb: only the first finds it.
-	 */
-	s = stamp_lock_hit(head_key(skb), kind,
-			   kind == STAMP_TX || point != RXP_APP, &flags);
-	if (!s)
-		goto out;
-	if (kind == STAMP_RX && point == RXP_APP && !rx_reader(s, skb)) {
-		stamp_unlock(s, flags);
-		goto out;
-	}
-	if (stale(s, now)) {
-		end_incomplete(s, END_EVICTED);
-		stamp_remove(s, flags);
-		goto out;
-	}
-	/* seen already: another probe, another pass, a retransmission */
-	if (point <= s->point) {
-		repeat(s, cfg, point, via, now);
-		stamp_unlock(s, flags);
-		goto out;
-	}
-	/*
-	 * A TCP skb without payload (a FIN or SYN that got a fresh skb) is
-	 * not application data: forget it.
-	 */
-	if (kind == STAMP_TX && point == TXP_L4 && proto == IPPROTO_TCP &&
-	    !skb->len) {
-		stamp_remove(s, flags);
-		goto out;
-	}
-	if (proto)
-		s->proto = proto;
-	learn(s, skb, point);
-	reach(s, skb, point, via, now);
-	progress(s, cfg, point);
-	if (point != skbprof_last_point(kind)) {
-		stamp_unlock(s, flags);
-		goto out;
-	}
-	finish(s, cfg, now);
-	stamp_remove(s, flags);
-out:
-	rcu_read_unlock();
-}
-
-void lat_rx_point(const struct sk_buff *skb, enum rx_point point, u8 proto,
-		  u16 via)
-{
-	lat_point(skb, STAMP_RX, point, proto, via);
-}
-
-void lat_tx_point(const struct sk_buff *skb, enum tx_point point, u8 proto,
-		  u16 via)
-{
-	lat_point(skb, STAMP_TX, point, proto, via);
-}
-
-static bool seen_as(unsigned long key, u8 kind, struct lat_seen *seen)
-{
-	unsigned long flags;
-	struct stamp *s;
-	int st;
-
-	s = stamp_lock(key, kind, false, &flags);
-	if (!s)
-		return false;
-	if (s->point)
-		st = skbprof_stage_ending(kind, s->point, s->proto);
-	else
-		st = kind == STAMP_RX ? LAT_REACHED_RX_DRV : LAT_REACHED_TX_APP;
-	seen->reached = st < 0 ? LAT_REACHED_NONE : st;
-	seen->verdict = s->verdict;
-	seen->pid = s->pid;
-	memcpy(seen->comm, s->comm, sizeof(seen->comm));
-	seen->cgroup = s->cgroup;
-	stamp_unlock(s, flags);
-	return true;
-}
-
-bool lat_seen(const struct sk_buff *skb, struct lat_seen *seen)
-{
-	/* transmit first: over veth and loopback a packet is both */
-	return seen_as(head_key(skb), STAMP_TX, seen) ||
-	       seen_as(head_key(skb), STAMP_RX, seen);
-}
-
-const char *lat_reached_name(u8 reached)
-{
-	if (reached < SKBPROF_TIMELINE_STAGES)
-		return skbprof_stages[reached].name;
-	if (reached == LAT_REACHED_RX_DRV)
-		return "rx-drv";
-	if (reached == LAT_REACHED_TX_APP)
-		return "tx-app";
-	return "-";
-}
-
-/* ---- GRO ---- */
-
-/*
- * The skb napi_gro_receive() or napi_gro_frags() works on, on this CPU,
- * and its key: the skb may be freed before the exit tracepoint.  Written
- * by this CPU's GRO (softirq, or bottom halves off), so by nothing else
- * while set; the frees on this CPU compare against it.
- */
-struct gro_cur {
-	const struct sk_buff *skb;
-	unsigned long key;
-};
-
-static DEFINE_PER_CPU(struct gro_cur, gro_cur);
-
-void lat_rx_gro_enter(const struct sk_buff *skb)
-{
-	struct gro_cur *g = this_cpu_ptr(&gro_cur);
-
-	g->skb = skb;
-	g->key = skb ? head_key(skb) : 0;
-}
-
-void lat_rx_gro_deliver(const struct sk_buff *skb)
-{
-	/* handed to the stack: no longer a frame GRO may merge */
-	if (__this_cpu_read(gro_cur.skb) == skb)
-		__this_cpu_write(gro_cur.skb, NULL);
-}
-
-/*
- * GRO kept the frame @skb, the key @key at its entry, without freeing it:
- * end its timeline, unless it reached the stack meanwhile.
- */
-static void gro_end(unsigned long key, const struct sk_buff *skb,
-		    enum lat_end why)
-{
-	unsigned long flags;
-	struct stamp *s;
-
-	rcu_read_lock();
-	s = stamp_lock(key, STAMP_RX, false, &flags);
-	if (s) {
-		if (s->owner == skb && s->point == RXP_DRV) {
-			end_incomplete(s, why);
-			stamp_remove(s, flags);
-		} else {
-			stamp_unlock(s, flags);
-		}
-	}
-	rcu_read_unlock();
-}
-
-/*
- * GRO_MERGED: the frame joined another skb's frag_list, to be freed with
- * it.  GRO_MERGED_FREE: the frame was merged and freed (its timeline ended
- * as merged at the free), except from napi_gro_frags() when its head was
- * not stolen: napi_reuse_skb() then kept the skb and head for the next
- * frame, without a free, and the next frame would extend the timeline.
- * Only the skb's key is read: it may be gone.
- */
-void lat_rx_gro_exit(int ret, bool frags)
-{
-	struct gro_cur *g = this_cpu_ptr(&gro_cur);
-	const struct sk_buff *skb = g->skb;
-
-	g->skb = NULL;
-	if (!skb)
-		return;
-	if (ret == GRO_MERGED)
-		gro_end(g->key, skb, END_MERGED);
-	else if (frags && ret == GRO_MERGED_FREE)
-		gro_end(g->key, skb, END_REUSED);
-}
-
-/*
- * Why the receive timeline @s of @skb ends at its free: a frame GRO took
- * and freed before it reached the stack was merged into another skb.
- */
-static enum lat_end rx_free_why(const struct stamp *s,
-				const struct sk_buff *skb, enum lat_end why)
-{
-	if (why == END_FREED && s->point == RXP_DRV &&
-	    __this_cpu_read(gro_cur.skb) == skb)
-		return END_MERGED;
-	return why;
-}
-
-void lat_free(const struct sk_buff *skb, enum lat_end why)
-{
-	unsigned long key, flags;
-	struct stamp *s;
-	bool last;
-	u8 kind;
-
-	if (!skb)
-		return;
-	/*
-	 * This free releases the head unless a clone still holds it; then
-	 * only the timeline this very skb carried ends.
-	 */
-	last = !skb_cloned(skb);
-	key = head_key(skb);
-	for (kind = STAMP_RX; kind <= STAMP_TX; kind++) {
-		s = stamp_lock(key, kind, false, &flags);
-		if (!s)
-			continue;
-		if (s->owner == skb || last) {
-			end_incomplete(s, kind == STAMP_RX ?
-					  rx_free_why(s, skb, why) : why);
-			stamp_remove(s, flags);
-		} else {
-			stamp_unlock(s, flags);
-		}
-	}
-}
-
-static void rekey_one(const struct sk_buff *skb, const void *old_head,
-		      u8 kind)
-{
-	unsigned long flags;
-	struct stamp *s, tmp;
-	bool fresh;
-
-	s = stamp_lock((unsigned long)old_head, kind, false, &flags);
-	if (!s)
-		return;
-	if (s->owner != skb) {
-		stamp_unlock(s, flags);
-		return;
-	}
-	tmp = *s;
-	stamp_remove(s, flags);
-	s = stamp_lock_insert(head_key(skb), kind, &fresh, &flags);
-	if (s) {
-		memcpy((char *)s + STAMP_TIMELINE, (char *)&tmp + STAMP_TIMELINE,
-		       sizeof(*s) - STAMP_TIMELINE);
-		stamp_unlock(s, flags);
-		return;
-	}
-	local_irq_save(flags);
-	end_incomplete(&tmp, END_REKEYED);
-	local_irq_restore(flags);
-}
-
-/* pskb_expand_head() gave @skb a new head: move its timelines along. */
-void lat_rekey(const struct sk_buff *skb, const void *old_head)
-{
-	rekey_one(skb, old_head, STAMP_RX);
-	rekey_one(skb, old_head, STAMP_TX);
-}
-
-/*
- * Give the segment @seg a copy @tl of the timeline it was cut from; false
- * when the table is full.  A stamp already under @seg's head is another
- * segment's copy (segments cloned from one frag_list skb share it), or
- * the timeline of an skb whose free skbprof did not see.
- */
-static bool fork_one(const struct sk_buff *seg, const struct stamp *tl,
-		     u64 now)
-{
-	unsigned long flags;
-	struct stamp *s;
-	bool fresh;
-
-	s = stamp_lock_insert(head_key(seg), STAMP_TX, &fresh, &flags);
-	if (!s)
-		return false;
-	if (!fresh && s->t_start != tl->t_start)
-		end_incomplete(s, stale(s, now) ? END_EVICTED : END_RESTARTED);
-	memcpy((char *)s + STAMP_TIMELINE, (const char *)tl + STAMP_TIMELINE,
-	       sizeof(*s) - STAMP_TIMELINE);
-	s->owner = seg;
-	stamp_unlock(s, flags);
-	return true;
-}
-
-/*
- * Each segment continues the timeline: the points reached, their times,
- * the owner, the tuple and the verdict, so that each gets its own stages
- * from here on and its own total.  The GSO skb's timeline ends here,
- * counted as forked, unless a segment kept its head (skb_segment_list()
- * makes the skb itself the first segment): that one carries it on.  A
- * timeline filtered or sampled out is not copied, and ends with its skb.
- */
-void lat_tx_segmented(const struct sk_buff *skb, const struct sk_buff *segs)
-{
-	unsigned long key, flags;
-	const struct sk_buff *seg;
-	unsigned int n = 0, full = 0;
-	bool kept_head = false;
-	struct lat_cpu *c;
-	struct stamp *s, tl;
-	u64 now;
-
-	if (!skb)
-		return;
-	key = head_key(skb);
-	s = stamp_lock(key, STAMP_TX, false, &flags);
-	if (!s)
-		return;
-	if (s->verdict != STAMP_KEEP && s->verdict != STAMP_UNDECIDED) {
-		stamp_unlock(s, flags);
-		return;
-	}
-	tl = *s;
-	for (seg = segs; seg && !kept_head; seg = seg->next)
-		kept_head = head_key(seg) == key;
-	/* gone first: its entry may serve a segment when the table is full */
-	if (kept_head)
-		stamp_unlock(s, flags);
-	else
-		stamp_remove(s, flags);
-	now = ktime_get_mono_fast_ns();
-	for (seg = segs; seg; seg = seg->next) {
-		if (head_key(seg) == key)
-			continue;
-		if (fork_one(seg, &tl, now))
-			n++;
-		else
-			full++;
-	}
-	local_irq_save(flags);
-	c = this_lat();
 	c->gso_forks++;
-	c->gso_segments += n;
+	c->gso_segments += segs;
 	c->gso_full += full;
-	local_irq_restore(flags);
-}
-
-/* ---- the reaper ---- */
-
-static void reaped(struct stamp *s)
-{
-	end_incomplete(s, END_EVICTED);
-}
-
-static void reap(struct work_struct *w)
-{
-	stamp_reap(ktime_get_ns(), max_age_ns, reaped);
-	schedule_delayed_work(&reaper, REAP_PERIOD);
 }
 
 /* ---- reading ---- */
@@ -1269,17 +244,10 @@ static void merge_stage(int st, struct hist *h, struct exemplar *w)
 
 static void print_tuple(struct seq_file *m, const struct skbprof_tuple *t)
 {
-	const char *p = t->proto == IPPROTO_TCP ? "tcp" :
-			t->proto == IPPROTO_UDP ? "udp" : "ip";
+	char flow[SKBPROF_FLOW_LEN];
 
-	if (t->family == AF_INET)
-		seq_printf(m, "%s %pI4:%u -> %pI4:%u", p, &t->saddr.v4,
-			   ntohs(t->sport), &t->daddr.v4, ntohs(t->dport));
-	else if (t->family == AF_INET6)
-		seq_printf(m, "%s [%pI6c]:%u -> [%pI6c]:%u", p, &t->saddr.v6,
-			   ntohs(t->sport), &t->daddr.v6, ntohs(t->dport));
-	else
-		seq_puts(m, "-");
+	skbprof_fmt_flow(flow, sizeof(flow), t, SKBPROF_FLOW_ROW);
+	seq_puts(m, flow);
 }
 
 /* A comm for a whitespace-separated row. */
@@ -1287,7 +255,7 @@ static void print_comm(struct seq_file *m, const char *comm)
 {
 	char c[TASK_COMM_LEN];
 
-	clean_comm(c, comm);
+	skbprof_clean_comm(c, comm);
 	seq_puts(m, c);
 }
 
@@ -1623,7 +591,7 @@ static void show_live(struct seq_file *m, const struct stamp *s)
 	seq_printf(m, " pid %d\n", s->pid);
 }
 
-/* ---- the part ---- */
+/* ---- stats, reset, life ---- */
 
 static void gso_stats(struct seq_file *m)
 {
@@ -1640,7 +608,7 @@ static void gso_stats(struct seq_file *m)
 	seq_printf(m, "gso_segments_tx_full %llu\n", full);
 }
 
-static void latency_stats(struct seq_file *m)
+void latency_stats(struct seq_file *m)
 {
 	u64 inc[2][END_REASONS] = {}, overflow = 0, cg_overflow = 0;
 	unsigned int cpu, k, r;
@@ -1704,11 +672,9 @@ static void reset_cpu(unsigned int cpu)
 	reset_lat(lcpu[cpu]);
 }
 
-static void latency_reset(void)
+void latency_reset(void)
 {
 	skbprof_reset_cpus(reset_cpu);
-	stamp_reap(0, 0, NULL);
-	stamp_reset_counters();
 }
 
 static void free_cpus(void)
@@ -1749,63 +715,37 @@ static bool rows_param_ok(const char *name, unsigned int rows)
 	return false;
 }
 
-static int latency_init(void)
+int latency_init(void)
 {
 	unsigned int cpu;
-	int err;
 
 	if (!rows_param_ok("procs_rows", procs_rows) ||
 	    !rows_param_ok("cgroups_rows", cgroups_rows))
 		return -EINVAL;
-	skbprof_stages_init();
-	max_age_ns = (u64)max_age_ms * NSEC_PER_MSEC;
-	err = stamp_init();
-	if (err)
-		return err;
-	err = -ENOMEM;
 	lcpu = kcalloc(nr_cpu_ids, sizeof(*lcpu), GFP_KERNEL);
 	if (!lcpu)
-		goto err_stamp;
+		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
 		lcpu[cpu] = kvzalloc_node(sizeof(*lcpu[cpu]), GFP_KERNEL,
 					  cpu_to_node(cpu));
 		if (!lcpu[cpu] ||
 		    alloc_table(&lcpu[cpu]->procs, procs_rows) ||
-		    alloc_table(&lcpu[cpu]->cgroups, cgroups_rows))
-			goto err_cpus;
+		    alloc_table(&lcpu[cpu]->cgroups, cgroups_rows)) {
+			free_cpus();
+			return -ENOMEM;
+		}
 	}
-	INIT_DELAYED_WORK(&reaper, reap);
-	schedule_delayed_work(&reaper, REAP_PERIOD);
 	return 0;
-
-err_cpus:
-	free_cpus();
-err_stamp:
-	stamp_exit();
-	return err;
 }
 
-static void latency_exit(void)
+void latency_exit(void)
 {
-	/* main.c removed the files, and the probes part is down */
-	cancel_delayed_work_sync(&reaper);
 	free_cpus();
-	stamp_exit();
 }
 
-static const struct skbprof_file latency_files[] = {
+const struct skbprof_file latency_files[LATENCY_NFILES] = {
 	{ "latency", 0400, &latency_fops },
 	{ "latency_buckets", 0400, &latency_buckets_fops },
 	{ "procs", 0400, &procs_fops },
 	{ "cgroups", 0400, &cgroups_fops },
-};
-
-const struct skbprof_part skbprof_latency_part = {
-	.name = "latency",
-	.init = latency_init,
-	.exit = latency_exit,
-	.reset = latency_reset,
-	.stats = latency_stats,
-	.files = latency_files,
-	.nfiles = ARRAY_SIZE(latency_files),
 };

@@ -1,93 +1,52 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Stage latency: the timeline points the probes part reports (probes.c
- * drives them; nothing here calls it), and the part that turns them into
- * histograms and files (latency.c).
+ * The aggregation of stage latency (latency.c): what the timelines
+ * (timeline.c) hand it, the one way in.  It makes per-CPU histograms,
+ * worst packets, process and cgroup rows and counters of them, and the
+ * files and stats lines that show them.  It knows a timeline only by the
+ * struct stamp handed to it, and calls nothing of the timelines.
+ *
+ * The calls from the hot path run with interrupts off (they write this
+ * CPU's aggregates).
  */
 #ifndef _SKBPROF_LATENCY_H
 #define _SKBPROF_LATENCY_H
 
 #include <linux/seq_file.h>
-#include <linux/skbuff.h>
+#include <linux/types.h>
 
 #include "skbprof.h"
+#include "stamp.h"
 
-/* How a timeline ended without reaching its last point. */
-enum lat_end {
-	END_DROPPED,	/* kfree_skb */
-	END_FREED,	/* consumed or released before the end */
-	END_EVICTED,	/* older than max_age */
-	END_RESTARTED,	/* its first point came again */
-	END_REKEYED,	/* the skb's head was reallocated */
-	/* outcomes of a frame whose data went on in another skb: */
-	END_MERGED,	/* GRO merged it into another skb, then freed it */
-	END_REUSED,	/* GRO merged it, and its skb is the next frame's */
-	END_COALESCED,	/* its data joined another skb (kfree_skb_partial) */
-	END_REASONS
-};
-
+/* A stage @st of @s took @ns, ending at @now: its histogram, worst packet. */
+void latency_record(int st, u64 ns, const struct stamp *s, u64 now);
 /*
- * Events from the probes (any context but NMI).  @via names the probe
- * for the verbose trace (lat_via_names()).
+ * Offer @s as the worst packet of @st again, once its process is known
+ * (equal times keep the copy with a process).
  */
-void lat_rx_start(const struct sk_buff *skb, u16 via);
-void lat_rx_point(const struct sk_buff *skb, enum rx_point point, u8 proto,
-		  u16 via);
-struct flowi4;
-/* @sk: the sending socket; @fl4: the flow of an IPv4 datagram, or NULL */
-void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
-		  const struct flowi4 *fl4, u8 proto, u16 via);
-void lat_tx_point(const struct sk_buff *skb, enum tx_point point, u8 proto,
-		  u16 via);
-void lat_free(const struct sk_buff *skb, enum lat_end why);
-/*
- * napi_gro_receive() or napi_gro_frags() takes @skb (its entry tracepoint,
- * before lat_rx_start()), hands it to the stack (the netif_receive_skb
- * tracepoint) or returns @ret (its exit tracepoint): a free in between is a
- * merge, and napi_gro_frags() keeps a merged skb for the next frame.
- */
-void lat_rx_gro_enter(const struct sk_buff *skb);
-void lat_rx_gro_deliver(const struct sk_buff *skb);
-void lat_rx_gro_exit(int ret, bool frags);
-/*
- * A receive call of the current task on an inet socket begins (@peek: with
- * MSG_PEEK); the slot it took for a peek, or -1.  Until
- * lat_rx_recv_end(slot), its copies are peeks, which end no timeline.
- */
-int lat_rx_recv_begin(bool peek);
-void lat_rx_recv_end(int slot);
-void lat_rekey(const struct sk_buff *skb, const void *old_head);
-/*
- * Software GSO cut @skb, still alive, into the list @segs: each segment
- * continues @skb's transmit timeline under its own head.
- */
-void lat_tx_segmented(const struct sk_buff *skb, const struct sk_buff *segs);
-
-/* How far the timeline of a dropped skb got, for drops.c. */
-#define LAT_REACHED_RX_DRV	0xfd	/* the driver hand-off, no stage done */
-#define LAT_REACHED_TX_APP	0xfe	/* made for the application, no more */
-#define LAT_REACHED_NONE	0xff	/* no timeline */
-
-struct lat_seen {
-	u8 reached;		/* the last stage done, or LAT_REACHED_* */
-	u8 verdict;		/* enum stamp_verdict */
-	pid_t pid;		/* 0: not known */
-	char comm[TASK_COMM_LEN];
-	u64 cgroup;		/* the process's cgroup v2 id, with pid */
-};
+void latency_worst(int st, u64 ns, const struct stamp *s, u64 now);
+/* Charge @ns of @st to the process of @s and its cgroup, if known. */
+void latency_charge(int st, u64 ns, const struct stamp *s);
+/* The timeline @s ended without reaching its last point, because @why. */
+void latency_incomplete(const struct stamp *s, enum lat_end why);
+/* The filter and sampling gave a @kind timeline @verdict. */
+void latency_verdict(u8 kind, u8 verdict);
+/* Software GSO forked a transmit timeline to @segs segments; @full had none. */
+void latency_gso(unsigned int segs, unsigned int full);
 
 /*
- * What the timelines know of @skb, about to be dropped: false when it has
- * none.  Called from the kfree_skb tracepoint before lat_free().
+ * The aggregates' life, driven by the part that owns them (timeline.c):
+ * latency_init() allocates them (-EINVAL for bad module parameters),
+ * latency_exit() frees them once nothing records; latency_reset() zeroes
+ * them, latency_stats() adds
+ * the stamp table's lines and theirs to the stats file, and
+ * latency_files[] are their files.
  */
-bool lat_seen(const struct sk_buff *skb, struct lat_seen *seen);
-/* "ip-udp", "rx-drv", "tx-app" or "-" for a lat_seen.reached value. */
-const char *lat_reached_name(u8 reached);
-
-/*
- * The probes name the one behind each @via for the verbose trace; NULL
- * before the probes part is up and after it is down.
- */
-void lat_via_names(const char *(*name)(unsigned int via));
+int latency_init(void);
+void latency_exit(void);
+void latency_reset(void);
+void latency_stats(struct seq_file *m);
+#define LATENCY_NFILES	4
+extern const struct skbprof_file latency_files[LATENCY_NFILES];
 
 #endif /* _SKBPROF_LATENCY_H */

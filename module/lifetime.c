@@ -4,7 +4,7 @@
  * followed to its free, and the time between goes into a per-CPU
  * histogram.  The probes are probes.c's constructor groups and free
  * paths, armed while the view is on; a followed skb has a stamp of kind
- * STAMP_LIFE in the stamp table (latency.c sets it up and reaps it),
+ * STAMP_LIFE in the stamp table (timeline.c sets it up and reaps it),
  * under the skb's own address.
  *
  * A lifetime follows the packet, not the skb, where the packet changes

@@ -3,6 +3,7 @@
  * Packet facts for the filter and the trace, read from an skb at any probe
  * point: headers in place or not, skb->dev a device or not.
  */
+#include <linux/ctype.h>
 #include <linux/in.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -66,15 +67,95 @@ u64 skbprof_skb_dev_info(const struct sk_buff *skb, char *name)
 	return dev ? dev_netns(dev) : 0;
 }
 
-void skbprof_skb_info(const struct sk_buff *skb, struct skbprof_pktinfo *pi,
-		      char *dev)
+bool skbprof_flow_parse(const struct sk_buff *skb, struct skbprof_tuple *t)
 {
-	const unsigned char *nh = skb_network_header(skb);
-	const unsigned char *tail = skb_tail_pointer(skb);
-	const unsigned char *th = NULL;
+	/* behind skb->data once the stack pulled the header: still there */
+	int off = skb_network_offset(skb);
+	union {
+		struct iphdr v4;
+		struct ipv6hdr v6;
+		__be16 ports[2];
+	} buf;
+	const __be16 *ports;
+	bool l4 = false;
+
+	/*
+	 * The network header offset means something only once the stack set
+	 * it: skb->protocol, the version and the bounds of the skb's data
+	 * keep an unset one from being read as a header, or beyond the data.
+	 */
+	switch (skb->protocol) {
+	case htons(ETH_P_IP): {
+		const struct iphdr *ip = skb_header_pointer(skb, off,
+							    sizeof(*ip), &buf);
+
+		if (!ip || ip->version != 4 || ip->ihl < 5)
+			return false;
+		t->family = AF_INET;
+		t->proto = ip->protocol;
+		t->saddr.v4 = ip->saddr;
+		t->daddr.v4 = ip->daddr;
+		/* a first fragment has the ports, the others not */
+		l4 = !(ip->frag_off & htons(IP_OFFSET));
+		off += ip->ihl * 4;
+		break;
+	}
+	case htons(ETH_P_IPV6): {
+		const struct ipv6hdr *ip6 = skb_header_pointer(skb, off,
+							       sizeof(*ip6), &buf);
+
+		if (!ip6 || ip6->version != 6)
+			return false;
+		t->family = AF_INET6;
+		t->proto = ip6->nexthdr;
+		t->saddr.v6 = ip6->saddr;
+		t->daddr.v6 = ip6->daddr;
+		l4 = true;
+		off += sizeof(*ip6);
+		break;
+	}
+	default:
+		return false;
+	}
+	t->sport = 0;
+	t->dport = 0;
+	if (!l4 || (t->proto != IPPROTO_TCP && t->proto != IPPROTO_UDP))
+		return true;
+	ports = skb_header_pointer(skb, off, sizeof(buf.ports), &buf);
+	if (ports) {
+		t->sport = ports[0];
+		t->dport = ports[1];
+	}
+	return true;
+}
+
+void skbprof_flow_pktinfo(const struct skbprof_tuple *t,
+			  struct skbprof_pktinfo *pi)
+{
+	BUILD_BUG_ON(SKBPROF_AF_INET != AF_INET);
+	BUILD_BUG_ON(SKBPROF_AF_INET6 != AF_INET6);
+	pi->family = t->family;
+	if (t->family == AF_INET) {
+		memcpy(pi->saddr, &t->saddr.v4, 4);
+		memcpy(pi->daddr, &t->daddr.v4, 4);
+	} else if (t->family == AF_INET6) {
+		memcpy(pi->saddr, &t->saddr.v6, 16);
+		memcpy(pi->daddr, &t->daddr.v6, 16);
+	}
+	pi->proto = t->proto;
+	pi->sport = ntohs(t->sport);
+	pi->dport = ntohs(t->dport);
+}
+
+void skbprof_skb_info(const struct sk_buff *skb, struct skbprof_pktinfo *pi,
+		      char *dev, struct skbprof_tuple *t)
+{
 	const struct net_device *nd;
 
 	memset(pi, 0, sizeof(*pi));
+	memset(t, 0, sizeof(*t));
+	if (skbprof_flow_parse(skb, t))
+		skbprof_flow_pktinfo(t, pi);
 	pi->mark = skb->mark;
 	nd = skb_real_dev(skb, dev);
 	if (nd) {
@@ -88,81 +169,64 @@ void skbprof_skb_info(const struct sk_buff *skb, struct skbprof_pktinfo *pi,
 		pi->cgroup = skbprof_task_cgroup_id(current);
 		rcu_read_unlock();
 	}
-
-	/*
-	 * The network header offset means something only once the stack set
-	 * it: the version check and the bounds of the linear data keep an
-	 * unset one from being read as a header, or beyond the buffer.
-	 */
-	switch (skb->protocol) {
-	case htons(ETH_P_IP): {
-		const struct iphdr *ip = (const struct iphdr *)nh;
-
-		if (nh + sizeof(*ip) > tail || ip->version != 4 || ip->ihl < 5)
-			break;
-		pi->family = SKBPROF_AF_INET;
-		pi->proto = ip->protocol;
-		memcpy(pi->saddr, &ip->saddr, 4);
-		memcpy(pi->daddr, &ip->daddr, 4);
-		if (!(ip->frag_off & htons(IP_OFFSET)))
-			th = nh + ip->ihl * 4;
-		break;
-	}
-	case htons(ETH_P_IPV6): {
-		const struct ipv6hdr *ip6 = (const struct ipv6hdr *)nh;
-
-		if (nh + sizeof(*ip6) > tail || ip6->version != 6)
-			break;
-		pi->family = SKBPROF_AF_INET6;
-		pi->proto = ip6->nexthdr;
-		memcpy(pi->saddr, &ip6->saddr, 16);
-		memcpy(pi->daddr, &ip6->daddr, 16);
-		th = nh + sizeof(*ip6);
-		break;
-	}
-	}
-	if (th && (pi->proto == IPPROTO_TCP || pi->proto == IPPROTO_UDP) &&
-	    th + 4 <= tail) {
-		pi->sport = th[0] << 8 | th[1];
-		pi->dport = th[2] << 8 | th[3];
-	}
 }
 
-int skbprof_fmt_flow(char *buf, size_t size, const struct skbprof_pktinfo *pi)
+static const char *flow_proto(char *p, size_t size, u8 proto,
+			      enum skbprof_flow_style style)
 {
+	switch (proto) {
+	case IPPROTO_TCP:
+		return style == SKBPROF_FLOW_ROW ? "tcp" : "TCP";
+	case IPPROTO_UDP:
+		return style == SKBPROF_FLOW_ROW ? "udp" : "UDP";
+	}
+	if (style == SKBPROF_FLOW_ROW)
+		return "ip";
+	if (proto == IPPROTO_ICMP)
+		return "ICMP";
+	if (proto == IPPROTO_ICMPV6)
+		return "ICMPv6";
+	snprintf(p, size, "ip/%u", proto);
+	return p;
+}
+
+int skbprof_fmt_flow(char *buf, size_t size, const struct skbprof_tuple *t,
+		     enum skbprof_flow_style style)
+{
+	/* a row has ports always, the trace only when there are */
+	bool ports = style == SKBPROF_FLOW_ROW || t->sport || t->dport;
+	const char *to = style == SKBPROF_FLOW_ROW ? "->" : ">";
 	const char *proto;
 	char p[8];
 
-	switch (pi->proto) {
-	case IPPROTO_TCP:
-		proto = "TCP";
-		break;
-	case IPPROTO_UDP:
-		proto = "UDP";
-		break;
-	case IPPROTO_ICMP:
-		proto = "ICMP";
-		break;
-	case IPPROTO_ICMPV6:
-		proto = "ICMPv6";
-		break;
-	default:
-		snprintf(p, sizeof(p), "ip/%u", pi->proto);
-		proto = p;
-	}
-	if (pi->family == SKBPROF_AF_INET && (pi->sport || pi->dport))
-		return scnprintf(buf, size, "%s %pI4:%u > %pI4:%u", proto,
-				 pi->saddr, pi->sport, pi->daddr, pi->dport);
-	if (pi->family == SKBPROF_AF_INET)
-		return scnprintf(buf, size, "%s %pI4 > %pI4", proto, pi->saddr,
-				 pi->daddr);
-	if (pi->family == SKBPROF_AF_INET6 && (pi->sport || pi->dport))
-		return scnprintf(buf, size, "%s [%pI6c]:%u > [%pI6c]:%u", proto,
-				 pi->saddr, pi->sport, pi->daddr, pi->dport);
-	if (pi->family == SKBPROF_AF_INET6)
-		return scnprintf(buf, size, "%s %pI6c > %pI6c", proto, pi->saddr,
-				 pi->daddr);
-	return scnprintf(buf, size, "-");
+	if (t->family != AF_INET && t->family != AF_INET6)
+		return scnprintf(buf, size, "-");
+	proto = flow_proto(p, sizeof(p), t->proto, style);
+	if (t->family == AF_INET && ports)
+		return scnprintf(buf, size, "%s %pI4:%u %s %pI4:%u", proto,
+				 &t->saddr.v4, ntohs(t->sport), to,
+				 &t->daddr.v4, ntohs(t->dport));
+	if (t->family == AF_INET)
+		return scnprintf(buf, size, "%s %pI4 %s %pI4", proto,
+				 &t->saddr.v4, to, &t->daddr.v4);
+	if (ports)
+		return scnprintf(buf, size, "%s [%pI6c]:%u %s [%pI6c]:%u",
+				 proto, &t->saddr.v6, ntohs(t->sport), to,
+				 &t->daddr.v6, ntohs(t->dport));
+	return scnprintf(buf, size, "%s %pI6c %s %pI6c", proto, &t->saddr.v6,
+			 to, &t->daddr.v6);
+}
+
+void skbprof_clean_comm(char *c, const char *comm)
+{
+	unsigned int i;
+
+	strscpy(c, comm, TASK_COMM_LEN);
+	for (i = 0; c[i]; i++)
+		if (c[i] == ' ' || c[i] == '\t' || !isprint(c[i]))
+			c[i] = '_';
+	if (!c[0])
+		strscpy(c, "-", TASK_COMM_LEN);
 }
 
 static DEFINE_PER_CPU(u32, sample_count);

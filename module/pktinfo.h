@@ -1,27 +1,52 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the filter and the trace know of a packet, read from an skb
- * safely at any probe point (see pktinfo.c).
+ * safely at any probe point (see pktinfo.c): the one parser of a
+ * packet's flow, and the one printer of it.
  */
 #ifndef _SKBPROF_PKTINFO_H
 #define _SKBPROF_PKTINFO_H
 
+#include <linux/in6.h>
 #include <linux/skbuff.h>
 
 #include "config.h"
 
 #define SKBPROF_DEVLEN 16	/* IFNAMSIZ */
 
+/* Addresses and ports of a packet, network byte order. */
+struct skbprof_tuple {
+	u8 family;		/* 0: unknown */
+	u8 proto;
+	__be16 sport, dport;
+	union {
+		__be32 v4;
+		struct in6_addr v6;
+	} saddr, daddr;
+};
+
 /*
- * Fill @pi from @skb: family, protocol, addresses and ports from the
- * headers in the linear data (when the network header is in place), the
- * mark, the device (name copied into @dev, SKBPROF_DEVLEN bytes; "" when
- * none), its network namespace, and the process and its cgroup when
- * called in task context.  Reads nothing outside the skb's buffer and no pointer it
- * cannot validate.
+ * The flow of @skb from its IPv4 or IPv6 header (skb->protocol says
+ * which) and its TCP or UDP ports: false, leaving @t as it was, when it
+ * has no such header where the network header offset says.  Reads the
+ * headers wherever they are, the linear data or the pages, and nothing
+ * outside the skb's data; ports only from a datagram's first fragment.
+ */
+bool skbprof_flow_parse(const struct sk_buff *skb, struct skbprof_tuple *t);
+
+/* The flow fields of @pi (family, protocol, addresses, ports) from @t. */
+void skbprof_flow_pktinfo(const struct skbprof_tuple *t,
+			  struct skbprof_pktinfo *pi);
+
+/*
+ * Fill @t with the flow of @skb (skbprof_flow_parse(); zeroed when it has
+ * none) and @pi with it and the mark, the device (name copied into @dev,
+ * SKBPROF_DEVLEN bytes; "" when none), its network namespace, and the
+ * process and its cgroup when called in task context.  Reads nothing
+ * outside the skb's buffer and no pointer it cannot validate.
  */
 void skbprof_skb_info(const struct sk_buff *skb, struct skbprof_pktinfo *pi,
-		      char *dev);
+		      char *dev, struct skbprof_tuple *t);
 
 /*
  * The name of skb->dev into @name (SKBPROF_DEVLEN bytes), "" when none;
@@ -29,8 +54,32 @@ void skbprof_skb_info(const struct sk_buff *skb, struct skbprof_pktinfo *pi,
  */
 u64 skbprof_skb_dev_info(const struct sk_buff *skb, char *name);
 
-/* "UDP 10.0.0.1:53 > 10.0.0.2:4000" or "ipv6/58 [::1] > [::1]" or "-". */
-int skbprof_fmt_flow(char *buf, size_t size, const struct skbprof_pktinfo *pi);
+/* How skbprof_fmt_flow() writes a flow. */
+enum skbprof_flow_style {
+	/*
+	 * The trace: "UDP 10.0.0.1:53 > 10.0.0.2:4000",
+	 * "ICMPv6 fe80::1 > ff02::1", "ip/47 10.0.0.1 > 10.0.0.2" or "-".
+	 */
+	SKBPROF_FLOW_TRACE,
+	/*
+	 * A file's row: "udp 10.0.0.1:53 -> 10.0.0.2:4000",
+	 * "ip [::1]:0 -> [::1]:0" (always ports) or "-".
+	 */
+	SKBPROF_FLOW_ROW,
+};
+
+/* Room for any flow skbprof_fmt_flow() writes, with its NUL. */
+#define SKBPROF_FLOW_LEN	128
+
+/* Write @t in @style into @buf; returns the length written (scnprintf). */
+int skbprof_fmt_flow(char *buf, size_t size, const struct skbprof_tuple *t,
+		     enum skbprof_flow_style style);
+
+/*
+ * @comm into @c (TASK_COMM_LEN bytes) for a whitespace-separated field:
+ * blanks and unprintable bytes become '_', and an empty one "-".
+ */
+void skbprof_clean_comm(char *c, const char *comm);
 
 /* Keep this matching packet under `sample N`?  (Per-CPU 1-in-N.) */
 bool skbprof_sample_keep(u32 n);

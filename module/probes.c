@@ -2,7 +2,7 @@
 /*
  * The probe points of the stage timelines.
  *
- * Each point of a timeline (see latency.h) is served by a group of
+ * Each point of a timeline (see timeline.h) is served by a group of
  * candidates: stable tracepoints where one sits at the right place, else
  * kprobes at function entry (cheap: ftrace), else kretprobes where the
  * skb is the return value.  Functions get inlined or renamed between
@@ -48,10 +48,10 @@
 #include <trace/events/skb.h>
 
 #include "config.h"
-#include "latency.h"
 #include "lifetime.h"
 #include "probes.h"
 #include "stamp.h"
+#include "timeline.h"
 
 enum cand_type { CT_TP, CT_KPROBE, CT_KRETPROBE };
 

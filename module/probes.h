@@ -2,7 +2,7 @@
 /*
  * The probes part: the candidates that serve the timeline points, their
  * registration at load, their arming per view, and their lines in stats
- * (probes.c).  It drives the timelines (latency.h); nothing calls it but
+ * (probes.c).  It drives the timelines (timeline.h); nothing calls it but
  * main.c, through its part.
  */
 #ifndef _SKBPROF_PROBES_H

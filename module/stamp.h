@@ -25,6 +25,7 @@
 #include <linux/types.h>
 
 #include "compat.h"
+#include "pktinfo.h"
 #include "stages.h"
 
 /* The timelines of the two directions (stages.h), and lifetimes. */
@@ -38,23 +39,26 @@ enum stamp_kind {
 /* Most points a timeline can pass (stages.h). */
 #define STAMP_MAX_POINTS	SKBPROF_MAX_POINTS
 
-/* Addresses and ports of a packet, network byte order. */
-struct skbprof_tuple {
-	u8 family;		/* 0: unknown */
-	u8 proto;
-	__be16 sport, dport;
-	union {
-		__be32 v4;
-		struct in6_addr v6;
-	} saddr, daddr;
-};
-
 /* What the filter and sampling made of a timeline (struct stamp.verdict). */
 enum stamp_verdict {
 	STAMP_UNDECIDED,	/* the filter needs a later point */
 	STAMP_KEEP,		/* matched and sampled: measured */
 	STAMP_SAMPLED_OUT,	/* matched, not sampled */
 	STAMP_FILTERED,		/* did not match */
+};
+
+/* How a timeline ended without reaching its last point. */
+enum lat_end {
+	END_DROPPED,	/* kfree_skb */
+	END_FREED,	/* consumed or released before the end */
+	END_EVICTED,	/* older than max_age */
+	END_RESTARTED,	/* its first point came again */
+	END_REKEYED,	/* the skb's head was reallocated */
+	/* outcomes of a frame whose data went on in another skb: */
+	END_MERGED,	/* GRO merged it into another skb, then freed it */
+	END_REUSED,	/* GRO merged it, and its skb is the next frame's */
+	END_COALESCED,	/* its data joined another skb (kfree_skb_partial) */
+	END_REASONS
 };
 
 struct stamp {

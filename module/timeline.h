@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The timelines of stage latency (timeline.c): the points the probes part
+ * reports (probes.c drives them; nothing here calls it).  They hand what
+ * they measure to the aggregation (latency.h).
+ */
+#ifndef _SKBPROF_TIMELINE_H
+#define _SKBPROF_TIMELINE_H
+
+#include <linux/seq_file.h>
+#include <linux/skbuff.h>
+
+#include "skbprof.h"
+#include "stamp.h"
+
+/*
+ * Events from the probes (any context but NMI).  @via names the probe
+ * for the verbose trace (lat_via_names()).
+ */
+void lat_rx_start(const struct sk_buff *skb, u16 via);
+void lat_rx_point(const struct sk_buff *skb, enum rx_point point, u8 proto,
+		  u16 via);
+struct flowi4;
+/* @sk: the sending socket; @fl4: the flow of an IPv4 datagram, or NULL */
+void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
+		  const struct flowi4 *fl4, u8 proto, u16 via);
+void lat_tx_point(const struct sk_buff *skb, enum tx_point point, u8 proto,
+		  u16 via);
+void lat_free(const struct sk_buff *skb, enum lat_end why);
+/*
+ * napi_gro_receive() or napi_gro_frags() takes @skb (its entry tracepoint,
+ * before lat_rx_start()), hands it to the stack (the netif_receive_skb
+ * tracepoint) or returns @ret (its exit tracepoint): a free in between is a
+ * merge, and napi_gro_frags() keeps a merged skb for the next frame.
+ */
+void lat_rx_gro_enter(const struct sk_buff *skb);
+void lat_rx_gro_deliver(const struct sk_buff *skb);
+void lat_rx_gro_exit(int ret, bool frags);
+/*
+ * A receive call of the current task on an inet socket begins (@peek: with
+ * MSG_PEEK); the slot it took for a peek, or -1.  Until
+ * lat_rx_recv_end(slot), its copies are peeks, which end no timeline.
+ */
+int lat_rx_recv_begin(bool peek);
+void lat_rx_recv_end(int slot);
+void lat_rekey(const struct sk_buff *skb, const void *old_head);
+/*
+ * Software GSO cut @skb, still alive, into the list @segs: each segment
+ * continues @skb's transmit timeline under its own head.
+ */
+void lat_tx_segmented(const struct sk_buff *skb, const struct sk_buff *segs);
+
+/* How far the timeline of a dropped skb got, for drops.c. */
+#define LAT_REACHED_RX_DRV	0xfd	/* the driver hand-off, no stage done */
+#define LAT_REACHED_TX_APP	0xfe	/* made for the application, no more */
+#define LAT_REACHED_NONE	0xff	/* no timeline */
+
+struct lat_seen {
+	u8 reached;		/* the last stage done, or LAT_REACHED_* */
+	u8 verdict;		/* enum stamp_verdict */
+	pid_t pid;		/* 0: not known */
+	char comm[TASK_COMM_LEN];
+	u64 cgroup;		/* the process's cgroup v2 id, with pid */
+};
+
+/*
+ * What the timelines know of @skb, about to be dropped: false when it has
+ * none.  Called from the kfree_skb tracepoint before lat_free().
+ */
+bool lat_seen(const struct sk_buff *skb, struct lat_seen *seen);
+/* "ip-udp", "rx-drv", "tx-app" or "-" for a lat_seen.reached value. */
+const char *lat_reached_name(u8 reached);
+
+/*
+ * The probes name the one behind each @via for the verbose trace; NULL
+ * before the probes part is up and after it is down.
+ */
+void lat_via_names(const char *(*name)(unsigned int via));
+
+#endif /* _SKBPROF_TIMELINE_H */
