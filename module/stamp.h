@@ -66,25 +66,29 @@ struct stamp {
 	struct stamp *free_next;	/* in a free list, never in a chain */
 	unsigned long key;
 	u8 kind;
-	/* the timeline, cleared by stamp_clear(): from here on */
+	/* the timeline, from here on; stamp_clear() zeroes up to @via */
 	u8 point;		/* the last point reached */
 	u8 proto;		/* IPPROTO_TCP / IPPROTO_UDP, 0 unknown */
 	u8 verdict;		/* enum stamp_verdict */
 	u8 decide_at;		/* the point where the filter is applied */
 	u8 reached;		/* bit per point reached */
-	u16 via[STAMP_MAX_POINTS];	/* the probe that served each point */
 	/* the skb that last carried the timeline: its free ends it */
 	const void *owner;
 	u64 t_start;		/* the first point: age, totals */
-	u64 t_point[STAMP_MAX_POINTS];	/* when each point was reached */
 	u32 stages;		/* SKBPROF_STAGE_* bits measured */
 	u32 mark;
 	u64 netns;		/* 0: not known */
 	pid_t pid;		/* the task charged, 0: not known yet */
-	char comm[TASK_COMM_LEN];
 	u64 cgroup;		/* its cgroup v2 id, with pid */
+	/*
+	 * Not cleared: each is read only where a field above says it was
+	 * written, or has its first bytes cleared by stamp_clear().
+	 */
+	u16 via[STAMP_MAX_POINTS];	/* the probe that served each point */
+	u64 t_point[STAMP_MAX_POINTS];	/* when each point was reached */
+	char comm[TASK_COMM_LEN];	/* with @pid; "" before */
 	char dev[IFNAMSIZ];	/* "": not known */
-	struct skbprof_tuple tuple;
+	struct skbprof_tuple tuple;	/* family 0: not known */
 };
 
 int stamp_init(void);
@@ -133,12 +137,30 @@ void stamp_unlock(struct stamp *s, unsigned long flags)
 	__releases(stamp_bucket);
 
 #define STAMP_TIMELINE	offsetof(struct stamp, point)
+#define STAMP_CLEARED	offsetof(struct stamp, via)
 
-/* Forget the timeline of a locked entry, keeping its key. */
+/*
+ * Forget the timeline of a locked entry, keeping its key.  It runs at
+ * every timeline's start, so it zeroes only the fields that say what the
+ * rest holds, not the per-point arrays and names behind them.
+ */
 static inline void stamp_clear(struct stamp *s)
 {
-	/* the timeline is everything from @point on */
-	memset((char *)s + STAMP_TIMELINE, 0, sizeof(*s) - STAMP_TIMELINE);
+	memset((char *)s + STAMP_TIMELINE, 0, STAMP_CLEARED - STAMP_TIMELINE);
+	s->comm[0] = '\0';
+	s->dev[0] = '\0';
+	/* addresses are read only for a known family */
+	s->tuple.family = 0;
+	s->tuple.proto = 0;
+	s->tuple.sport = 0;
+	s->tuple.dport = 0;
+}
+
+/* Give @dst the whole timeline of @src, keeping its own key. */
+static inline void stamp_copy(struct stamp *dst, const struct stamp *src)
+{
+	memcpy((char *)dst + STAMP_TIMELINE, (const char *)src + STAMP_TIMELINE,
+	       sizeof(*dst) - STAMP_TIMELINE);
 }
 
 /* Unlink a locked entry, give it back and unlock. */

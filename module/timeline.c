@@ -165,6 +165,17 @@ static void stamp_pktinfo(const struct stamp *s, struct skbprof_pktinfo *pi)
 	}
 }
 
+/* Does the timeline @s match filter @f?  No filter: no packet to build. */
+static bool stamp_matches(const struct stamp *s, const struct skbprof_filter *f)
+{
+	struct skbprof_pktinfo pi;
+
+	if (!f->terms)
+		return true;
+	stamp_pktinfo(s, &pi);
+	return skbprof_filter_match(f, &pi);
+}
+
 /* "RX", "TX" */
 static const char *kind_name(const struct stamp *s)
 {
@@ -272,11 +283,9 @@ static void account(struct stamp *s, unsigned int point)
  */
 static void decide(struct stamp *s, const struct skbprof_config *cfg)
 {
-	struct skbprof_pktinfo pi;
 	unsigned int i;
 
-	stamp_pktinfo(s, &pi);
-	if (!skbprof_filter_match(&cfg->filter, &pi))
+	if (!stamp_matches(s, &cfg->filter))
 		s->verdict = STAMP_FILTERED;
 	else if (cfg->sample > 1 &&
 		 ++(*this_cpu_ptr(&sample_tick))[s->kind] % cfg->sample)
@@ -516,8 +525,7 @@ void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
 		stamp_unlock(s, flags);
 		goto out;
 	}
-	memcpy((char *)s + STAMP_TIMELINE, (char *)&tmp + STAMP_TIMELINE,
-	       sizeof(*s) - STAMP_TIMELINE);
+	stamp_copy(s, &tmp);
 	stamp_unlock(s, flags);
 out:
 	rcu_read_unlock();
@@ -868,8 +876,7 @@ static void rekey_one(const struct sk_buff *skb, const void *old_head,
 	stamp_remove(s, flags);
 	s = stamp_lock_insert(head_key(skb), kind, &fresh, &flags);
 	if (s) {
-		memcpy((char *)s + STAMP_TIMELINE, (char *)&tmp + STAMP_TIMELINE,
-		       sizeof(*s) - STAMP_TIMELINE);
+		stamp_copy(s, &tmp);
 		stamp_unlock(s, flags);
 		return;
 	}
@@ -903,8 +910,7 @@ static bool fork_one(const struct sk_buff *seg, const struct stamp *tl,
 		return false;
 	if (!fresh && s->t_start != tl->t_start)
 		latency_incomplete(s, stale(s, now) ? END_EVICTED : END_RESTARTED);
-	memcpy((char *)s + STAMP_TIMELINE, (const char *)tl + STAMP_TIMELINE,
-	       sizeof(*s) - STAMP_TIMELINE);
+	stamp_copy(s, tl);
 	s->owner = seg;
 	stamp_unlock(s, flags);
 	return true;
