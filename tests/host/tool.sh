@@ -259,14 +259,19 @@ views() {
 		"$(grep -E ' cpu[0-9]+ (RX|TX) ' "$d/trace" | awk '{ print tolower($3), $(NF - 1), $NF }' | sort | uniq -c)"
 	eq "$n/trace/udp-dport" "$(jq -r 'select(.type == "drop" and .flow.proto == "UDP") | .flow.dport' "$tmp/trace.jsonl" | sort -u)" 9999
 
-	# top: t0 then t1 through FIFOs, so the interval's numbers are known
+	# top: t0 then t1, so the interval's numbers are known.  t0 comes
+	# through a FIFO: its writer returns once top has opened it, and then
+	# puts the file of t1 in its place, for top's next open, 2 s later.
+	# (A second write into the FIFO could reach top's first read when
+	# top was slow to close it, and then its next open would never end.)
 	rm -rf "$tmp/top"
 	mkdir "$tmp/top"
 	for v in latency_buckets drops; do
 		mkfifo "$tmp/top/$v"
-		( cat "$fix/$k/t0/$v" > "$tmp/top/$v"; sleep 0.3; cat "$d/$v" > "$tmp/top/$v" ) &
+		cp "$d/$v" "$tmp/top/.$v.t1"
+		( cat "$fix/$k/t0/$v" > "$tmp/top/$v"; mv "$tmp/top/.$v.t1" "$tmp/top/$v" ) &
 	done
-	timeout 20 "$tool" --root "$tmp/top" top -j -n 1 -i 0.5 > "$tmp/top.json"
+	timeout 20 "$tool" --root "$tmp/top" top -j -n 1 -i 2 > "$tmp/top.json"
 	wait
 	got=$(jq '.drops[] | select(.location | startswith("__udp4_lib_rcv+")) | .count' "$tmp/top.json")
 	want=$(( $(awk '/^Udp: [0-9]/ { print $3 }' "$d/snmp") - $(awk '/^Udp: [0-9]/ { print $3 }' "$fix/$k/t0/snmp") ))
