@@ -469,12 +469,40 @@ static bool restart(struct stamp *s, const struct sk_buff *skb,
 	return true;
 }
 
+/*
+ * The entry a new @kind timeline of @skb starts in, locked, its old
+ * timeline ended: NULL when the table is full, or when the entry under
+ * the key stays (restart(): another probe of the same first point).
+ */
+static struct stamp *__start_lock(const struct sk_buff *skb, u8 kind,
+				  const struct skbprof_config *cfg, u16 via,
+				  u64 now, unsigned long *flags)
+{
+	struct stamp *s;
+	bool fresh;
+
+	s = stamp_lock_insert(head_key(skb), kind, &fresh, flags);
+	if (!s)
+		return NULL;
+	if (!fresh && !restart(s, skb, cfg, via, now)) {
+		stamp_unlock(s, *flags);
+		return NULL;
+	}
+	__release(stamp_bucket);	/* held: the caller unlocks */
+	return s;
+}
+
+#define start_lock(skb, kind, cfg, via, now, flags) ({			\
+	struct stamp *__s;						\
+	skbprof_cond_lock(stamp_bucket, (__s = __start_lock(skb, kind, cfg, \
+							   via, now, flags))); \
+	__s; })
+
 void lat_rx_start(const struct sk_buff *skb, u16 via)
 {
 	const struct skbprof_config *cfg;
 	unsigned long flags;
 	struct stamp *s;
-	bool fresh;
 	u64 now;
 
 	if (!skb)
@@ -484,13 +512,9 @@ void lat_rx_start(const struct sk_buff *skb, u16 via)
 	if (!(cfg->stages & SKBPROF_RX_STAGES))
 		goto out;
 	now = ktime_get_mono_fast_ns();
-	s = stamp_lock_insert(head_key(skb), STAMP_RX, &fresh, &flags);
+	s = start_lock(skb, STAMP_RX, cfg, via, now, &flags);
 	if (!s)
 		goto out;
-	if (!fresh && !restart(s, skb, cfg, via, now)) {
-		stamp_unlock(s, flags);
-		goto out;
-	}
 	start(s, skb, cfg, via, now);
 	learn_first(s, skb, cfg, NULL, NULL, 0);
 	progress(s, cfg, 0);
@@ -506,7 +530,6 @@ void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
 	const struct skbprof_config *cfg;
 	unsigned long flags;
 	struct stamp *s, tmp;
-	bool fresh;
 	u64 now;
 
 	if (!skb)
@@ -518,13 +541,9 @@ void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
 	now = ktime_get_mono_fast_ns();
 	if (!tx_admit(&tmp, skb, cfg, sk, fl4, proto, via, now))
 		goto out;
-	s = stamp_lock_insert(head_key(skb), STAMP_TX, &fresh, &flags);
+	s = start_lock(skb, STAMP_TX, cfg, via, now, &flags);
 	if (!s)
 		goto out;
-	if (!fresh && !restart(s, skb, cfg, via, now)) {
-		stamp_unlock(s, flags);
-		goto out;
-	}
 	stamp_copy(s, &tmp);
 	stamp_unlock(s, flags);
 out:
