@@ -140,6 +140,61 @@ static inline const char *skbprof_drop_reason_name(u32 reason)
 #define skbprof_kretprobe_of(ri)	((ri)->rp)
 #endif
 
+/* Where a kretprobe_instance's function returns to. */
+#if SKBPROF_KERNEL_AT_LEAST(5, 18)
+#define skbprof_kretprobe_retaddr(ri)	get_kretprobe_retaddr(ri)
+#else
+#define skbprof_kretprobe_retaddr(ri)	((unsigned long)(ri)->ret_addr)
+#endif
+
+/*
+ * The functions that allocate TCP's skbs for the application's data
+ * (probes.c): tcp_sendmsg_locked() and do_tcp_sendpages(), the callers of
+ * tcp_skb_entail() since 5.15 (do_tcp_sendpages() went in 6.5).  Before
+ * 5.15 tcp_skb_entail() is static, so the transmit timeline starts at the
+ * return of sk_stream_alloc_skb(), which tcp_fragment(), tso_fragment(),
+ * tcp_mtu_probe(), tcp_connect() and tcp_send_syn_data() call too: the
+ * return address tells the application's skbs from those.  Both are
+ * exported (GPL) wherever they exist.  skbprof_tcp_app_allocators() puts
+ * their addresses in @addr, which has room for
+ * SKBPROF_TCP_APP_ALLOCATORS_MAX, and returns how many.
+ */
+#include <linux/kallsyms.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <net/tcp.h>
+
+#define SKBPROF_TCP_APP_ALLOCATORS_MAX	2
+
+static inline unsigned int skbprof_tcp_app_allocators(unsigned long *addr)
+{
+	unsigned int n = 0;
+
+	addr[n++] = (unsigned long)tcp_sendmsg_locked;
+#if !SKBPROF_KERNEL_AT_LEAST(6, 5)
+	addr[n++] = (unsigned long)do_tcp_sendpages;
+#endif
+	return n;
+}
+
+/*
+ * The end of the function that starts at @addr, from kallsyms ("name+0x0/
+ * 0xsize"; kallsyms_lookup_size_offset() is not exported): 0 if @addr is
+ * not the start of a function kallsyms knows.
+ */
+static inline unsigned long skbprof_function_end(unsigned long addr)
+{
+	char buf[KSYM_SYMBOL_LEN];
+	unsigned long size;
+	char *p;
+
+	sprint_symbol(buf, addr);
+	p = strstr(buf, "+0x0/");
+	if (!p || kstrtoul(p + strlen("+0x0/"), 16, &size) || !size)
+		return 0;
+	return addr + size;
+}
+
 /*
  * Arguments of probes on skb:consume_skb: its location came in 6.3.  (For
  * skb:kfree_skb see SKBPROF_TP_KFREE_SKB_ARGS above.)

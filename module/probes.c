@@ -295,11 +295,57 @@ static int krp_save_sk_fl4(struct kretprobe_instance *ri,
 	return 0;
 }
 
+/*
+ * [start, end) of the functions that allocate TCP's skbs for the
+ * application (skbprof_tcp_app_allocators()); end 0 where kallsyms did
+ * not know one.  Set by probes_init() before any probe is registered,
+ * read only since.
+ */
+static struct {
+	unsigned long start, end;
+} tcp_app_allocators[SKBPROF_TCP_APP_ALLOCATORS_MAX];
+static unsigned int n_tcp_app_allocators;
+
+static void tcp_app_allocators_init(void)
+{
+	unsigned long addr[SKBPROF_TCP_APP_ALLOCATORS_MAX];
+	unsigned int i;
+
+	n_tcp_app_allocators = skbprof_tcp_app_allocators(addr);
+	for (i = 0; i < n_tcp_app_allocators; i++) {
+		tcp_app_allocators[i].start = addr[i];
+		tcp_app_allocators[i].end = skbprof_function_end(addr[i]);
+		if (!tcp_app_allocators[i].end)
+			pr_warn("no size of the TCP allocator at %pS: its skbs have no transmit timeline before 5.15\n",
+				(void *)addr[i]);
+	}
+}
+
+/* Did an skb allocator return to the application's TCP send path? */
+static inline bool tcp_app_alloc(unsigned long ret)
+{
+	unsigned int i;
+
+	for (i = 0; i < n_tcp_app_allocators; i++)
+		if (ret - tcp_app_allocators[i].start <
+		    tcp_app_allocators[i].end - tcp_app_allocators[i].start)
+			return true;
+	return false;
+}
+
+/*
+ * Before 5.15: the skbs sk_stream_alloc_skb() returns to
+ * tcp_sendmsg_locked() or do_tcp_sendpages(), as tcp_skb_entail() sees
+ * from 5.15; not the pieces tcp_fragment() and tso_fragment() split off
+ * (also on retransmission), nor MTU probes, SYNs or SYN data.
+ */
 static int krp_tx_tcp_alloc(struct kretprobe_instance *ri,
 			    struct pt_regs *regs)
 {
 	struct sk_buff *skb = (void *)regs_return_value(regs);
 
+	if (!tcp_app_alloc(skbprof_kretprobe_retaddr(ri)))
+		return 0;
 	if (!hit(krp_cand(ri)))
 		return 0;
 	if (skb)
@@ -1031,6 +1077,7 @@ static int probes_init(void)
 		return -ENOMEM;
 	}
 	lat_via_names(probes_name);
+	tcp_app_allocators_init();
 
 	for (g = 0; g < ARRAY_SIZE(groups); g++) {
 		struct group *gr = &groups[g];
