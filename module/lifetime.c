@@ -78,14 +78,15 @@ struct life_gro {
 
 static DEFINE_PER_CPU(struct life_gro, life_gro);
 
-static bool lifetime_on(void)
+/* The configuration's `lifetime N`: one allocation in N followed, 0 off. */
+static u32 lifetime_sample(void)
 {
-	u32 on;
+	u32 n;
 
 	rcu_read_lock();
-	on = skbprof_config()->lifetime;
+	n = skbprof_config()->lifetime;
 	rcu_read_unlock();
-	return on;
+	return n;
 }
 
 /* Interrupts off. */
@@ -128,7 +129,7 @@ static void life_end(const struct sk_buff *skb, bool coalesced)
 	struct stamp *s;
 	u64 ns;
 
-	if (!skb || !lifetime_on())
+	if (!skb || !lifetime_sample())
 		return;
 	s = stamp_lock((unsigned long)skb, STAMP_LIFE, false, &flags);
 	if (!s)
@@ -217,7 +218,7 @@ void lifetime_segmented(const struct sk_buff *skb,
 	bool followed, kept = false;
 	u64 born = 0;
 
-	if (!skb || !lifetime_on())
+	if (!skb || !lifetime_sample())
 		return;
 	for (seg = segs; seg && !kept; seg = seg->next)
 		kept = seg == skb;
@@ -311,9 +312,7 @@ static int lifetime_show(struct seq_file *m, void *v)
 	h = lifetime_merged();
 	if (!h)
 		return -ENOMEM;
-	rcu_read_lock();
-	on = skbprof_config()->lifetime;
-	rcu_read_unlock();
+	on = lifetime_sample();
 	if (on)
 		seq_printf(m, "# skb lifetime, allocation to free, one allocation in %u followed\n",
 			   on);
@@ -367,9 +366,7 @@ static void lifetime_stats(struct seq_file *m)
 	unsigned int cpu, o;
 	u64 n;
 
-	rcu_read_lock();
-	seq_printf(m, "lifetime_sample %u\n", skbprof_config()->lifetime);
-	rcu_read_unlock();
+	seq_printf(m, "lifetime_sample %u\n", lifetime_sample());
 	for (o = 0; o < LIFE_OUTCOMES; o++) {
 		n = 0;
 		for_each_possible_cpu(cpu)
