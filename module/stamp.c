@@ -149,6 +149,13 @@ struct stamp *__stamp_lock_hit(unsigned long key, u8 kind, bool count_miss,
 	unsigned int b = bucket_of(key, kind);
 	struct stamp *s;
 
+	/*
+	 * An empty chain has nothing to lock for: the stamp of a packet
+	 * that has one was inserted by its earlier point, which this one
+	 * follows.
+	 */
+	if (is_a_nulls(READ_ONCE(buckets[b].first)))
+		goto miss;
 	spin_lock_irqsave(lock_of(b), *flags);
 	s = find_locked(key, kind, b);
 	if (s) {
@@ -156,6 +163,7 @@ struct stamp *__stamp_lock_hit(unsigned long key, u8 kind, bool count_miss,
 		return s;
 	}
 	spin_unlock_irqrestore(lock_of(b), *flags);
+miss:
 	if (count_miss)
 		this_cpu_inc(pcpu->misses);
 	return NULL;
