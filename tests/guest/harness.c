@@ -630,20 +630,34 @@ long long stat_value(const char *key)
 	return v;
 }
 
-long long probes_nmissed(void)
+/* "probe GROUP SYM TYPE active hits N nmissed M": of @group, or any. */
+static long long nmissed_of(const char *group)
 {
 	char *s = read_file(DEBUGFS_DIR "/stats"), *p, *m;
+	size_t glen = group ? strlen(group) : 0;
 	long long sum = 0;
 
 	if (!s)
 		return -1;
 	for (p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
 		if (!strncmp(p, "probe ", 6) &&
+		    (!group || (!strncmp(p + 6, group, glen) &&
+				p[6 + glen] == ' ')) &&
 		    (m = strstr(p, " nmissed ")) &&
 		    m < p + strcspn(p, "\n"))
 			sum += atoll(m + 9);
 	free(s);
 	return sum;
+}
+
+long long probes_nmissed(void)
+{
+	return nmissed_of(NULL);
+}
+
+long long group_nmissed(const char *group)
+{
+	return nmissed_of(group);
 }
 
 /* iproute2, not the busybox applet the shell prefers */

@@ -176,6 +176,8 @@ long long stat_value(const char *key);
  * active probes; not reset by reset.  -1 when stats is unreadable.
  */
 long long probes_nmissed(void);
+/* The same over the active probes of group @group only. */
+long long group_nmissed(const char *group);
 /*
  * Kept receive timelines that ended before the read, the sum of stats'
  * incomplete_rx_{dropped,freed,evicted,restarted,rekeyed}: not those

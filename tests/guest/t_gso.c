@@ -311,8 +311,8 @@ TEST(gso_segments_reach_the_driver)
 
 /* The receive side of one bulk transfer with GRO on NIC b. */
 struct gro_bulk {
-	long long frames0, skbs0, coal0, retrans0, missed0;	/* before */
-	long long frames, skbs, coal, retrans, missed;	/* after */
+	long long frames0, skbs0, coal0, retrans0, missed0, fmissed0;
+	long long frames, skbs, coal, retrans, missed, fmissed;
 	long long iptcp, total, inc, merged, mcoal;	/* the module's */
 };
 
@@ -326,8 +326,9 @@ static int gro_bulk_send(const struct vnet *v, int s, void *arg)
 	g->coal0 = tcp_coalesced(VNET_NS);
 	g->retrans0 = snmp_value("Tcp", "RetransSegs");
 	g->missed0 = probes_nmissed();
+	g->fmissed0 = group_nmissed("free");
 	CHECK(g->frames0 >= 0 && g->skbs0 >= 0 && g->coal0 >= 0 &&
-	      g->missed0 >= 0, "cannot read the counters");
+	      g->missed0 >= 0 && g->fmissed0 >= 0, "cannot read the counters");
 	return send_data(s, BULK_BYTES, 65536, false);
 }
 
@@ -356,21 +357,26 @@ static int gro_bulk_check(const struct vnet *v, void *arg)
 	g->coal = tcp_coalesced(VNET_NS) - g->coal0;
 	g->retrans = snmp_value("Tcp", "RetransSegs") - g->retrans0;
 	g->missed = probes_nmissed() - g->missed0;
+	g->fmissed = group_nmissed("free") - g->fmissed0;
 	g->merged = stat_value("incomplete_rx_merged") +
 		    stat_value("incomplete_rx_reused");
-	note("frames a sent %lld, skbs at b's prerouting %lld; ip-tcp %lld rx-total %lld; coalesced %lld (TcpExt %lld), incomplete %lld, merged %lld; %lld retransmitted, %lld probe hits missed",
+	note("frames a sent %lld, skbs at b's prerouting %lld; ip-tcp %lld rx-total %lld; coalesced %lld (TcpExt %lld), incomplete %lld, merged %lld; %lld retransmitted, %lld probe hits missed, %lld of them on the free paths",
 	     g->frames, g->skbs, g->iptcp, g->total, g->mcoal, g->coal,
-	     g->inc, g->merged, g->retrans, g->missed);
+	     g->inc, g->merged, g->retrans, g->missed, g->fmissed);
 	CHECK(g->frames > g->skbs && g->skbs > 0,
 	      "GRO merged nothing: a sent %lld frames, b's IP got %lld skbs",
 	      g->frames, g->skbs);
 	/*
 	 * Every skb of the flow that left GRO had one timeline, which
-	 * ended once: read, coalesced or incomplete.
+	 * ended once: read, coalesced or incomplete; but for those whose
+	 * end the kernel skipped (a free or coalescing in a softirq run
+	 * inside another probe's handler: one timeline per hit missed on
+	 * the free paths at most).
 	 */
-	CHECK(g->total + g->mcoal + g->inc == g->skbs,
-	      "rx-total %lld + coalesced %lld + incomplete %lld != %lld skbs at b's IP",
-	      g->total, g->mcoal, g->inc, g->skbs);
+	CHECK(g->total + g->mcoal + g->inc <= g->skbs &&
+	      g->skbs - (g->total + g->mcoal + g->inc) <= g->fmissed,
+	      "rx-total %lld + coalesced %lld + incomplete %lld of %lld skbs at b's IP, %lld free-path hits missed",
+	      g->total, g->mcoal, g->inc, g->skbs, g->fmissed);
 	/*
 	 * Each measured from IP to TCP, but for those whose IP or TCP
 	 * kprobe the kernel skipped (a softirq inside another handler)
@@ -386,10 +392,13 @@ static int gro_bulk_check(const struct vnet *v, void *arg)
 	 * not into the out-of-order queue, which only loss fills here.
 	 */
 	if (!g->retrans)
-		CHECK_EQ(g->mcoal, g->coal);
+		CHECK(g->mcoal <= g->coal && g->coal - g->mcoal <= g->fmissed,
+		      "coalesced %lld, TcpExt %lld, %lld free-path hits missed",
+		      g->mcoal, g->coal, g->fmissed);
 	else
-		CHECK(g->mcoal >= g->coal, "coalesced %lld, TcpExt %lld",
-		      g->mcoal, g->coal);
+		CHECK(g->mcoal + g->fmissed >= g->coal,
+		      "coalesced %lld, TcpExt %lld, %lld free-path hits missed",
+		      g->mcoal, g->coal, g->fmissed);
 	return 0;
 }
 
