@@ -9,21 +9,6 @@
 
 #include "hist.h"
 
-unsigned int hist_index(u64 v)
-{
-	unsigned int e, i;
-
-	if (v < HIST_EXACT)
-		return v;
-	e = fls64(v) - 1;			/* 2^e <= v < 2^(e+1), e >= 4 */
-	if (e >= HIST_MAX_EXP)
-		return HIST_BUCKETS - 1;
-	/* HIST_SUB sub-buckets per power of two from 2^(SUB_BITS+1) up */
-	i = HIST_EXACT + (e - HIST_SUB_BITS - 1) * HIST_SUB +
-	    (unsigned int)(v >> (e - HIST_SUB_BITS)) - HIST_SUB;
-	return i;
-}
-
 u64 hist_bucket_lo(unsigned int i)
 {
 	unsigned int e, sub;
@@ -48,17 +33,6 @@ u64 hist_bucket_hi(unsigned int i)
 void hist_init(struct hist *h)
 {
 	memset(h, 0, sizeof(*h));
-}
-
-void hist_add(struct hist *h, u64 v)
-{
-	if (!h->count || v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
-	h->count++;
-	h->sum += v;
-	h->buckets[hist_index(v)]++;
 }
 
 void hist_merge(struct hist *dst, const struct hist *src)

@@ -17,6 +17,7 @@
 #define _SKBPROF_HIST_H
 
 /* In userspace, tests/unit/shim/ stands in for the kernel's headers. */
+#include <linux/bitops.h>
 #include <linux/bits.h>
 #include <linux/types.h>
 
@@ -35,8 +36,21 @@ struct hist {
 	u64 buckets[HIST_BUCKETS];
 };
 
-/* Bucket of value v. */
-unsigned int hist_index(u64 v);
+/* Bucket of value v (inline: the hot path computes it once per stage). */
+static inline unsigned int hist_index(u64 v)
+{
+	unsigned int e;
+
+	if (v < HIST_EXACT)
+		return v;
+	e = fls64(v) - 1;			/* 2^e <= v < 2^(e+1), e >= 4 */
+	if (e >= HIST_MAX_EXP)
+		return HIST_BUCKETS - 1;
+	/* HIST_SUB sub-buckets per power of two from 2^(SUB_BITS+1) up */
+	return HIST_EXACT + (e - HIST_SUB_BITS - 1) * HIST_SUB +
+	       (unsigned int)(v >> (e - HIST_SUB_BITS)) - HIST_SUB;
+}
+
 /*
  * Smallest value of bucket i, and the one past its largest: bucket i
  * holds [lo, hi).  The last bucket is open; its hi is U64_MAX, past every
@@ -46,7 +60,24 @@ u64 hist_bucket_lo(unsigned int i);
 u64 hist_bucket_hi(unsigned int i);
 
 void hist_init(struct hist *h);
-void hist_add(struct hist *h, u64 v);
+
+/* hist_add() of @v, whose bucket @i the caller has: hist_index(v). */
+static inline void hist_add_at(struct hist *h, unsigned int i, u64 v)
+{
+	if (!h->count || v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	h->count++;
+	h->sum += v;
+	h->buckets[i]++;
+}
+
+static inline void hist_add(struct hist *h, u64 v)
+{
+	hist_add_at(h, hist_index(v), v);
+}
+
 void hist_merge(struct hist *dst, const struct hist *src);
 
 /*
