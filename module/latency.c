@@ -15,6 +15,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitops.h>
 #include <linux/cpumask.h>
 #include <linux/fs.h>
 #include <linux/hash.h>
@@ -64,9 +65,9 @@ struct exemplar {
 };
 
 /*
- * What a procs or cgroups row is kept under: procs rows by (pid, comm,
- * cgroup, stage), so a process that moves to another cgroup gets a row
- * there; cgroups rows by (cgroup, stage), pid 0 and comm "".
+ * What a procs or cgroups histogram is kept under: procs by (pid, comm,
+ * cgroup, stage), so a process that moves to another cgroup gets rows
+ * there; cgroups by (cgroup, stage), pid 0 and comm "".
  */
 struct proc_key {
 	pid_t pid;
@@ -83,19 +84,33 @@ struct proc_row {
 };
 
 /*
- * A hash table of rows (procs_rows or cgroups_rows of them).  A reset
- * frees them all by moving to a new generation; each row is cleared when
- * it is taken again.  The rows of the current generation are listed in
- * used[0..nrows), so reading costs what is in use, not the table's size.
- * Written by its CPU with interrupts off; read by procs_snapshot().
+ * Who a timeline bills, and which of its histograms serve each stage:
+ * one lookup per timeline, not one per stage.  Free unless of gen.
+ */
+struct payer {
+	u32 gen;
+	pid_t pid;		/* 0 in the cgroups table */
+	u8 dir;
+	char comm[TASK_COMM_LEN];
+	u64 cgroup;
+	u16 row[SKBPROF_TIMELINE_STAGES];	/* 1 + its row; 0: none yet */
+};
+
+/*
+ * The histograms of procs or of cgroups on one CPU: procs_rows or
+ * cgroups_rows of them, taken in order (rows[0..nrows)), so reading costs
+ * what is in use, not the table's size, and as many payers, hashed.  A
+ * reset frees them all by moving to a new generation; each is cleared
+ * when it is taken again.  Written by its CPU with interrupts off; read
+ * by rows_snapshot().
  */
 struct row_table {
-	u32 gen;		/* never 0: zeroed rows are free */
-	u32 nrows;		/* published with release after used[] */
+	u32 gen;		/* never 0: zeroed rows and payers are free */
+	u32 nrows;		/* published with release, rows whole */
 	unsigned int size;	/* a power of two */
 	unsigned int bits;	/* ilog2(size) */
 	struct proc_row *rows;
-	u32 *used;
+	struct payer *payers;
 };
 
 /* Per-CPU aggregates; written with interrupts off, merged on read. */
@@ -124,80 +139,114 @@ static inline struct lat_cpu *this_lat(void)
 	return lcpu[smp_processor_id()];
 }
 
-/* Offer a packet as the worst of stage @st on this CPU. */
-void latency_worst(int st, u64 ns, const struct stamp *s, u64 now)
+/* The payer of (@pid, @comm, @cgroup, @dir) in @t, or NULL: no room. */
+static struct payer *find_payer(struct row_table *t, pid_t pid,
+				const char *comm, u64 cgroup, u8 dir)
 {
-	struct exemplar *w = &this_lat()->worst[st];
+	unsigned int i, h;
 
+	/* a multiplicative hash: the top bits, as many as payers */
+	h = t->bits ? hash_64(((u64)pid << 32 ^ cgroup) * SKBPROF_DIRS + dir,
+			      t->bits) : 0;
+	for (i = 0; i < min(t->size, 16U); i++) {
+		struct payer *p = &t->payers[(h + i) & (t->size - 1)];
+
+		if (p->gen != t->gen) {
+			memset(p, 0, sizeof(*p));
+			p->pid = pid;
+			p->dir = dir;
+			memcpy(p->comm, comm, sizeof(p->comm));
+			p->cgroup = cgroup;
+			p->gen = t->gen;
+			return p;
+		}
+		if (p->pid == pid && p->cgroup == cgroup && p->dir == dir &&
+		    !memcmp(p->comm, comm, sizeof(p->comm)))
+			return p;
+	}
+	return NULL;
+}
+
+/* Take a row of @t for @p's histogram of stage @st: NULL when full. */
+static noinline struct hist *take_row(struct row_table *t, struct payer *p,
+				      int st)
+{
+	struct proc_row *r;
+
+	if (t->nrows == t->size)
+		return NULL;
+	r = &t->rows[t->nrows];
+	r->key.pid = p->pid;
+	r->key.stage = st;
+	memcpy(r->key.comm, p->comm, sizeof(r->key.comm));
+	r->key.cgroup = p->cgroup;
+	hist_init(&r->h);
+	r->gen = t->gen;
+	p->row[st] = t->nrows + 1;
+	/* pairs with rows_snapshot(): the row is whole */
+	smp_store_release(&t->nrows, t->nrows + 1);
+	return &r->h;
+}
+
+/* @p's histogram of stage @st in @t, taken if it has none: NULL, full. */
+static inline struct hist *payer_hist(struct row_table *t, struct payer *p,
+				      int st)
+{
+	if (likely(p->row[st]))
+		return &t->rows[p->row[st] - 1].h;
+	return take_row(t, p, st);
+}
+
+void latency_payer(struct lat_payer *p, const struct stamp *s)
+{
+	static const char nobody[TASK_COMM_LEN];
+	struct lat_cpu *c = this_lat();
+
+	p->s = s;
+	p->c = c;
+	p->proc = NULL;
+	p->cgroup = NULL;
+	if (!s->pid)
+		return;
+	if (s->cgroup)
+		p->cgroup = find_payer(&c->cgroups, 0, nobody, s->cgroup,
+				       s->kind);
+	p->proc = find_payer(&c->procs, s->pid, s->comm, s->cgroup, s->kind);
+}
+
+/* Add @ns, of bucket @i, to @p's histogram of @st in @t, or overflow. */
+static inline void charge(struct row_table *t, struct payer *p, int st,
+			  unsigned int i, u64 ns, u64 *overflow)
+{
+	struct hist *h = p ? payer_hist(t, p, st) : NULL;
+
+	if (h)
+		hist_add_at(h, i, ns);
+	else
+		(*overflow)++;
+}
+
+void latency_stage(const struct lat_payer *p, int st, u64 ns, u64 end)
+{
+	const struct stamp *s = p->s;
+	struct lat_cpu *c = p->c;
+	unsigned int i = hist_index(ns);
+	struct exemplar *w;
+
+	hist_add_at(&c->stage[st], i, ns);
+	w = &c->worst[st];
 	if (ns >= w->ns) {
 		w->ns = ns;
-		w->when = now;
+		w->when = end;
 		w->pid = s->pid;
 		memcpy(w->comm, s->comm, sizeof(w->comm));
 		w->tuple = s->tuple;
 	}
-}
-
-void latency_record(int st, u64 ns, const struct stamp *s, u64 now)
-{
-	hist_add(&this_lat()->stage[st], ns);
-	latency_worst(st, ns, s, now);
-}
-
-static bool same_key(const struct proc_key *a, const struct proc_key *b)
-{
-	return a->pid == b->pid && a->stage == b->stage &&
-	       a->cgroup == b->cgroup && !memcmp(a->comm, b->comm, sizeof(a->comm));
-}
-
-/* Add @ns to the row of @k in @t: false when it has no room for @k. */
-static bool charge_row(struct row_table *t, const struct proc_key *k, u64 ns)
-{
-	unsigned int i, h;
-
-	/* a multiplicative hash: the top bits, as many as rows */
-	h = t->bits ? hash_64(((u64)k->pid << 32 ^ k->cgroup) *
-			      SKBPROF_NR_STAGES + k->stage, t->bits) : 0;
-	for (i = 0; i < min(t->size, 16U); i++) {
-		unsigned int idx = (h + i) & (t->size - 1);
-		struct proc_row *r = &t->rows[idx];
-
-		if (r->gen != t->gen) {
-			r->key = *k;
-			hist_init(&r->h);
-			r->gen = t->gen;
-			t->used[t->nrows] = idx;
-			/* pairs with procs_snapshot(): the row is whole */
-			smp_store_release(&t->nrows, t->nrows + 1);
-		} else if (!same_key(&r->key, k)) {
-			continue;
-		}
-		hist_add(&r->h, ns);
-		return true;
-	}
-	return false;
-}
-
-/*
- * Charge a stage to the process in @s and to its cgroup (pid 0: nobody
- * known; cgroup 0: a kernel without cgroups).
- */
-void latency_charge(int st, u64 ns, const struct stamp *s)
-{
-	struct lat_cpu *c = this_lat();
-	struct proc_key k;
-
 	if (!s->pid)
 		return;
-	memset(&k, 0, sizeof(k));
-	k.stage = st;
-	k.cgroup = s->cgroup;
-	if (k.cgroup && !charge_row(&c->cgroups, &k, ns))
-		c->cgroups_overflow++;
-	k.pid = s->pid;
-	memcpy(k.comm, s->comm, sizeof(k.comm));
-	if (!charge_row(&c->procs, &k, ns))
-		c->procs_overflow++;
+	if (s->cgroup)
+		charge(&c->cgroups, p->cgroup, st, i, ns, &c->cgroups_overflow);
+	charge(&c->procs, p->proc, st, i, ns, &c->procs_overflow);
 }
 
 /* A measured timeline ended early (the others were never measured). */
@@ -236,7 +285,7 @@ static void merge_stage(int st, struct hist *h, struct exemplar *w)
 		hist_merge(h, &c->stage[st]);
 		if (!c->worst[st].ns || c->worst[st].ns < w->ns)
 			continue;
-		/* the same packet offered twice: the copy with a process */
+		/* equal times: the one with a process */
 		if (c->worst[st].ns > w->ns || !w->pid)
 			*w = c->worst[st];
 	}
@@ -385,9 +434,9 @@ static void *rows_snapshot(size_t table)
 	u32 *counted;
 
 	/*
-	 * The rows each CPU lists now; rows added later are left for the
-	 * next read.  A CPU only appends to its list, so its first
-	 * counted[cpu] entries stay these rows until a reset.
+	 * The rows each CPU has taken now; rows taken later are left for
+	 * the next read.  A CPU only takes rows in order, so its first
+	 * counted[cpu] rows stay these until a reset.
 	 */
 	counted = kcalloc(nr_cpu_ids, sizeof(*counted), GFP_KERNEL);
 	if (!counted)
@@ -405,19 +454,18 @@ static void *rows_snapshot(size_t table)
 		const struct row_table *t = cpu_table(cpu, table);
 		/* pairs with reset_table(): a new generation has no rows yet */
 		u32 gen = smp_load_acquire(&t->gen);
-		/* pairs with the release in charge_row(): listed rows are whole */
+		/* pairs with the release in payer_hist(): counted rows are whole */
 		u32 nrows = min(smp_load_acquire(&t->nrows), counted[cpu]);
 
 		for (k = 0; k < nrows; k++) {
-			u32 idx = READ_ONCE(t->used[k]);
-			const struct proc_row *r = &t->rows[idx];
+			const struct proc_row *r = &t->rows[k];
 			struct proc_ref *ref = &snap->refs[snap->n];
 
 			if (READ_ONCE(r->gen) != gen)
 				continue;	/* a reset since */
 			ref->key = r->key;
 			ref->gen = gen;
-			ref->idx = idx;
+			ref->idx = k;
 			ref->cpu = cpu;
 			snap->n++;
 		}
@@ -651,7 +699,7 @@ void latency_stats(struct seq_file *m)
 	gso_stats(m);
 }
 
-/* Free every row of @t. */
+/* Free every row and payer of @t. */
 static void reset_table(struct row_table *t)
 {
 	WRITE_ONCE(t->nrows, 0);
@@ -686,9 +734,9 @@ static void free_cpus(void)
 	for_each_possible_cpu(cpu) {
 		if (!lcpu[cpu])
 			continue;
-		kvfree(lcpu[cpu]->procs.used);
+		kvfree(lcpu[cpu]->procs.payers);
 		kvfree(lcpu[cpu]->procs.rows);
-		kvfree(lcpu[cpu]->cgroups.used);
+		kvfree(lcpu[cpu]->cgroups.payers);
 		kvfree(lcpu[cpu]->cgroups.rows);
 		kvfree(lcpu[cpu]);
 	}
@@ -703,8 +751,8 @@ static int alloc_table(struct row_table *t, unsigned int size)
 	t->size = size;
 	t->bits = ilog2(size);
 	t->rows = kvcalloc(size, sizeof(*t->rows), GFP_KERNEL);
-	t->used = kvcalloc(size, sizeof(*t->used), GFP_KERNEL);
-	return t->rows && t->used ? 0 : -ENOMEM;
+	t->payers = kvcalloc(size, sizeof(*t->payers), GFP_KERNEL);
+	return t->rows && t->payers ? 0 : -ENOMEM;
 }
 
 static bool rows_param_ok(const char *name, unsigned int rows)

@@ -18,15 +18,24 @@
 #include "skbprof.h"
 #include "stamp.h"
 
-/* A stage @st of @s took @ns, ending at @now: its histogram, worst packet. */
-void latency_record(int st, u64 ns, const struct stamp *s, u64 now);
 /*
- * Offer @s as the worst packet of @st again, once its process is known
- * (equal times keep the copy with a process).
+ * Who the stages of the timeline @s are charged to, found once per
+ * timeline by latency_payer() (NULL: nobody known, or no room).
  */
-void latency_worst(int st, u64 ns, const struct stamp *s, u64 now);
-/* Charge @ns of @st to the process of @s and its cgroup, if known. */
-void latency_charge(int st, u64 ns, const struct stamp *s);
+struct lat_cpu;
+struct payer;
+struct lat_payer {
+	const struct stamp *s;
+	struct lat_cpu *c;
+	struct payer *proc, *cgroup;
+};
+
+void latency_payer(struct lat_payer *p, const struct stamp *s);
+/*
+ * The stage @st of the timeline took @ns, ending at @end: its histogram,
+ * its worst packet, and the process and cgroup of @p.
+ */
+void latency_stage(const struct lat_payer *p, int st, u64 ns, u64 end);
 /* The timeline @s ended without reaching its last point, because @why. */
 void latency_incomplete(const struct stamp *s, enum lat_end why);
 /* The filter and sampling gave a @kind timeline @verdict. */

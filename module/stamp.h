@@ -72,6 +72,7 @@ struct stamp {
 	u8 verdict;		/* enum stamp_verdict */
 	u8 decide_at;		/* the point where the filter is applied */
 	u8 reached;		/* bit per point reached */
+	u16 settled;		/* stages recorded already (settle()) */
 	/* the skb that last carried the timeline: its free ends it */
 	const void *owner;
 	u64 t_start;		/* the first point: age, totals */

@@ -258,28 +258,52 @@ static void trace_timeline(const struct stamp *s)
 			     comm, s->pid);
 }
 
-/* Measure the stage ending at @point of a kept timeline, if it was. */
-static void account(struct stamp *s, unsigned int point)
+/*
+ * Record the stages of a kept timeline that no earlier call recorded, and
+ * its total when @end (the time of its last point): their histograms,
+ * worst packets and the process and cgroup charged, who are looked up
+ * once.  Once per timeline, at its end, when the receiver is known too;
+ * at a GSO fork for the stages before it, which the segments do not
+ * repeat.
+ */
+static void settle(struct stamp *s, u64 end)
 {
+	unsigned int i, slot = skbprof_proto_slot(s->proto);
+	const s8 (*ending)[3];
+	struct lat_payer p;
 	int st;
-	u64 d;
 
-	if (!point || !reached(s, point) || !reached(s, point - 1))
+	/* the reaper ends lifetime stamps too */
+	if (s->kind > STAMP_TX || s->verdict != STAMP_KEEP)
 		return;
-	st = skbprof_stage_ending(s->kind, point, s->proto);
-	if (st < 0 || !(s->stages & BIT(st)))
-		return;
-	d = s->t_point[point] - s->t_point[point - 1];
-	latency_record(st, d, s, s->t_point[point]);
-	/* the sender is known from the start; the receiver only at the end */
-	if (s->kind == STAMP_TX)
-		latency_charge(st, d, s);
+	ending = skbprof_stage_endings[s->kind];
+	latency_payer(&p, s);
+	for (i = 1; i <= skbprof_last_point(s->kind); i++) {
+		/* the stage from the point before: both reached, measured */
+		st = ending[i][slot];
+		if (st < 0 || (s->reached & (3U << (i - 1))) != 3U << (i - 1) ||
+		    !(s->stages & ~s->settled & BIT(st)))
+			continue;
+		s->settled |= BIT(st);
+		latency_stage(&p, st, s->t_point[i] - s->t_point[i - 1],
+			      s->t_point[i]);
+	}
+	st = s->kind == STAMP_RX ? SKBPROF_STAGE_RX_TOTAL : SKBPROF_STAGE_TX_TOTAL;
+	if (end && (s->stages & BIT(st)))
+		latency_stage(&p, st, end - s->t_start, end);
+}
+
+/* A timeline ends before its last point: the stages it measured count. */
+static void end_early(struct stamp *s, enum lat_end why)
+{
+	settle(s, 0);
+	latency_incomplete(s, why);
 }
 
 /*
  * Apply the filter and sampling to a timeline, once the facts the filter
  * asks about are known (@s->decide_at).  A kept timeline then gets the
- * stages and verbose lines of the points it passed before.
+ * verbose lines of the points it passed before.
  */
 static void decide(struct stamp *s, const struct skbprof_config *cfg)
 {
@@ -296,15 +320,12 @@ static void decide(struct stamp *s, const struct skbprof_config *cfg)
 	if (s->verdict != STAMP_KEEP)
 		return;
 	for (i = 0; i <= s->point; i++) {
-		if (!reached(s, i))
-			continue;
-		account(s, i);
-		if (cfg->trace == SKBPROF_TRACE_VERBOSE)
+		if (reached(s, i) && cfg->trace == SKBPROF_TRACE_VERBOSE)
 			trace_hit(s, i, s->via[i], s->t_point[i]);
 	}
 }
 
-/* A point reached for the first time: decide, or measure, or neither. */
+/* A point reached for the first time: decide, or trace, or neither. */
 static void progress(struct stamp *s, const struct skbprof_config *cfg,
 		     u8 point)
 {
@@ -313,10 +334,7 @@ static void progress(struct stamp *s, const struct skbprof_config *cfg,
 			decide(s, cfg);
 		return;
 	}
-	if (s->verdict != STAMP_KEEP)
-		return;
-	account(s, point);
-	if (cfg->trace == SKBPROF_TRACE_VERBOSE)
+	if (s->verdict == STAMP_KEEP && cfg->trace == SKBPROF_TRACE_VERBOSE)
 		trace_hit(s, point, s->via[point], s->t_point[point]);
 }
 
@@ -328,36 +346,13 @@ static void repeat(const struct stamp *s, const struct skbprof_config *cfg,
 		trace_hit(s, point, via, now);
 }
 
-/* The end of a kept timeline: its total, its process, its trace line. */
+/* The end of a kept timeline: its stages, its total, its trace line. */
 static void finish(struct stamp *s, const struct skbprof_config *cfg,
 		   u64 now)
 {
-	int total = s->kind == STAMP_RX ? SKBPROF_STAGE_RX_TOTAL : SKBPROF_STAGE_TX_TOTAL;
-	unsigned int i;
-
 	if (s->verdict != STAMP_KEEP)
 		return;
-	/* the receiver is known now: it gets the bill of every stage */
-	for (i = 1; s->kind == STAMP_RX && i <= RXP_APP; i++) {
-		int st = skbprof_stage_ending(STAMP_RX, i, s->proto);
-		u64 d = s->t_point[i] - s->t_point[i - 1];
-
-		if (st < 0 || !(s->stages & BIT(st)) || !reached(s, i) ||
-		    !reached(s, i - 1))
-			continue;
-		latency_charge(st, d, s);
-		/*
-		 * The worst packet of an early stage was recorded before its
-		 * receiver was known: offer it again with the receiver (on
-		 * this CPU; equal times merge to the one with a process).
-		 */
-		if (i < RXP_APP)
-			latency_worst(st, d, s, s->t_point[i]);
-	}
-	if (s->stages & BIT(total)) {
-		latency_record(total, now - s->t_start, s, now);
-		latency_charge(total, now - s->t_start, s);
-	}
+	settle(s, now);
 	if (cfg->trace != SKBPROF_TRACE_OFF)
 		trace_timeline(s);
 }
@@ -444,7 +439,7 @@ static bool tx_admit(struct stamp *tmp, const struct sk_buff *skb,
 		return true;
 	s = stamp_lock(head_key(skb), STAMP_TX, false, &flags);
 	if (s) {
-		latency_incomplete(s, stale(s, now) ? END_EVICTED : END_RESTARTED);
+		end_early(s, stale(s, now) ? END_EVICTED : END_RESTARTED);
 		stamp_remove(s, flags);
 	}
 	return false;
@@ -464,7 +459,7 @@ static bool restart(struct stamp *s, const struct sk_buff *skb,
 		repeat(s, cfg, 0, via, now);
 		return false;
 	}
-	latency_incomplete(s, stale(s, now) ? END_EVICTED : END_RESTARTED);
+	end_early(s, stale(s, now) ? END_EVICTED : END_RESTARTED);
 	stamp_clear(s);
 	return true;
 }
@@ -674,7 +669,7 @@ static void lat_point(const struct sk_buff *skb, u8 kind, u8 point, u8 proto,
 		goto out;
 	}
 	if (stale(s, now)) {
-		latency_incomplete(s, END_EVICTED);
+		end_early(s, END_EVICTED);
 		stamp_remove(s, flags);
 		goto out;
 	}
@@ -804,7 +799,7 @@ static void gro_end(unsigned long key, const struct sk_buff *skb,
 	s = stamp_lock(key, STAMP_RX, false, &flags);
 	if (s) {
 		if (s->owner == skb && s->point == RXP_DRV) {
-			latency_incomplete(s, why);
+			end_early(s, why);
 			stamp_remove(s, flags);
 		} else {
 			stamp_unlock(s, flags);
@@ -868,7 +863,7 @@ void lat_free(const struct sk_buff *skb, enum lat_end why)
 		if (!s)
 			continue;
 		if (s->owner == skb || last) {
-			latency_incomplete(s, kind == STAMP_RX ?
+			end_early(s, kind == STAMP_RX ?
 					  rx_free_why(s, skb, why) : why);
 			stamp_remove(s, flags);
 		} else {
@@ -900,7 +895,7 @@ static void rekey_one(const struct sk_buff *skb, const void *old_head,
 		return;
 	}
 	local_irq_save(flags);
-	latency_incomplete(&tmp, END_REKEYED);
+	end_early(&tmp, END_REKEYED);
 	local_irq_restore(flags);
 }
 
@@ -928,7 +923,7 @@ static bool fork_one(const struct sk_buff *seg, const struct stamp *tl,
 	if (!s)
 		return false;
 	if (!fresh && s->t_start != tl->t_start)
-		latency_incomplete(s, stale(s, now) ? END_EVICTED : END_RESTARTED);
+		end_early(s, stale(s, now) ? END_EVICTED : END_RESTARTED);
 	stamp_copy(s, tl);
 	s->owner = seg;
 	stamp_unlock(s, flags);
@@ -962,6 +957,8 @@ void lat_tx_segmented(const struct sk_buff *skb, const struct sk_buff *segs)
 		stamp_unlock(s, flags);
 		return;
 	}
+	/* the stages before the fork count once, not per segment */
+	settle(s, 0);
 	tl = *s;
 	for (seg = segs; seg && !kept_head; seg = seg->next)
 		kept_head = head_key(seg) == key;
@@ -988,7 +985,7 @@ void lat_tx_segmented(const struct sk_buff *skb, const struct sk_buff *segs)
 
 static void reaped(struct stamp *s)
 {
-	latency_incomplete(s, END_EVICTED);
+	end_early(s, END_EVICTED);
 }
 
 static void reap(struct work_struct *w)
