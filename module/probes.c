@@ -138,12 +138,12 @@ static inline struct cand *krp_cand(struct kretprobe_instance *ri)
 
 /* ---- receive ---- */
 
-/* netif_rx, netif_receive_skb */
+/* netif_rx */
 static void tp_rx_start(void *data, struct sk_buff *skb)
 {
 	if (!hit(data))
 		return;
-	lat_rx_start(skb, ((struct cand *)data)->id);
+	lat_rx_start(skb, ((struct cand *)data)->id, false);
 }
 
 /* the *_entry tracepoints, whose skb is const */
@@ -151,7 +151,7 @@ static void tp_rx_start_entry(void *data, const struct sk_buff *skb)
 {
 	if (!hit(data))
 		return;
-	lat_rx_start(skb, ((struct cand *)data)->id);
+	lat_rx_start(skb, ((struct cand *)data)->id, false);
 }
 
 /* napi_gro_receive_entry, napi_gro_frags_entry: a frame GRO may merge */
@@ -160,7 +160,7 @@ static void tp_rx_gro_entry(void *data, const struct sk_buff *skb)
 	if (!hit(data))
 		return;
 	lat_rx_gro_enter(skb);
-	lat_rx_start(skb, ((struct cand *)data)->id);
+	lat_rx_start(skb, ((struct cand *)data)->id, false);
 }
 
 /* netif_receive_skb: the core, where GRO hands its skbs to the stack */
@@ -169,7 +169,7 @@ static void tp_rx_core(void *data, struct sk_buff *skb)
 	if (!hit(data))
 		return;
 	lat_rx_gro_deliver(skb);
-	lat_rx_start(skb, ((struct cand *)data)->id);
+	lat_rx_start(skb, ((struct cand *)data)->id, true);
 }
 
 static void tp_rx_gro_exit(void *data, int ret)

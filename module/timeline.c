@@ -300,6 +300,15 @@ static void end_early(struct stamp *s, enum lat_end why)
 	latency_incomplete(s, why);
 }
 
+/* Sampling's verdict on a @kind timeline the filter matched. */
+static u8 sample(u8 kind, const struct skbprof_config *cfg)
+{
+	if (cfg->sample > 1 &&
+	    ++(*this_cpu_ptr(&sample_tick))[kind] % cfg->sample)
+		return STAMP_SAMPLED_OUT;
+	return STAMP_KEEP;
+}
+
 /*
  * Apply the filter and sampling to a timeline, once the facts the filter
  * asks about are known (@s->decide_at).  A kept timeline then gets the
@@ -309,13 +318,8 @@ static void decide(struct stamp *s, const struct skbprof_config *cfg)
 {
 	unsigned int i;
 
-	if (!stamp_matches(s, &cfg->filter))
-		s->verdict = STAMP_FILTERED;
-	else if (cfg->sample > 1 &&
-		 ++(*this_cpu_ptr(&sample_tick))[s->kind] % cfg->sample)
-		s->verdict = STAMP_SAMPLED_OUT;
-	else
-		s->verdict = STAMP_KEEP;
+	s->verdict = stamp_matches(s, &cfg->filter) ?
+		     sample(s->kind, cfg) : STAMP_FILTERED;
 	latency_verdict(s->kind, s->verdict);
 	if (s->verdict != STAMP_KEEP)
 		return;
@@ -412,36 +416,54 @@ static void learn_first(struct stamp *s, const struct sk_buff *skb,
 	s->decide_at = tx_decide_at(&cfg->filter, &s->tuple);
 }
 
+/* A timeline the filter or sampling decided not to follow. */
+static inline bool decided_out(const struct stamp *s)
+{
+	return s->verdict == STAMP_SAMPLED_OUT || s->verdict == STAMP_FILTERED;
+}
+
 /*
- * A transmit timeline starts in @tmp, off the table: when its filter can
- * be decided at this first point (tx_decide_at()), it is, and a packet
- * filtered or sampled out takes no stamp at all; its later points then
- * miss the table without taking a lock.  False for such a packet, after
- * ending the timeline an earlier packet left under the same key.
+ * A @kind timeline of @skb was not started: end the one an earlier packet
+ * left under the same key.
  */
-static bool tx_admit(struct stamp *tmp, const struct sk_buff *skb,
-		     const struct skbprof_config *cfg, const struct sock *sk,
-		     const struct flowi4 *fl4, u8 proto, u16 via, u64 now)
+static void end_previous(const struct sk_buff *skb, u8 kind)
 {
 	unsigned long flags;
 	struct stamp *s;
 
+	s = stamp_lock(head_key(skb), kind, false, &flags);
+	if (s) {
+		end_early(s, stale(s, ktime_get_mono_fast_ns()) ?
+			  END_EVICTED : END_RESTARTED);
+		stamp_remove(s, flags);
+	}
+}
+
+/*
+ * A @kind timeline starts in @tmp, off the table: when its filter can be
+ * decided at this first point (rx_decide_at(), tx_decide_at()), it is,
+ * and a packet filtered or sampled out takes no stamp at all; its later
+ * points then miss the table without taking a lock.  False for such a
+ * packet.
+ */
+static bool admit(struct stamp *tmp, u8 kind, const struct sk_buff *skb,
+		  const struct skbprof_config *cfg, const struct sock *sk,
+		  const struct flowi4 *fl4, u8 proto, u16 via, u64 now)
+{
+	unsigned long flags;
+
 	stamp_clear(tmp);
-	tmp->kind = STAMP_TX;
+	tmp->kind = kind;
 	start(tmp, skb, cfg, via, now);
 	learn_first(tmp, skb, cfg, sk, fl4, proto);
-	if (tmp->decide_at != TXP_APP)
+	if (tmp->decide_at != 0)
 		return true;
 	local_irq_save(flags);
 	decide(tmp, cfg);
 	local_irq_restore(flags);
 	if (tmp->verdict == STAMP_KEEP)
 		return true;
-	s = stamp_lock(head_key(skb), STAMP_TX, false, &flags);
-	if (s) {
-		end_early(s, stale(s, now) ? END_EVICTED : END_RESTARTED);
-		stamp_remove(s, flags);
-	}
+	end_previous(skb, kind);
 	return false;
 }
 
@@ -493,7 +515,106 @@ static struct stamp *__start_lock(const struct sk_buff *skb, u8 kind,
 							   via, now, flags))); \
 	__s; })
 
-void lat_rx_start(const struct sk_buff *skb, u16 via)
+/* A timeline the filter decides on: admit() it, then put it in the table. */
+static noinline void start_filtered(u8 kind, const struct sk_buff *skb,
+				    const struct skbprof_config *cfg,
+				    const struct sock *sk,
+				    const struct flowi4 *fl4, u8 proto, u16 via,
+				    u64 now)
+{
+	unsigned long flags;
+	struct stamp *s, tmp;
+
+	if (!admit(&tmp, kind, skb, cfg, sk, fl4, proto, via, now))
+		return;
+	s = start_lock(skb, kind, cfg, via, now, &flags);
+	if (!s)
+		return;
+	stamp_copy(s, &tmp);
+	stamp_unlock(s, flags);
+}
+
+/*
+ * Start a @kind timeline of @skb at its first point: decided at once,
+ * with no stamp for a packet not followed, when the filter is known there
+ * (start_filtered()) or there is none.  Without a filter, sampling alone
+ * decides, before anything is learnt about the packet.
+ */
+static void start_timeline(u8 kind, const struct sk_buff *skb,
+			   const struct skbprof_config *cfg,
+			   const struct sock *sk, const struct flowi4 *fl4,
+			   u8 proto, u16 via)
+{
+	unsigned long flags;
+	struct stamp *s;
+	u8 verdict;
+	u64 now;
+
+	if (cfg->filter.terms) {
+		start_filtered(kind, skb, cfg, sk, fl4, proto, via,
+			       ktime_get_mono_fast_ns());
+		return;
+	}
+	local_irq_save(flags);
+	verdict = sample(kind, cfg);
+	latency_verdict(kind, verdict);
+	local_irq_restore(flags);
+	if (verdict != STAMP_KEEP) {
+		end_previous(skb, kind);
+		return;
+	}
+	now = ktime_get_mono_fast_ns();
+	s = start_lock(skb, kind, cfg, via, now, &flags);
+	if (!s)
+		return;
+	start(s, skb, cfg, via, now);
+	learn_first(s, skb, cfg, sk, fl4, proto);
+	s->verdict = STAMP_KEEP;
+	if (cfg->trace == SKBPROF_TRACE_VERBOSE)
+		trace_hit(s, 0, via, now);
+	stamp_unlock(s, flags);
+}
+
+/*
+ * The core's probe came for a receive timeline: the hand-off every skb
+ * passes last among the first point's probes.  A timeline an entry
+ * tracepoint started stays, but one it decided not to follow is
+ * forgotten now (no other probe of the first point will decide again).
+ * Without a filter, the entry tracepoint sampled its packet at once, and
+ * one sampled out has no stamp to tell it from a packet no entry
+ * tracepoint saw: with sampling on, the core starts none (so a packet is
+ * never sampled twice); otherwise it starts the timeline of one that
+ * only the core sees, as a transmit timeline starts.
+ */
+static void rx_start_core(const struct sk_buff *skb,
+			  const struct skbprof_config *cfg, u16 via)
+{
+	unsigned long flags;
+	struct stamp *s;
+	bool stays;
+
+	s = stamp_lock(head_key(skb), STAMP_RX, false, &flags);
+	if (s) {
+		u64 now = ktime_get_mono_fast_ns();
+
+		stays = s->point == 0 && !stale(s, now);
+		if (stays) {
+			s->owner = skb;
+			repeat(s, cfg, 0, via, now);
+		}
+		if (stays && decided_out(s))
+			stamp_remove(s, flags);
+		else
+			stamp_unlock(s, flags);
+		if (stays)
+			return;
+	}
+	if (!cfg->filter.terms && cfg->sample > 1)
+		return;
+	start_timeline(STAMP_RX, skb, cfg, NULL, NULL, 0, via);
+}
+
+void lat_rx_start(const struct sk_buff *skb, u16 via, bool core)
 {
 	const struct skbprof_config *cfg;
 	unsigned long flags;
@@ -506,6 +627,15 @@ void lat_rx_start(const struct sk_buff *skb, u16 via)
 	cfg = skbprof_config();
 	if (!(cfg->stages & SKBPROF_RX_STAGES))
 		goto out;
+	if (core) {
+		rx_start_core(skb, cfg, via);
+		goto out;
+	}
+	/* an entry tracepoint: without a filter, sampling decides at once */
+	if (!cfg->filter.terms) {
+		start_timeline(STAMP_RX, skb, cfg, NULL, NULL, 0, via);
+		goto out;
+	}
 	now = ktime_get_mono_fast_ns();
 	s = start_lock(skb, STAMP_RX, cfg, via, now, &flags);
 	if (!s)
@@ -518,14 +648,10 @@ out:
 	rcu_read_unlock();
 }
 
-/* Started, and decided when it can be, off the table (tx_admit()). */
 void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
 		  const struct flowi4 *fl4, u8 proto, u16 via)
 {
 	const struct skbprof_config *cfg;
-	unsigned long flags;
-	struct stamp *s, tmp;
-	u64 now;
 
 	if (!skb)
 		return;
@@ -533,14 +659,7 @@ void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
 	cfg = skbprof_config();
 	if (!(cfg->stages & SKBPROF_TX_STAGES))
 		goto out;
-	now = ktime_get_mono_fast_ns();
-	if (!tx_admit(&tmp, skb, cfg, sk, fl4, proto, via, now))
-		goto out;
-	s = start_lock(skb, STAMP_TX, cfg, via, now, &flags);
-	if (!s)
-		goto out;
-	stamp_copy(s, &tmp);
-	stamp_unlock(s, flags);
+	start_timeline(STAMP_TX, skb, cfg, sk, fl4, proto, via);
 out:
 	rcu_read_unlock();
 }
@@ -654,8 +773,6 @@ static void lat_point(const struct sk_buff *skb, u8 kind, u8 point, u8 proto,
 	if (!skb)
 		return;
 	rcu_read_lock();
-	cfg = skbprof_config();
-	now = ktime_get_mono_fast_ns();
 	/*
 	 * Most points find their packet's stamp: lock at once.  Several
 	 * copy probes may see one skb: only the first finds it.
@@ -664,12 +781,19 @@ static void lat_point(const struct sk_buff *skb, u8 kind, u8 point, u8 proto,
 			   kind == STAMP_TX || point != RXP_APP, &flags);
 	if (!s)
 		goto out;
+	cfg = skbprof_config();
 	if (kind == STAMP_RX && point == RXP_APP && !rx_reader(s, skb)) {
 		stamp_unlock(s, flags);
 		goto out;
 	}
+	now = ktime_get_mono_fast_ns();
 	if (stale(s, now)) {
 		end_early(s, END_EVICTED);
+		stamp_remove(s, flags);
+		goto out;
+	}
+	/* past the first point, nothing needs it to tell a repeat apart */
+	if (decided_out(s)) {
 		stamp_remove(s, flags);
 		goto out;
 	}
@@ -693,6 +817,10 @@ static void lat_point(const struct sk_buff *skb, u8 kind, u8 point, u8 proto,
 	learn(s, skb, point);
 	reach(s, skb, point, via, now);
 	progress(s, cfg, point);
+	if (decided_out(s)) {
+		stamp_remove(s, flags);
+		goto out;
+	}
 	if (point != skbprof_last_point(kind)) {
 		stamp_unlock(s, flags);
 		goto out;

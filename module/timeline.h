@@ -17,7 +17,11 @@
  * Events from the probes (any context but NMI).  @via names the probe
  * for the verbose trace (lat_via_names()).
  */
-void lat_rx_start(const struct sk_buff *skb, u16 via);
+/*
+ * @core: the probe of netif_receive_skb's tracepoint, which every skb
+ * handed to the stack passes after any entry tracepoint.
+ */
+void lat_rx_start(const struct sk_buff *skb, u16 via, bool core);
 void lat_rx_point(const struct sk_buff *skb, enum rx_point point, u8 proto,
 		  u16 via);
 struct flowi4;

@@ -1797,6 +1797,57 @@ TEST(sample_latency)
 	return 0;
 }
 
+/*
+ * `sample 10` without a filter: sampling decides at each timeline's first
+ * point, and a packet sampled out takes no stamp, on receive as on
+ * transmit.  N datagrams from A to B over the veth pair: about N/10 kept
+ * each way, measured at every stage, and about as many timelines started
+ * (other packets, such as neighbour discovery, are sampled alike).
+ */
+TEST(sample_without_filter_saves_stamps)
+{
+	struct traffic t = {
+		.family = AF_INET, .type = SOCK_DGRAM, .n = 300,
+		.rx_comm = "skbp_sr", .tx_comm = "skbp_st",
+	};
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	long long in0, in1, inserts;
+	unsigned long long rx, tx;
+	char *s;
+
+	CHECK(setup(false) == 0, "setup");
+	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
+	CHECK(control("sample 10\nreset\n") == 0, "control");
+	in0 = snmp(NS_B, "Udp", "InDatagrams");
+	CHECK(run_traffic(&t) == 0, "traffic");
+	in1 = snmp(NS_B, "Udp", "InDatagrams");
+	CHECK(in0 >= 0 && in1 - in0 == t.n, "B received %lld of %d",
+	      in1 - in0, t.n);
+	s = read_file(DEBUGFS_DIR "/latency");
+	CHECK(s, "cannot read latency");
+	rx = row_count(s, "rx", "udp-app");
+	tx = row_count(s, "tx", "app-udp");
+	inserts = stat_value("table_inserts");
+	note("sampled rx %llu tx %llu of %d; %lld timelines started", rx, tx,
+	     t.n, inserts);
+	CHECK(rx + ncpu >= (unsigned long long)t.n / 10 &&
+	      rx <= (unsigned long long)t.n / 10 + ncpu,
+	      "rx udp-app %llu, want %d +- %ld", rx, t.n / 10, ncpu);
+	CHECK(tx + ncpu >= (unsigned long long)t.n / 10 &&
+	      tx <= (unsigned long long)t.n / 10 + ncpu,
+	      "tx app-udp %llu, want %d +- %ld", tx, t.n / 10, ncpu);
+	CHECK_ROW(s, "rx", "drv-ip", rx);
+	CHECK_ROW(s, "rx", "rx-total", rx);
+	CHECK_ROW(s, "tx", "dev-drv", tx);
+	free(s);
+	/* a stamp per kept timeline, and a few for other packets */
+	CHECK(inserts >= 0 && inserts <= 2 * (t.n / 10 + ncpu) + 10,
+	      "%lld timelines started for %d datagrams each way, sample 10",
+	      inserts, t.n);
+	teardown();
+	return 0;
+}
+
 /* Everything the trace holds now, without waiting. */
 static char *trace_take(void)
 {
