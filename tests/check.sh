@@ -14,8 +14,8 @@
 # Environment: SKBPROF_KERNELS="6.1" to limit kernels, SKBPROF_TESTS="a b"
 # to run only some guest tests, SKBPROF_SKIP_SELFTEST=1 to skip step 2,
 # SKBPROF_TIMEOUT (seconds per guest boot, default 3600), SKBPROF_STALL
-# (a guest in which no test finished for this many seconds is stopped as
-# hung, default 600; 0: only SKBPROF_TIMEOUT), SKBPROF_JOBS
+# (a guest in which no test finished and nothing was logged for this many
+# seconds is stopped as hung, default 600; 0: only SKBPROF_TIMEOUT), SKBPROF_JOBS
 # (guests at once, default the number of CPUs), SKBPROF_SKIP_DKMS=1 to skip
 # the DKMS and package tests (slow; they install packages on the host, and
 # tests/host/readme.sh in a chroot),

@@ -171,10 +171,11 @@ make_initramfs() {
 # (DIR/console.log), the guest's lines on the second (DIR/result.log, with
 # carriage returns stripped into DIR/result.txt); returns qemu's status,
 # 124 or 137 on timeout.  Warnings panic the guest.
-# With SKBPROF_STALL=N, a guest whose result port has not grown for N
-# seconds is stopped too (DIR/stalled is left behind): a hang is told
-# from a slow run by whether tests still finish, not by the wall clock,
-# which a loaded host stretches.
+# With SKBPROF_STALL=N, a guest whose result port and kernel log have
+# not grown for N seconds is stopped too (DIR/stalled is left behind): a
+# hang is told from a slow run by whether tests still finish or say
+# anything (a long test notes its steps), not by the wall clock, which a
+# loaded host stretches.
 run_guest() {
 	local ver=$1 d=$2 timeout=$3 flags=$4 append=$5 rc qpid
 	local stall=${SKBPROF_STALL:-0} size last=-1 idle=0
@@ -190,7 +191,8 @@ run_guest() {
 	qpid=$!
 	while [ "$stall" -gt 0 ] && kill -0 "$qpid" 2>/dev/null; do
 		sleep 5
-		size=$(stat -c %s "$d/result.log" 2>/dev/null || echo 0)
+		size=$(stat -c %s "$d/result.log" "$d/console.log" 2>/dev/null |
+			awk '{ n += $1 } END { print n + 0 }')
 		if [ "$size" != "$last" ]; then
 			last=$size
 			idle=0
@@ -237,7 +239,7 @@ boot() {
 	rc=$?
 	grep -E '^(ok|FAIL) ' "$d/result.txt" | sed -E "s#^(ok|FAIL) #\1 $ver/#"
 	if [ -e "$d/stalled" ]; then
-		echo "FAIL $ver/$mode: no test finished for ${SKBPROF_STALL}s"
+		echo "FAIL $ver/$mode: no test finished and no line logged for ${SKBPROF_STALL}s"
 		bad=1
 	elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 		echo "FAIL $ver/$mode: timeout after ${timeout}s"

@@ -819,6 +819,9 @@ TEST(lifecycle_failing_loads)
 			loads++;
 			if (took > longest)
 				longest = took;
+			/* a line per load: the harness sees the test alive */
+			note("round %d: load with %s: %s in %.1f s", r, p,
+			     err == 1 ? "still running" : strerror(err), took);
 			if (err == 1) {
 				fail("round %d: load with %s still running after %.0f s (a good load took %.1f s)",
 				     r, p, took, t_good);
