@@ -14,7 +14,7 @@
 
 secs=2
 rounds=5
-modes=none,drops,rx,tx,all,sample100,lifetime,trace,empty,bpftrace
+modes=none,drops,rx,tx,all,sample100,sample100f,lifetime,trace,empty,bpftrace
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	skbprof.bench_secs=*) secs=${arg#*=} ;;
@@ -138,6 +138,7 @@ mode_start() {
 	all)	skbprof_load ;;
 	lifetime) skbprof_load; ctl "stages drops"; ctl "lifetime 16" ;;
 	sample100) skbprof_load; ctl "sample 100" ;;
+	sample100f) skbprof_load; ctl "filter proto udp"; ctl "sample 100" ;;
 	trace)	skbprof_load; ctl "trace on"
 		cat $D/trace > /dev/null &
 		reader=$! ;;
