@@ -468,19 +468,32 @@ static bool admit(struct stamp *tmp, u8 kind, const struct sk_buff *skb,
 }
 
 /*
+ * Is this first point, come for @s, another probe of the point @s is at
+ * (several probes of the first point see one skb, and the first keeps
+ * it)?  Then @s stays, and its skb is the one seen last.
+ */
+static bool first_point_again(struct stamp *s, const struct sk_buff *skb,
+			      const struct skbprof_config *cfg, u16 via,
+			      u64 now)
+{
+	if (s->point != 0 || stale(s, now))
+		return false;
+	if (s->kind == STAMP_RX)
+		s->owner = skb;
+	repeat(s, cfg, 0, via, now);
+	return true;
+}
+
+/*
  * The first point came for @s, a stamp already under @skb's key: false
- * when @s stays (several probes of the first point see one skb, and the
- * first keeps it), true when it was ended and cleared for a new start.
+ * when @s stays (first_point_again()), true when it was ended and cleared
+ * for a new start.
  */
 static bool restart(struct stamp *s, const struct sk_buff *skb,
 		    const struct skbprof_config *cfg, u16 via, u64 now)
 {
-	if (s->point == 0 && !stale(s, now)) {
-		if (s->kind == STAMP_RX)
-			s->owner = skb;
-		repeat(s, cfg, 0, via, now);
+	if (first_point_again(s, skb, cfg, via, now))
 		return false;
-	}
 	end_early(s, stale(s, now) ? END_EVICTED : END_RESTARTED);
 	stamp_clear(s);
 	return true;
@@ -595,13 +608,8 @@ static void rx_start_core(const struct sk_buff *skb,
 
 	s = stamp_lock(head_key(skb), STAMP_RX, false, &flags);
 	if (s) {
-		u64 now = ktime_get_mono_fast_ns();
-
-		stays = s->point == 0 && !stale(s, now);
-		if (stays) {
-			s->owner = skb;
-			repeat(s, cfg, 0, via, now);
-		}
+		stays = first_point_again(s, skb, cfg, via,
+					  ktime_get_mono_fast_ns());
 		if (stays && decided_out(s))
 			stamp_remove(s, flags);
 		else
