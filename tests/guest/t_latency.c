@@ -1745,6 +1745,32 @@ TEST(filter_latency_terms)
 }
 
 /*
+ * The latency file @s after `sample 10` on @n UDP datagrams each way:
+ * n/10 kept each way, to within one per CPU (each CPU keeps every tenth
+ * it sees), and a kept datagram measured at every stage.  0 or -1 (a
+ * stage row that is off frees @s, as CHECK_ROW() does).
+ */
+static int sampled_tenth(char *s, int n)
+{
+	unsigned long long rx = row_count(s, "rx", "udp-app");
+	unsigned long long tx = row_count(s, "tx", "app-udp");
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	CHECK(rx + ncpu >= (unsigned long long)n / 10 &&
+	      rx <= (unsigned long long)n / 10 + ncpu,
+	      "rx udp-app %llu, want %d +- %ld", rx, n / 10, ncpu);
+	CHECK(tx + ncpu >= (unsigned long long)n / 10 &&
+	      tx <= (unsigned long long)n / 10 + ncpu,
+	      "tx app-udp %llu, want %d +- %ld", tx, n / 10, ncpu);
+	/* the same packets at every stage */
+	CHECK_ROW(s, "rx", "drv-ip", rx);
+	CHECK_ROW(s, "rx", "ip-udp", rx);
+	CHECK_ROW(s, "rx", "rx-total", rx);
+	CHECK_ROW(s, "tx", "dev-drv", tx);
+	return 0;
+}
+
+/*
  * `sample 10` on N matching packets keeps N/10 of them, to within one per
  * CPU (each CPU keeps every tenth it sees); a kept packet is measured at
  * every stage, a dropped one at none.
@@ -1756,7 +1782,6 @@ TEST(sample_latency)
 		.rx_comm = "skbp_sr", .tx_comm = "skbp_st",
 	};
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned long long rx, tx;
 	char *s;
 
 	CHECK(setup(false) == 0, "setup");
@@ -1765,20 +1790,9 @@ TEST(sample_latency)
 	CHECK(run_traffic(&t) == 0, "traffic");
 	s = read_file(DEBUGFS_DIR "/latency");
 	CHECK(s, "cannot read latency");
-	rx = row_count(s, "rx", "udp-app");
-	tx = row_count(s, "tx", "app-udp");
-	note("sampled rx %llu tx %llu of %d", rx, tx, t.n);
-	CHECK(rx + ncpu >= (unsigned long long)t.n / 10 &&
-	      rx <= (unsigned long long)t.n / 10 + ncpu,
-	      "rx udp-app %llu, want %d +- %ld", rx, t.n / 10, ncpu);
-	CHECK(tx + ncpu >= (unsigned long long)t.n / 10 &&
-	      tx <= (unsigned long long)t.n / 10 + ncpu,
-	      "tx app-udp %llu, want %d +- %ld", tx, t.n / 10, ncpu);
-	/* the same packets at every stage */
-	CHECK_ROW(s, "rx", "drv-ip", rx);
-	CHECK_ROW(s, "rx", "ip-udp", rx);
-	CHECK_ROW(s, "rx", "rx-total", rx);
-	CHECK_ROW(s, "tx", "dev-drv", tx);
+	note("sampled rx %llu tx %llu of %d", row_count(s, "rx", "udp-app"),
+	     row_count(s, "tx", "app-udp"), t.n);
+	CHECK(sampled_tenth(s, t.n) == 0, "sampling");
 	free(s);
 	CHECK_EQ(stat_value("timelines_rx_kept") +
 		 stat_value("timelines_rx_sampled_out"), t.n);
@@ -1814,7 +1828,6 @@ TEST(sample_without_filter_saves_stamps)
 	};
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	long long in0, in1, inserts;
-	unsigned long long rx, tx;
 	char *s;
 
 	CHECK(setup(false) == 0, "setup");
@@ -1827,20 +1840,11 @@ TEST(sample_without_filter_saves_stamps)
 	      in1 - in0, t.n);
 	s = read_file(DEBUGFS_DIR "/latency");
 	CHECK(s, "cannot read latency");
-	rx = row_count(s, "rx", "udp-app");
-	tx = row_count(s, "tx", "app-udp");
 	inserts = stat_value("table_inserts");
-	note("sampled rx %llu tx %llu of %d; %lld timelines started", rx, tx,
+	note("sampled rx %llu tx %llu of %d; %lld timelines started",
+	     row_count(s, "rx", "udp-app"), row_count(s, "tx", "app-udp"),
 	     t.n, inserts);
-	CHECK(rx + ncpu >= (unsigned long long)t.n / 10 &&
-	      rx <= (unsigned long long)t.n / 10 + ncpu,
-	      "rx udp-app %llu, want %d +- %ld", rx, t.n / 10, ncpu);
-	CHECK(tx + ncpu >= (unsigned long long)t.n / 10 &&
-	      tx <= (unsigned long long)t.n / 10 + ncpu,
-	      "tx app-udp %llu, want %d +- %ld", tx, t.n / 10, ncpu);
-	CHECK_ROW(s, "rx", "drv-ip", rx);
-	CHECK_ROW(s, "rx", "rx-total", rx);
-	CHECK_ROW(s, "tx", "dev-drv", tx);
+	CHECK(sampled_tenth(s, t.n) == 0, "sampling");
 	free(s);
 	/* a stamp per kept timeline, and a few for other packets */
 	CHECK(inserts >= 0 && inserts <= 2 * (t.n / 10 + ncpu) + 10,
