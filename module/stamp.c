@@ -54,6 +54,12 @@ static inline unsigned int bucket_of(unsigned long key, u8 kind)
 	return hash_64((u64)key ^ ((u64)kind << 1), bucket_bits);
 }
 
+/* Read without the lock: a chain that fills meanwhile was not ours yet. */
+static inline bool chain_empty(unsigned int b)
+{
+	return is_a_nulls(READ_ONCE(buckets[b].first));
+}
+
 static inline spinlock_t *lock_of(unsigned int b)
 {
 	return &locks[b & (nlocks - 1)];
@@ -111,7 +117,7 @@ static void pool_put(struct stamp *s)
 }
 
 /* Lock-free walk; may return an entry that is being reused. */
-static struct stamp *find_rcu(unsigned long key, u8 kind, unsigned int b)
+static struct stamp *find_lockless(unsigned long key, u8 kind, unsigned int b)
 {
 	struct hlist_nulls_node *n;
 	struct stamp *s;
@@ -154,7 +160,7 @@ struct stamp *__stamp_lock_hit(unsigned long key, u8 kind, bool count_miss,
 	 * that has one was inserted by its earlier point, which this one
 	 * follows.
 	 */
-	if (is_a_nulls(READ_ONCE(buckets[b].first)))
+	if (chain_empty(b))
 		goto miss;
 	spin_lock_irqsave(lock_of(b), *flags);
 	s = find_locked(key, kind, b);
@@ -172,11 +178,12 @@ miss:
 struct stamp *__stamp_lock(unsigned long key, u8 kind, bool count_miss,
 			   unsigned long *flags)
 {
-	struct stamp *s;
+	unsigned int b = bucket_of(key, kind);
+	struct stamp *s = NULL;
 
-	rcu_read_lock();
-	s = find_rcu(key, kind, bucket_of(key, kind));
-	rcu_read_unlock();
+	/* most frees find no stamp, in a chain that is mostly empty */
+	if (!chain_empty(b))
+		s = find_lockless(key, kind, b);
 	/*
 	 * The lock-free walk only tells whether to lock.  The entry it found
 	 * may be re-initialised for another key under another bucket's lock,
@@ -250,7 +257,7 @@ unsigned int stamp_reap(u64 now, u64 max_age, void (*gone)(struct stamp *s))
 		struct hlist_nulls_node *pos, *next;
 		unsigned long flags;
 
-		if (is_a_nulls(READ_ONCE(buckets[b].first)))
+		if (chain_empty(b))
 			continue;
 		spin_lock_irqsave(lock_of(b), flags);
 		for (pos = buckets[b].first; !is_a_nulls(pos); pos = next) {
@@ -288,7 +295,7 @@ void stamp_show_live(struct seq_file *m, unsigned int max,
 		unsigned long flags;
 		struct stamp *s;
 
-		if (is_a_nulls(READ_ONCE(buckets[b].first)))
+		if (chain_empty(b))
 			continue;
 		spin_lock_irqsave(lock_of(b), flags);
 		hlist_nulls_for_each_entry(s, pos, &buckets[b], node) {

@@ -6,7 +6,8 @@
  *
  * Fixed capacity, preallocated: entries come from per-CPU free lists (a
  * CPU that runs dry takes from the others), so nothing is allocated in the
- * hot path.  Lookups are lock-free RCU walks of hlist_nulls chains; an
+ * hot path.  Lookups are lock-free walks of hlist_nulls chains, which need
+ * no RCU read section: the entries live as long as the table.  An
  * entry can be reused at once for another key (like SLAB_TYPESAFE_BY_RCU),
  * so a walker that strays onto another chain notices by the nulls value
  * and restarts, and a found entry is only trusted once stamp_lock() has
