@@ -220,17 +220,12 @@ struct stamp *__stamp_lock_insert(unsigned long key, u8 kind, bool *fresh,
 	stamp_clear(s);
 	WRITE_ONCE(s->key, key);
 	WRITE_ONCE(s->kind, kind);
+	s->lock = lock_of(b);
 	hlist_nulls_add_head_rcu(&s->node, &buckets[b]);
 	this_cpu_inc(pcpu->inserts);
 	*fresh = true;
 	__release(lock_of(b));			/* held: see stamp_bucket */
 	return s;
-}
-
-void stamp_unlock(struct stamp *s, unsigned long flags)
-	__releases(stamp_bucket)
-{
-	spin_unlock_irqrestore(lock_of(bucket_of(s->key, s->kind)), flags);
 }
 
 /* Under the bucket lock, interrupts off. */
@@ -243,7 +238,7 @@ static void unlink_entry(struct stamp *s)
 void stamp_remove(struct stamp *s, unsigned long flags)
 	__releases(stamp_bucket)
 {
-	spinlock_t *l = lock_of(bucket_of(s->key, s->kind));
+	spinlock_t *l = s->lock;
 
 	unlink_entry(s);
 	spin_unlock_irqrestore(l, flags);

@@ -21,6 +21,7 @@
 #include <linux/list_nulls.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/in6.h>
 #include <linux/types.h>
@@ -64,7 +65,10 @@ enum lat_end {
 
 struct stamp {
 	struct hlist_nulls_node node;
-	struct stamp *free_next;	/* in a free list, never in a chain */
+	union {
+		struct stamp *free_next;	/* in a free list */
+		spinlock_t *lock;	/* in a chain: its bucket's lock */
+	};
 	unsigned long key;
 	u8 kind;
 	/* the timeline, from here on; stamp_clear() zeroes up to @via */
@@ -135,8 +139,11 @@ struct stamp *__stamp_lock_insert(unsigned long key, u8 kind, bool *fresh,
  * "stamp_bucket" is sparse's name for whichever bucket lock the entry
  * took: the lock is computed, so the functions only tell sparse.
  */
-void stamp_unlock(struct stamp *s, unsigned long flags)
-	__releases(stamp_bucket);
+static inline void stamp_unlock(struct stamp *s, unsigned long flags)
+	__releases(stamp_bucket)
+{
+	spin_unlock_irqrestore(s->lock, flags);
+}
 
 #define STAMP_TIMELINE	offsetof(struct stamp, point)
 #define STAMP_CLEARED	offsetof(struct stamp, via)
