@@ -23,7 +23,9 @@ static struct config_box __rcu *config_cur;
 
 const struct skbprof_config *skbprof_config(void)
 {
-	return &rcu_dereference(config_cur)->cfg;
+	/* the probes read it with preemption off, as RCU-sched readers */
+	return &rcu_dereference_check(config_cur,
+				      rcu_read_lock_sched_held())->cfg;
 }
 
 void skbprof_config_lock(void)

@@ -16,9 +16,9 @@
 #include "config.h"
 
 /*
- * The configuration in force.  Call under rcu_read_lock() (or with
- * preemption or bottom halves disabled) and do not keep the pointer past
- * it.
+ * The configuration in force.  Call under rcu_read_lock() or
+ * rcu_read_lock_sched() (or with preemption disabled: every grace period
+ * waits for such sections) and do not keep the pointer past it.
  */
 const struct skbprof_config *skbprof_config(void);
 

@@ -83,9 +83,9 @@ static u32 lifetime_sample(void)
 {
 	u32 n;
 
-	rcu_read_lock();
+	rcu_read_lock_sched();
 	n = skbprof_config()->lifetime;
-	rcu_read_unlock();
+	rcu_read_unlock_sched();
 	return n;
 }
 

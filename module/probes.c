@@ -510,9 +510,9 @@ static int krp_life_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	unsigned int n;
 
-	rcu_read_lock();
+	rcu_read_lock_sched();
 	n = skbprof_config()->lifetime;
-	rcu_read_unlock();
+	rcu_read_unlock_sched();
 	/* non-zero: do not arm the return probe for this call */
 	if (!n)
 		return 1;

@@ -83,7 +83,7 @@ static void set_owner_current(struct stamp *s)
 		return;
 	s->pid = task_tgid_nr(current);
 	memcpy(s->comm, current->comm, sizeof(s->comm));
-	/* every caller holds rcu_read_lock() */
+	/* every caller holds rcu_read_lock_sched() */
 	s->cgroup = skbprof_task_cgroup_id(current);
 }
 
@@ -631,7 +631,7 @@ void lat_rx_start(const struct sk_buff *skb, u16 via, bool core)
 
 	if (!skb)
 		return;
-	rcu_read_lock();
+	rcu_read_lock_sched();
 	cfg = skbprof_config();
 	if (!(cfg->stages & SKBPROF_RX_STAGES))
 		goto out;
@@ -653,7 +653,7 @@ void lat_rx_start(const struct sk_buff *skb, u16 via, bool core)
 	progress(s, cfg, 0);
 	stamp_unlock(s, flags);
 out:
-	rcu_read_unlock();
+	rcu_read_unlock_sched();
 }
 
 void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
@@ -663,13 +663,13 @@ void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
 
 	if (!skb)
 		return;
-	rcu_read_lock();
+	rcu_read_lock_sched();
 	cfg = skbprof_config();
 	if (!(cfg->stages & SKBPROF_TX_STAGES))
 		goto out;
 	start_timeline(STAMP_TX, skb, cfg, sk, fl4, proto, via);
 out:
-	rcu_read_unlock();
+	rcu_read_unlock_sched();
 }
 
 /* What reaching @point teaches a timeline about its packet. */
@@ -780,7 +780,7 @@ static void lat_point(const struct sk_buff *skb, u8 kind, u8 point, u8 proto,
 
 	if (!skb)
 		return;
-	rcu_read_lock();
+	rcu_read_lock_sched();
 	/*
 	 * Most points find their packet's stamp: lock at once.  Several
 	 * copy probes may see one skb: only the first finds it.
@@ -836,7 +836,7 @@ static void lat_point(const struct sk_buff *skb, u8 kind, u8 point, u8 proto,
 	finish(s, cfg, now);
 	stamp_remove(s, flags);
 out:
-	rcu_read_unlock();
+	rcu_read_unlock_sched();
 }
 
 void lat_rx_point(const struct sk_buff *skb, enum rx_point point, u8 proto,
@@ -931,7 +931,7 @@ static void gro_end(unsigned long key, const struct sk_buff *skb,
 	unsigned long flags;
 	struct stamp *s;
 
-	rcu_read_lock();
+	rcu_read_lock_sched();
 	s = stamp_lock(key, STAMP_RX, false, &flags);
 	if (s) {
 		if (s->owner == skb && s->point == RXP_DRV) {
@@ -941,7 +941,7 @@ static void gro_end(unsigned long key, const struct sk_buff *skb,
 			stamp_unlock(s, flags);
 		}
 	}
-	rcu_read_unlock();
+	rcu_read_unlock_sched();
 }
 
 /*
