@@ -692,7 +692,8 @@ static void learn(struct stamp *s, const struct sk_buff *skb, u8 point)
 			set_owner_current(s);
 		return;
 	}
-	if (point == TXP_IP)
+	/* the socket told the flow, unless it was not connected (IPv6 UDP) */
+	if (point == TXP_IP && (!s->tuple.family || !s->tuple.dport))
 		skbprof_flow_parse(skb, &s->tuple);
 	/* only a filter with `dev` asks, there (tx_decide_at()) */
 	if (point >= TXP_DEV && s->decide_at == TXP_DEV &&
