@@ -605,11 +605,20 @@ static void rx_start_core(const struct sk_buff *skb,
 	unsigned long flags;
 	struct stamp *s;
 	bool stays;
+	u64 now;
 
-	s = stamp_lock(head_key(skb), STAMP_RX, false, &flags);
+	/* most packets come with the stamp their entry tracepoint made */
+	s = stamp_lock_hit(head_key(skb), STAMP_RX, false, &flags);
 	if (s) {
-		stays = first_point_again(s, skb, cfg, via,
-					  ktime_get_mono_fast_ns());
+		/*
+		 * A stamp this very skb made is fresh: the clock is read to
+		 * judge one that another skb left, or for the trace.
+		 */
+		if (s->owner == skb && cfg->trace != SKBPROF_TRACE_VERBOSE)
+			now = s->t_start;
+		else
+			now = ktime_get_mono_fast_ns();
+		stays = first_point_again(s, skb, cfg, via, now);
 		if (stays && decided_out(s))
 			stamp_remove(s, flags);
 		else
