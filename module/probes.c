@@ -186,23 +186,12 @@ static void tp_rx_gro_frags_exit(void *data, int ret)
 	lat_rx_gro_exit(ret, true);
 }
 
-/*
- * inet_recvmsg(sock, msg, size, flags), inet6_recvmsg: a receive call
- * with MSG_PEEK keeps the return probe, which ends the peek.
- */
-static int krp_recv_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+/* inet_recvmsg(sock, msg, size, flags), inet6_recvmsg: does it peek? */
+static int kp_recv(struct kprobe *p, struct pt_regs *regs)
 {
-	int *slot = (void *)ri->data;
-
-	if (!hit(krp_cand(ri)))
-		return 1;
-	*slot = lat_rx_recv_begin((unsigned long)ARG(regs, 3) & MSG_PEEK);
-	return *slot < 0;
-}
-
-static int krp_recv_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	lat_rx_recv_end(*(int *)ri->data);
+	if (!hit(kp_cand(p)))
+		return 0;
+	lat_rx_recv((unsigned long)ARG(regs, 3) & MSG_PEEK);
 	return 0;
 }
 
@@ -578,8 +567,8 @@ static struct cand c_rx_gro[] = {
 
 /* receive calls on inet sockets: which of them peek */
 static struct cand c_rx_recv[] = {
-	KRP("inet_recvmsg", krp_recv_entry, krp_recv_ret, sizeof(int)),
-	KRP("inet6_recvmsg", krp_recv_entry, krp_recv_ret, sizeof(int)),
+	KP("inet_recvmsg", kp_recv),
+	KP("inet6_recvmsg", kp_recv),
 };
 
 static struct cand c_rx_ip4[] = {

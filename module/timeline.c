@@ -24,6 +24,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/hash.h>
 #include <linux/in.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
@@ -713,57 +714,31 @@ static void learn(struct stamp *s, const struct sk_buff *skb, u8 point)
 /* ---- who reads a received packet ---- */
 
 /*
- * The tasks in a receive call with MSG_PEEK on an inet socket, set and
- * cleared with cmpxchg by the recvmsg probes (lat_rx_recv_begin()), in
- * process context; @npeekers counts them, so that the common case, nobody
- * peeking, costs one read.  A task that finds no free slot is not known
- * to peek: its peeks end timelines as reads did before.
+ * The tasks in a receive call with MSG_PEEK on an inet socket, a slot
+ * each, hashed: set by the call's entry probe (lat_rx_recv()), cleared by
+ * the task's next call without it.  Every copy a task makes from an inet
+ * socket comes in such a call, after its entry, so its slot is right at
+ * every copy with no return probe; the slot of a task that exited is
+ * harmless, and the next peeker hashed there takes it.  Two tasks that
+ * peek at once in one slot: the first one's peeks are taken for reads.
  */
-#define PEEKERS		64
-static const struct task_struct *peekers[PEEKERS];
-static atomic_t npeekers = ATOMIC_INIT(0);
+#define PEEK_BITS	10
+static const struct task_struct *peekers[1 << PEEK_BITS];
 
-static int peek_slot(void)
+static inline const struct task_struct **peek_slot(void)
 {
-	int i;
-
-	for (i = 0; i < PEEKERS; i++)
-		if (READ_ONCE(peekers[i]) == current)
-			return i;
-	return -1;
+	return &peekers[hash_ptr(current, PEEK_BITS)];
 }
 
-int lat_rx_recv_begin(bool peek)
+void lat_rx_recv(bool peek)
 {
-	int i;
+	const struct task_struct **slot = peek_slot();
 
-	if (!peek) {
-		/* a peek whose end was missed: this call is a read */
-		if (atomic_read(&npeekers)) {
-			i = peek_slot();
-			if (i >= 0)
-				lat_rx_recv_end(i);
-		}
-		return -1;
-	}
-	i = peek_slot();
-	if (i >= 0)
-		return i;
-	for (i = 0; i < PEEKERS; i++) {
-		if (!cmpxchg(&peekers[i], NULL, current)) {
-			atomic_inc(&npeekers);
-			return i;
-		}
-	}
-	return -1;
-}
-
-void lat_rx_recv_end(int slot)
-{
-	if (slot < 0 || slot >= PEEKERS ||
-	    cmpxchg(&peekers[slot], current, NULL) != current)
-		return;
-	atomic_dec(&npeekers);
+	if (peek)
+		WRITE_ONCE(*slot, current);
+	else if (READ_ONCE(*slot) == current)
+		/* not a task that took the slot since */
+		cmpxchg(slot, current, NULL);
 }
 
 /*
@@ -774,9 +749,7 @@ void lat_rx_recv_end(int slot)
  */
 static bool rx_reader(const struct stamp *s, const struct sk_buff *skb)
 {
-	if (s->owner != skb)
-		return false;
-	return !atomic_read(&npeekers) || peek_slot() < 0;
+	return s->owner == skb && READ_ONCE(*peek_slot()) != current;
 }
 
 /* A point after the first of a @kind timeline. */

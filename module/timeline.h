@@ -42,11 +42,10 @@ void lat_rx_gro_deliver(const struct sk_buff *skb);
 void lat_rx_gro_exit(int ret, bool frags);
 /*
  * A receive call of the current task on an inet socket begins (@peek: with
- * MSG_PEEK); the slot it took for a peek, or -1.  Until
- * lat_rx_recv_end(slot), its copies are peeks, which end no timeline.
+ * MSG_PEEK): until its next call, its copies are peeks, or are reads.
+ * Peeks end no timeline.
  */
-int lat_rx_recv_begin(bool peek);
-void lat_rx_recv_end(int slot);
+void lat_rx_recv(bool peek);
 void lat_rekey(const struct sk_buff *skb, const void *old_head);
 /*
  * Software GSO cut @skb, still alive, into the list @segs: each segment
