@@ -36,29 +36,18 @@ struct stamp_cpu {
 	struct stamp *free;
 	unsigned int nfree;
 	u64 inserts;
-	u64 misses;
 	u64 evictions;
 	u64 full;
 };
 
 static struct stamp *pool;
 static unsigned int capacity;
-static struct hlist_nulls_head *buckets;
-static unsigned int bucket_bits;
+struct hlist_nulls_head *stamp_buckets;
+unsigned int stamp_bucket_bits;
+DEFINE_PER_CPU(u64, stamp_misses);
 static spinlock_t *locks;
 static unsigned int nlocks;
 static struct stamp_cpu __percpu *pcpu;
-
-static inline unsigned int bucket_of(unsigned long key, u8 kind)
-{
-	return hash_64((u64)key ^ ((u64)kind << 1), bucket_bits);
-}
-
-/* Read without the lock: a chain that fills meanwhile was not ours yet. */
-static inline bool chain_empty(unsigned int b)
-{
-	return is_a_nulls(READ_ONCE(buckets[b].first));
-}
 
 static inline spinlock_t *lock_of(unsigned int b)
 {
@@ -123,7 +112,7 @@ static struct stamp *find_lockless(unsigned long key, u8 kind, unsigned int b)
 	struct stamp *s;
 
 begin:
-	hlist_nulls_for_each_entry_rcu(s, n, &buckets[b], node) {
+	hlist_nulls_for_each_entry_rcu(s, n, &stamp_buckets[b], node) {
 		if (READ_ONCE(s->key) == key && READ_ONCE(s->kind) == kind)
 			return s;
 	}
@@ -142,7 +131,7 @@ static struct stamp *find_locked(unsigned long key, u8 kind, unsigned int b)
 	struct hlist_nulls_node *n;
 	struct stamp *s;
 
-	hlist_nulls_for_each_entry(s, n, &buckets[b], node) {
+	hlist_nulls_for_each_entry(s, n, &stamp_buckets[b], node) {
 		if (s->key == key && s->kind == kind)
 			return s;
 	}
@@ -152,7 +141,7 @@ static struct stamp *find_locked(unsigned long key, u8 kind, unsigned int b)
 struct stamp *__stamp_lock_hit(unsigned long key, u8 kind, bool count_miss,
 			       unsigned long *flags)
 {
-	unsigned int b = bucket_of(key, kind);
+	unsigned int b = stamp_bucket_of(key, kind);
 	struct stamp *s;
 
 	/*
@@ -160,7 +149,7 @@ struct stamp *__stamp_lock_hit(unsigned long key, u8 kind, bool count_miss,
 	 * that has one was inserted by its earlier point, which this one
 	 * follows.
 	 */
-	if (chain_empty(b))
+	if (stamp_chain_empty(b))
 		goto miss;
 	spin_lock_irqsave(lock_of(b), *flags);
 	s = find_locked(key, kind, b);
@@ -171,18 +160,18 @@ struct stamp *__stamp_lock_hit(unsigned long key, u8 kind, bool count_miss,
 	spin_unlock_irqrestore(lock_of(b), *flags);
 miss:
 	if (count_miss)
-		this_cpu_inc(pcpu->misses);
+		this_cpu_inc(stamp_misses);
 	return NULL;
 }
 
 struct stamp *__stamp_lock(unsigned long key, u8 kind, bool count_miss,
 			   unsigned long *flags)
 {
-	unsigned int b = bucket_of(key, kind);
+	unsigned int b = stamp_bucket_of(key, kind);
 	struct stamp *s = NULL;
 
 	/* most frees find no stamp, in a chain that is mostly empty */
-	if (!chain_empty(b))
+	if (!stamp_chain_empty(b))
 		s = find_lockless(key, kind, b);
 	/*
 	 * The lock-free walk only tells whether to lock.  The entry it found
@@ -193,14 +182,14 @@ struct stamp *__stamp_lock(unsigned long key, u8 kind, bool count_miss,
 	if (s)
 		return __stamp_lock_hit(key, kind, count_miss, flags);
 	if (count_miss)
-		this_cpu_inc(pcpu->misses);
+		this_cpu_inc(stamp_misses);
 	return NULL;
 }
 
 struct stamp *__stamp_lock_insert(unsigned long key, u8 kind, bool *fresh,
 				  unsigned long *flags)
 {
-	unsigned int b = bucket_of(key, kind);
+	unsigned int b = stamp_bucket_of(key, kind);
 	struct stamp *s;
 
 	spin_lock_irqsave(lock_of(b), *flags);
@@ -221,7 +210,7 @@ struct stamp *__stamp_lock_insert(unsigned long key, u8 kind, bool *fresh,
 	WRITE_ONCE(s->key, key);
 	WRITE_ONCE(s->kind, kind);
 	s->lock = lock_of(b);
-	hlist_nulls_add_head_rcu(&s->node, &buckets[b]);
+	hlist_nulls_add_head_rcu(&s->node, &stamp_buckets[b]);
 	this_cpu_inc(pcpu->inserts);
 	*fresh = true;
 	__release(lock_of(b));			/* held: see stamp_bucket */
@@ -248,14 +237,14 @@ unsigned int stamp_reap(u64 now, u64 max_age, void (*gone)(struct stamp *s))
 {
 	unsigned int b, n = 0;
 
-	for (b = 0; b < (1U << bucket_bits); b++) {
+	for (b = 0; b < (1U << stamp_bucket_bits); b++) {
 		struct hlist_nulls_node *pos, *next;
 		unsigned long flags;
 
-		if (chain_empty(b))
+		if (stamp_chain_empty(b))
 			continue;
 		spin_lock_irqsave(lock_of(b), flags);
-		for (pos = buckets[b].first; !is_a_nulls(pos); pos = next) {
+		for (pos = stamp_buckets[b].first; !is_a_nulls(pos); pos = next) {
 			struct stamp *s = hlist_nulls_entry(pos, struct stamp,
 							    node);
 
@@ -285,15 +274,15 @@ void stamp_show_live(struct seq_file *m, unsigned int max,
 {
 	unsigned int b, n = 0;
 
-	for (b = 0; b < (1U << bucket_bits) && n < max; b++) {
+	for (b = 0; b < (1U << stamp_bucket_bits) && n < max; b++) {
 		struct hlist_nulls_node *pos;
 		unsigned long flags;
 		struct stamp *s;
 
-		if (chain_empty(b))
+		if (stamp_chain_empty(b))
 			continue;
 		spin_lock_irqsave(lock_of(b), flags);
-		hlist_nulls_for_each_entry(s, pos, &buckets[b], node) {
+		hlist_nulls_for_each_entry(s, pos, &stamp_buckets[b], node) {
 			if (n++ >= max)
 				break;
 			show(m, s);
@@ -322,10 +311,10 @@ void stamp_reset_counters(void)
 
 		spin_lock_irqsave(&c->lock, flags);
 		c->inserts = 0;
-		c->misses = 0;
 		c->evictions = 0;
 		c->full = 0;
 		spin_unlock_irqrestore(&c->lock, flags);
+		per_cpu(stamp_misses, cpu) = 0;
 	}
 }
 
@@ -338,7 +327,7 @@ void stamp_stats(struct seq_file *m)
 		struct stamp_cpu *c = per_cpu_ptr(pcpu, cpu);
 
 		inserts += READ_ONCE(c->inserts);
-		misses += READ_ONCE(c->misses);
+		misses += READ_ONCE(per_cpu(stamp_misses, cpu));
 		evictions += READ_ONCE(c->evictions);
 		full += READ_ONCE(c->full);
 	}
@@ -362,19 +351,19 @@ int stamp_init(void)
 	}
 	capacity = table_size;
 	nb = roundup_pow_of_two(capacity);
-	bucket_bits = ilog2(nb);
+	stamp_bucket_bits = ilog2(nb);
 	nlocks = min_t(unsigned int, nb, STAMP_MAX_LOCKS);
 
 	pool = vzalloc(array_size(capacity, sizeof(*pool)));
-	buckets = vmalloc(array_size(nb, sizeof(*buckets)));
+	stamp_buckets = vmalloc(array_size(nb, sizeof(*stamp_buckets)));
 	locks = kcalloc(nlocks, sizeof(*locks), GFP_KERNEL);
 	pcpu = alloc_percpu(struct stamp_cpu);
-	if (!pool || !buckets || !locks || !pcpu) {
+	if (!pool || !stamp_buckets || !locks || !pcpu) {
 		stamp_exit();
 		return -ENOMEM;
 	}
 	for (i = 0; i < nb; i++)
-		INIT_HLIST_NULLS_HEAD(&buckets[i], i);
+		INIT_HLIST_NULLS_HEAD(&stamp_buckets[i], i);
 	for (i = 0; i < nlocks; i++)
 		spin_lock_init(&locks[i]);
 
@@ -402,8 +391,8 @@ void stamp_exit(void)
 	pcpu = NULL;
 	kfree(locks);
 	locks = NULL;
-	vfree(buckets);
-	buckets = NULL;
+	vfree(stamp_buckets);
+	stamp_buckets = NULL;
 	vfree(pool);
 	pool = NULL;
 }

@@ -17,8 +17,10 @@
 #ifndef _SKBPROF_STAMP_H
 #define _SKBPROF_STAMP_H
 
+#include <linux/hash.h>
 #include <linux/if.h>
 #include <linux/list_nulls.h>
+#include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
@@ -96,6 +98,37 @@ struct stamp {
 	char dev[IFNAMSIZ];	/* "": not known */
 	struct skbprof_tuple tuple;	/* family 0: not known */
 };
+
+/* The chains, read inline by stamp_none(); set by stamp_init(). */
+extern struct hlist_nulls_head *stamp_buckets;
+extern unsigned int stamp_bucket_bits;
+DECLARE_PER_CPU(u64, stamp_misses);
+
+static inline unsigned int stamp_bucket_of(unsigned long key, u8 kind)
+{
+	return hash_64((u64)key ^ ((u64)kind << 1), stamp_bucket_bits);
+}
+
+/* Read without the lock: a chain that fills meanwhile was not ours yet. */
+static inline bool stamp_chain_empty(unsigned int b)
+{
+	return is_a_nulls(READ_ONCE(stamp_buckets[b].first));
+}
+
+/*
+ * Has (@key, @kind) surely no entry, its chain being empty?  The test most
+ * probe hits end with, inline: those of packets not followed.  An entry
+ * inserted by a point this one follows is seen, as that point ran first,
+ * on the packet's way here.  Counts a miss when @count_miss.
+ */
+static inline bool stamp_none(unsigned long key, u8 kind, bool count_miss)
+{
+	if (!stamp_chain_empty(stamp_bucket_of(key, kind)))
+		return false;
+	if (count_miss)
+		this_cpu_inc(stamp_misses);
+	return true;
+}
 
 int stamp_init(void);
 /* Callers must have stopped every user and waited for RCU readers. */

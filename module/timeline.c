@@ -432,6 +432,8 @@ static void end_previous(const struct sk_buff *skb, u8 kind)
 	unsigned long flags;
 	struct stamp *s;
 
+	if (stamp_none(head_key(skb), kind, false))
+		return;
 	s = stamp_lock(head_key(skb), kind, false, &flags);
 	if (s) {
 		end_early(s, stale(s, ktime_get_mono_fast_ns()) ?
@@ -752,24 +754,20 @@ static bool rx_reader(const struct stamp *s, const struct sk_buff *skb)
 	return s->owner == skb && READ_ONCE(*peek_slot()) != current;
 }
 
-/* A point after the first of a @kind timeline. */
-static void lat_point(const struct sk_buff *skb, u8 kind, u8 point, u8 proto,
-		      u16 via)
+/*
+ * A point after the first of a @kind timeline, whose chain in the table
+ * has entries: most are the packet's own, so lock at once.
+ */
+static noinline void point_found(const struct sk_buff *skb, u8 kind,
+				 u8 point, u8 proto, u16 via, bool count_miss)
 {
 	const struct skbprof_config *cfg;
 	unsigned long flags;
 	struct stamp *s;
 	u64 now;
 
-	if (!skb)
-		return;
 	rcu_read_lock_sched();
-	/*
-	 * Most points find their packet's stamp: lock at once.  Several
-	 * copy probes may see one skb: only the first finds it.
-	 */
-	s = stamp_lock_hit(head_key(skb), kind,
-			   kind == STAMP_TX || point != RXP_APP, &flags);
+	s = stamp_lock_hit(head_key(skb), kind, count_miss, &flags);
 	if (!s)
 		goto out;
 	cfg = skbprof_config();
@@ -820,6 +818,17 @@ static void lat_point(const struct sk_buff *skb, u8 kind, u8 point, u8 proto,
 	stamp_remove(s, flags);
 out:
 	rcu_read_unlock_sched();
+}
+
+/* A point after the first: a packet not followed costs a look at a chain. */
+static __always_inline void lat_point(const struct sk_buff *skb, u8 kind,
+				      u8 point, u8 proto, u16 via)
+{
+	/* several copy probes may see one skb: only the first finds it */
+	bool count_miss = kind == STAMP_TX || point != RXP_APP;
+
+	if (skb && !stamp_none(head_key(skb), kind, count_miss))
+		point_found(skb, kind, point, proto, via, count_miss);
 }
 
 void lat_rx_point(const struct sk_buff *skb, enum rx_point point, u8 proto,
@@ -962,21 +971,20 @@ static enum lat_end rx_free_why(const struct stamp *s,
 	return why;
 }
 
-void lat_free(const struct sk_buff *skb, enum lat_end why)
+/* The free of @skb, whose head's key has entries of a kind in the table. */
+static noinline void free_found(const struct sk_buff *skb, unsigned long key,
+				enum lat_end why)
 {
-	unsigned long key, flags;
+	unsigned long flags;
 	struct stamp *s;
 	bool last;
 	u8 kind;
 
-	if (!skb)
-		return;
 	/*
 	 * This free releases the head unless a clone still holds it; then
 	 * only the timeline this very skb carried ends.
 	 */
 	last = !skb_cloned(skb);
-	key = head_key(skb);
 	for (kind = STAMP_RX; kind <= STAMP_TX; kind++) {
 		s = stamp_lock(key, kind, false, &flags);
 		if (!s)
@@ -989,6 +997,19 @@ void lat_free(const struct sk_buff *skb, enum lat_end why)
 			stamp_unlock(s, flags);
 		}
 	}
+}
+
+/* Most frees are of packets no timeline follows (any more): one look. */
+void lat_free(const struct sk_buff *skb, enum lat_end why)
+{
+	unsigned long key;
+
+	if (!skb)
+		return;
+	key = head_key(skb);
+	if (!stamp_none(key, STAMP_RX, false) ||
+	    !stamp_none(key, STAMP_TX, false))
+		free_found(skb, key, why);
 }
 
 static void rekey_one(const struct sk_buff *skb, const void *old_head,
