@@ -315,7 +315,7 @@ static u8 sample(u8 kind, const struct skbprof_config *cfg)
  * asks about are known (@s->decide_at).  A kept timeline then gets the
  * verbose lines of the points it passed before.
  */
-static void decide(struct stamp *s, const struct skbprof_config *cfg)
+static noinline void decide(struct stamp *s, const struct skbprof_config *cfg)
 {
 	unsigned int i;
 
@@ -331,8 +331,8 @@ static void decide(struct stamp *s, const struct skbprof_config *cfg)
 }
 
 /* A point reached for the first time: decide, or trace, or neither. */
-static void progress(struct stamp *s, const struct skbprof_config *cfg,
-		     u8 point)
+static __always_inline void progress(struct stamp *s,
+				     const struct skbprof_config *cfg, u8 point)
 {
 	if (s->verdict == STAMP_UNDECIDED) {
 		if (point >= s->decide_at)
