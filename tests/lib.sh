@@ -166,6 +166,17 @@ make_initramfs() {
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$OUT/$ver/initramfs.cpio.gz"
 }
 
+# monitor_nmi SOCKET: inject an NMI through a guest's QEMU monitor.
+monitor_nmi() {
+	python3 - "$1" <<'PY' || echo "monitor_nmi: no monitor at $1" >&2
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(b"nmi\n")
+time.sleep(1)
+PY
+}
+
 # run_guest VER DIR TIMEOUT "QEMU-FLAGS" "APPEND": boot VER's kernel (after
 # kernel_env) with its initramfs, the kernel log on the first serial port
 # (DIR/console.log), the guest's lines on the second (DIR/result.log, with
@@ -175,17 +186,22 @@ make_initramfs() {
 # not grown for N seconds is stopped too (DIR/stalled is left behind): a
 # hang is told from a slow run by whether tests still finish or say
 # anything (a long test notes its steps), not by the wall clock, which a
-# loaded host stretches.
+# loaded host stretches.  Before it is stopped, the guest gets an NMI on
+# its monitor (a socket in /tmp, whose path must be short): booted with
+# unknown_nmi_panic, it panics, and panic_print puts every task's stack
+# and every CPU's backtrace in the kernel log, to show where it hung.
 run_guest() {
 	local ver=$1 d=$2 timeout=$3 flags=$4 append=$5 rc qpid
-	local stall=${SKBPROF_STALL:-0} size last=-1 idle=0
+	local stall=${SKBPROF_STALL:-0} size last=-1 idle=0 i mon
 
 	rm -f "$d/stalled"
+	mon=$(mktemp -u "${TMPDIR:-/tmp}/skbprof-mon.XXXXXX")
 	# shellcheck disable=SC2086
 	timeout --kill-after=10 "$timeout" qemu-system-x86_64 $flags \
-		-nodefaults -nographic -no-reboot -monitor none \
+		-nodefaults -nographic -no-reboot \
+		-monitor "unix:$mon,server=on,wait=off" \
 		-kernel "$VMLINUZ" -initrd "$OUT/$ver/initramfs.cpio.gz" \
-		-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 $append" \
+		-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 unknown_nmi_panic=1 panic_print=0x41 $append" \
 		-serial "file:$d/console.log" -serial "file:$d/result.log" \
 		> "$d/qemu.log" 2>&1 < /dev/null &
 	qpid=$!
@@ -201,13 +217,20 @@ run_guest() {
 		fi
 		if [ "$idle" -ge "$stall" ]; then
 			touch "$d/stalled"
+			monitor_nmi "$mon"
+			# the panic's dump, then qemu's exit (-no-reboot)
+			for i in $(seq 60); do
+				kill -0 "$qpid" 2>/dev/null || break
+				sleep 1
+			done
 			# timeout passes the signal on to qemu
-			kill "$qpid"
+			kill "$qpid" 2>/dev/null
 			break
 		fi
 	done
 	wait "$qpid"
 	rc=$?
+	rm -f "$mon"
 	tr -d '\r' < "$d/result.log" > "$d/result.txt"
 	return $rc
 }
@@ -239,7 +262,12 @@ boot() {
 	rc=$?
 	grep -E '^(ok|FAIL) ' "$d/result.txt" | sed -E "s#^(ok|FAIL) #\1 $ver/#"
 	if [ -e "$d/stalled" ]; then
-		echo "FAIL $ver/$mode: no test finished and no line logged for ${SKBPROF_STALL}s"
+		if grep -q 'NMI received for unknown reason' "$d/console.log"; then
+			line="the guest's tasks and CPUs are dumped in $d/console.log"
+		else
+			line="the guest did not dump its tasks"
+		fi
+		echo "FAIL $ver/$mode: no test finished and no line logged for ${SKBPROF_STALL}s; $line"
 		bad=1
 	elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 		echo "FAIL $ver/$mode: timeout after ${timeout}s"

@@ -13,7 +13,8 @@
 #   warn      a module WARNs (panic_on_warn)   -> log scan + no marker
 #   nomarker  tests pass, no completion marker -> the missing marker
 #   hang      the guest never finishes         -> the timeout
-#   stall     the same, run with SKBPROF_STALL -> no test finished for N s
+#   stall     the same, run with SKBPROF_STALL -> no test finished for N s,
+#             and the guest dumped its tasks
 
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -50,4 +51,4 @@ expect nomarker 120 "^FAIL $ver/selftest-nomarker: no completion marker"
 expect hang 25 "^FAIL $ver/selftest-hang: timeout after 25s"
 # a hang caught by the stall watchdog long before the boot's timeout
 SKBPROF_STALL=20 SELFTEST_MODE=hang expect stall 600 \
-	"^FAIL $ver/selftest-hang: no test finished and no line logged for 20s"
+	"^FAIL $ver/selftest-hang: no test finished and no line logged for 20s; the guest's tasks and CPUs are dumped"
