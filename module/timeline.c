@@ -88,6 +88,17 @@ static void set_owner_current(struct stamp *s)
 	s->cgroup = skbprof_task_cgroup_id(current);
 }
 
+/* An IPv6 socket whose peer is an IPv4-mapped address: it sends IPv4. */
+static bool sk_v4mapped(const struct sock *sk)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	return sk->sk_family == AF_INET6 &&
+	       ipv6_addr_v4mapped(&sk->sk_v6_daddr);
+#else
+	return false;
+#endif
+}
+
 static void tuple_from_sk(const struct sock *sk, const struct flowi4 *fl4,
 			  u8 proto, struct skbprof_tuple *t)
 {
@@ -105,7 +116,7 @@ static void tuple_from_sk(const struct sock *sk, const struct flowi4 *fl4,
 	t->proto = proto;
 	t->sport = inet_sk(sk)->inet_sport;
 	t->dport = sk->sk_dport;
-	if (sk->sk_family == AF_INET) {
+	if (sk->sk_family == AF_INET || sk_v4mapped(sk)) {
 		t->family = AF_INET;
 		t->saddr.v4 = sk->sk_rcv_saddr;
 		t->daddr.v4 = sk->sk_daddr;

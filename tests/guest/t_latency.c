@@ -257,6 +257,7 @@ struct traffic {
 	unsigned long long wait_ns;	/* receiver lets each wait this long */
 	bool peek;		/* receiver peeks at each before the wait */
 	bool lockstep;		/* UDP too: one message in flight at a time */
+	bool mapped;		/* AF_INET: the sender's socket is IPv6 */
 	const char *rx_comm, *tx_comm;
 	unsigned long long waited_min;	/* out: shortest wait it made */
 	/* out: longest time from a sendto() to the end of its recv() */
@@ -376,8 +377,11 @@ static int sender(struct traffic *t, struct peer *p)
 		return 1;
 	prctl(PR_SET_NAME, t->tx_comm);
 	memset(buf, 'x', sizeof(buf));
-	fill_addr(t->family, IP4_B, IP6_B, t->port, &ss, &len);
-	s = socket(t->family, t->type, 0);
+	if (t->mapped)		/* IP4_B as an IPv4-mapped IPv6 address */
+		fill_addr(AF_INET6, NULL, "::ffff:" IP4_B, t->port, &ss, &len);
+	else
+		fill_addr(t->family, IP4_B, IP6_B, t->port, &ss, &len);
+	s = socket(ss.ss_family, t->type, 0);
 	if (s < 0)
 		return 2;
 	if (t->mark &&
@@ -1740,6 +1744,35 @@ TEST(filter_latency_terms)
 		CHECK_ROW(s, "tx", "tx-total", tx);
 		free(s);
 	}
+	teardown();
+	return 0;
+}
+
+/*
+ * An IPv6 socket connected to an IPv4-mapped address sends IPv4: a filter
+ * on the IPv4 destination, decided from the socket at the first point,
+ * matches every data segment it sends, one per message in lockstep.
+ */
+TEST(filter_v4mapped_socket)
+{
+	struct traffic t = {
+		.family = AF_INET, .type = SOCK_STREAM, .n = 10, .mapped = true,
+		.rx_comm = "skbp_mr", .tx_comm = "skbp_mt",
+	};
+	char *s;
+
+	CHECK(setup(false) == 0, "setup");
+	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
+	CHECK(control("filter dst " IP4_B "/32\nreset\n") == 0, "control");
+	CHECK(run_traffic(&t) == 0, "traffic");
+	s = read_file(DEBUGFS_DIR "/latency");
+	CHECK(s, "cannot read latency");
+	/* the receiver's one-byte answers go to IP4_A: not matched */
+	CHECK_ROW(s, "tx", "app-tcp", t.n);
+	CHECK_ROW(s, "tx", "tx-total", t.n);
+	free(s);
+	CHECK_EQ(procs_count("tx", "app-tcp", t.tx_pid, t.tx_comm), t.n);
+	CHECK(check_no_leak() == 0, "leak");
 	teardown();
 	return 0;
 }
