@@ -715,8 +715,14 @@ static void learn(struct stamp *s, const struct sk_buff *skb, u8 point)
 			set_owner_current(s);
 		return;
 	}
-	/* the socket told the flow, unless it was not connected (IPv6 UDP) */
-	if (point == TXP_IP && (!s->tuple.family || !s->tuple.dport))
+	/*
+	 * An IPv4 socket, or an IPv4 datagram's flowi4, told the flow the
+	 * header has.  An IPv6 datagram may go elsewhere than its socket's
+	 * peer, and a filter still to decide (`dev`) judges the header.
+	 */
+	if (point == TXP_IP &&
+	    (s->tuple.family != AF_INET || !s->tuple.dport ||
+	     s->verdict == STAMP_UNDECIDED))
 		skbprof_flow_parse(skb, &s->tuple);
 	/* only a filter with `dev` asks, there (tx_decide_at()) */
 	if (point >= TXP_DEV && s->decide_at == TXP_DEV &&
