@@ -733,31 +733,52 @@ static void learn(struct stamp *s, const struct sk_buff *skb, u8 point)
 /* ---- who reads a received packet ---- */
 
 /*
- * The tasks in a receive call with MSG_PEEK on an inet socket, a slot
- * each, hashed: set by the call's entry probe (lat_rx_recv()), cleared by
- * the task's next call without it.  Every copy a task makes from an inet
- * socket comes in such a call, after its entry, so its slot is right at
- * every copy with no return probe; the slot of a task that exited is
- * harmless, and the next peeker hashed there takes it.  Two tasks that
- * peek at once in one slot: the first one's peeks are taken for reads.
+ * The tasks in a receive call with MSG_PEEK on an inet socket: a set of
+ * PEEK_WAYS slots per hash of the task.  A task's slot
+ * is taken (cmpxchg) by the entry probe of a call that peeks, and given
+ * back by the task's next call without MSG_PEEK (lat_rx_recv()): every
+ * copy a task makes from an inet socket comes in such a call, after its
+ * entry, so the slot is right at every copy with no return probe.  A slot
+ * a task left when it exited is taken over once its set is full; a set
+ * full of tasks peeking at once gives one of them up, whose peeks are
+ * then taken for reads.
  */
-#define PEEK_BITS	10
-static const struct task_struct *peekers[1 << PEEK_BITS];
+#define PEEK_SET_BITS	8
+#define PEEK_WAYS	4
+static const struct task_struct *peekers[1 << PEEK_SET_BITS][PEEK_WAYS];
 
-static inline const struct task_struct **peek_slot(void)
+static inline const struct task_struct **peek_set(void)
 {
-	return &peekers[hash_ptr(current, PEEK_BITS)];
+	return peekers[hash_ptr(current, PEEK_SET_BITS)];
+}
+
+/* The way of @set the current task holds, or -1. */
+static inline int peek_way(const struct task_struct **set)
+{
+	int i;
+
+	for (i = 0; i < PEEK_WAYS; i++)
+		if (READ_ONCE(set[i]) == current)
+			return i;
+	return -1;
 }
 
 void lat_rx_recv(bool peek)
 {
-	const struct task_struct **slot = peek_slot();
+	const struct task_struct **set = peek_set();
+	int i = peek_way(set);
 
-	if (peek)
-		WRITE_ONCE(*slot, current);
-	else if (READ_ONCE(*slot) == current)
-		/* not a task that took the slot since */
-		cmpxchg(slot, current, NULL);
+	if (!peek) {
+		if (i >= 0)
+			cmpxchg(&set[i], current, NULL);
+		return;
+	}
+	if (i >= 0)
+		return;
+	for (i = 0; i < PEEK_WAYS; i++)
+		if (!cmpxchg(&set[i], NULL, current))
+			return;
+	WRITE_ONCE(set[raw_smp_processor_id() % PEEK_WAYS], current);
 }
 
 /*
@@ -768,7 +789,7 @@ void lat_rx_recv(bool peek)
  */
 static bool rx_reader(const struct stamp *s, const struct sk_buff *skb)
 {
-	return s->owner == skb && READ_ONCE(*peek_slot()) != current;
+	return s->owner == skb && peek_way(peek_set()) < 0;
 }
 
 /*
