@@ -625,13 +625,11 @@ static void rx_start_core(const struct sk_buff *skb,
 	s = stamp_lock_hit(head_key(skb), STAMP_RX, false, &flags);
 	if (s) {
 		/*
-		 * A stamp this very skb made is fresh: the clock is read to
-		 * judge one that another skb left, or for the trace.
+		 * Only the verbose trace prints this time: staleness, judged
+		 * in max_age_ms, can take the coarse clock, a tick behind.
 		 */
-		if (s->owner == skb && cfg->trace != SKBPROF_TRACE_VERBOSE)
-			now = s->t_start;
-		else
-			now = ktime_get_mono_fast_ns();
+		now = cfg->trace == SKBPROF_TRACE_VERBOSE ?
+		      ktime_get_mono_fast_ns() : ktime_get_coarse_ns();
 		stays = first_point_again(s, skb, cfg, via, now);
 		if (stays && decided_out(s))
 			stamp_remove(s, flags);
