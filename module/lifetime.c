@@ -95,6 +95,16 @@ static void count_outcome(enum life_outcome o)
 	this_cpu_ptr(life_cpu)->outcomes[o]++;
 }
 
+/* Allocations seen, per CPU, for `lifetime N`'s one in N. */
+static DEFINE_PER_CPU(unsigned int, life_tick);
+
+bool lifetime_follow(void)
+{
+	u32 n = lifetime_sample();
+
+	return n && !(this_cpu_inc_return(life_tick) % n);
+}
+
 void lifetime_start(const struct sk_buff *skb)
 {
 	unsigned long flags;

@@ -10,7 +10,12 @@
 
 #include "skbprof.h"
 
-/* From the constructors' probes: @skb was just made. */
+/*
+ * A constructor's entry probe: is the skb it makes one to follow (one
+ * allocation in `lifetime N`, per CPU)?  Then its return probe calls
+ * lifetime_start(@skb) with it.
+ */
+bool lifetime_follow(void);
 void lifetime_start(const struct sk_buff *skb);
 /* From every free path (probes.c, and drops.c's kfree_skb): @skb goes. */
 void lifetime_end(const struct sk_buff *skb);

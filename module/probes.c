@@ -493,19 +493,10 @@ static int krp_gso_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
-static DEFINE_PER_CPU(unsigned int, life_tick);
-
 static int krp_life_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	unsigned int n;
-
-	rcu_read_lock_sched();
-	n = skbprof_config()->lifetime;
-	rcu_read_unlock_sched();
 	/* non-zero: do not arm the return probe for this call */
-	if (!n)
-		return 1;
-	return this_cpu_inc_return(life_tick) % n ? 1 : 0;
+	return !lifetime_follow();
 }
 
 static int krp_life_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
