@@ -170,7 +170,7 @@ struct stamp *__stamp_lock(unsigned long key, u8 kind, bool count_miss,
 	unsigned int b = stamp_bucket_of(key, kind);
 	struct stamp *s = NULL;
 
-	/* most frees find no stamp, in a chain that is mostly empty */
+	/* a chain that is empty has nothing to walk */
 	if (!stamp_chain_empty(b))
 		s = find_lockless(key, kind, b);
 	/*
