@@ -93,7 +93,7 @@ struct payer {
 	u8 dir;
 	char comm[TASK_COMM_LEN];
 	u64 cgroup;
-	u16 row[SKBPROF_TIMELINE_STAGES];	/* 1 + its row; 0: none yet */
+	u16 row[SKBPROF_TIMELINE_STAGES];	/* 1 + its row (ROWS_MAX); 0: none */
 };
 
 /*
@@ -755,11 +755,15 @@ static int alloc_table(struct row_table *t, unsigned int size)
 	return t->rows && t->payers ? 0 : -ENOMEM;
 }
 
+/* The most rows a table can have: 1 + the last one's index fits a u16. */
+#define ROWS_MAX	(U16_MAX / 2 + 1)
+
 static bool rows_param_ok(const char *name, unsigned int rows)
 {
-	if (rows && is_power_of_2(rows) && rows <= 65536)
+	if (rows && is_power_of_2(rows) && rows <= ROWS_MAX)
 		return true;
-	pr_err("%s=%u: must be a power of two up to 65536\n", name, rows);
+	pr_err("%s=%u: must be a power of two up to %u\n", name, rows,
+	       ROWS_MAX);
 	return false;
 }
 

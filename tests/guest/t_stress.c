@@ -766,6 +766,8 @@ static const struct {
 } failing[] = {
 	{ "drop_keys=0", EINVAL },		/* the last part refuses */
 	{ "table_size=1", EINVAL },		/* the timelines refuse */
+	/* 1 + the last row's index would not fit payer.row[] */
+	{ "procs_rows=65536", EINVAL },
 	{ "trace=on trace_buffer_kb=0", EINVAL },
 	/* trace=on: control has allocated the trace buffer */
 	{ "trace=on procs_rows=3", EINVAL },
