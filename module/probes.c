@@ -286,9 +286,9 @@ static int krp_save_sk_fl4(struct kretprobe_instance *ri,
 
 /*
  * [start, end) of the functions that allocate TCP's skbs for the
- * application (skbprof_tcp_app_allocators()); end 0 where kallsyms did
- * not know one.  Set by probes_init() before any probe is registered,
- * read only since.
+ * application (skbprof_tcp_app_allocators()), those whose end kallsyms
+ * knows: without it, every return address would seem inside.  Set by
+ * probes_init() before any probe is registered, read only since.
  */
 static struct {
 	unsigned long start, end;
@@ -297,16 +297,20 @@ static unsigned int n_tcp_app_allocators;
 
 static void tcp_app_allocators_init(void)
 {
-	unsigned long addr[SKBPROF_TCP_APP_ALLOCATORS_MAX];
-	unsigned int i;
+	unsigned long addr[SKBPROF_TCP_APP_ALLOCATORS_MAX], end;
+	unsigned int i, n;
 
-	n_tcp_app_allocators = skbprof_tcp_app_allocators(addr);
-	for (i = 0; i < n_tcp_app_allocators; i++) {
-		tcp_app_allocators[i].start = addr[i];
-		tcp_app_allocators[i].end = skbprof_function_end(addr[i]);
-		if (!tcp_app_allocators[i].end)
+	n = skbprof_tcp_app_allocators(addr);
+	n_tcp_app_allocators = 0;
+	for (i = 0; i < n; i++) {
+		end = skbprof_function_end(addr[i]);
+		if (!end) {
 			pr_warn("no size of the TCP allocator at %pS: its skbs have no transmit timeline before 5.15\n",
 				(void *)addr[i]);
+			continue;
+		}
+		tcp_app_allocators[n_tcp_app_allocators].start = addr[i];
+		tcp_app_allocators[n_tcp_app_allocators++].end = end;
 	}
 }
 
