@@ -197,7 +197,8 @@ out:
  */
 static void drops_dropped(struct sk_buff *skb, void *location, u32 reason)
 {
-	if (skbprof_bench_empty)
+	/* in NMI context (a panic through netconsole): see probes.c's hit() */
+	if (skbprof_bench_empty || in_nmi())
 		return;
 	drops_record(skb, location, reason);
 	lat_free(skb, END_DROPPED);

@@ -115,10 +115,14 @@ static u64 __percpu *hits;
 static struct kprobe **kp_batch;
 static struct kretprobe **krp_batch;
 
-/* Count a hit; false in benchmark mode, where handlers do nothing else. */
+/*
+ * Count a hit; false in benchmark mode, where handlers do nothing else,
+ * and in NMI context (a panic through netconsole), where a handler could
+ * spin on a bucket lock the interrupted context holds.
+ */
 static inline bool hit(struct cand *c)
 {
-	if (skbprof_bench_empty)
+	if (skbprof_bench_empty || in_nmi())
 		return false;
 	this_cpu_inc(hits[c->id]);
 	return true;
