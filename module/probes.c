@@ -707,10 +707,11 @@ static struct cand c_life_clone[] = {
  * for frames GRO takes, and not every receive hand-off.
  */
 static struct cand c_life_gro[] = {
-	TP("napi_gro_receive_entry", tp_life_gro_entry),
-	TP("napi_gro_frags_entry", tp_life_gro_entry),
+	/* exits first: armed in this order, no entry goes without its exit */
 	TP("napi_gro_receive_exit", tp_life_gro_exit),
 	TP("napi_gro_frags_exit", tp_life_gro_frags_exit),
+	TP("napi_gro_receive_entry", tp_life_gro_entry),
+	TP("napi_gro_frags_entry", tp_life_gro_entry),
 };
 
 #define GROUP(nm, k, pt, pr, every, cands) \
@@ -720,7 +721,13 @@ static struct cand c_life_gro[] = {
 	{ .name = nm, .kind = -1, .view = GV_LIFETIME, .optional = opt, \
 	  .c = cands, .n = ARRAY_SIZE(cands) }
 
+/*
+ * Armed in this order: GRO's exits (rx-gro) before its entries (rx-drv),
+ * so that no frame's entry tracepoint runs without its exit.
+ */
 static struct group groups[] = {
+	/* no point of its own: armed with the receive stages */
+	GROUP("rx-gro", STAMP_RX, -1, 0, true, c_rx_gro),
 	GROUP("rx-drv", STAMP_RX, RXP_DRV, 0, true, c_rx_drv),
 	GROUP("rx-ip4", STAMP_RX, RXP_IP, 0, false, c_rx_ip4),
 	GROUP("rx-ip6", STAMP_RX, RXP_IP, 0, false, c_rx_ip6),
@@ -732,8 +739,7 @@ static struct group groups[] = {
 	GROUP("rx-app-udp", STAMP_RX, RXP_APP, IPPROTO_UDP, true,
 	      c_rx_app_udp),
 	GROUP("rx-app-csum", STAMP_RX, RXP_APP, 0, true, c_rx_app_csum),
-	/* no point of their own: armed with the receive stages */
-	GROUP("rx-gro", STAMP_RX, -1, 0, true, c_rx_gro),
+	/* no point of its own: armed with the receive stages */
 	GROUP("rx-recv", STAMP_RX, -1, 0, true, c_rx_recv),
 	GROUP("tx-app-tcp", STAMP_TX, TXP_APP, IPPROTO_TCP, false,
 	      c_tx_app_tcp),

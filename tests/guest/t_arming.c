@@ -129,11 +129,11 @@ static int arm_as(const char *cmd, const char *want, const char *drops)
 	return 0;
 }
 
-#define RX_UDP	"rx-drv rx-ip4 rx-ip6 rx-udp4 rx-udp6 rx-app rx-app-udp " \
-		"rx-app-csum rx-gro rx-recv"
+#define RX_UDP	"rx-gro rx-drv rx-ip4 rx-ip6 rx-udp4 rx-udp6 rx-app " \
+		"rx-app-udp rx-app-csum rx-recv"
 #define TX_TCP	"tx-app-tcp tx-tcp tx-ip4 tx-ip6 tx-dev tx-drv"
-#define ALL	"rx-drv rx-ip4 rx-ip6 rx-tcp4 rx-tcp6 rx-udp4 rx-udp6 " \
-		"rx-app rx-app-udp rx-app-csum rx-gro rx-recv tx-app-tcp " \
+#define ALL	"rx-gro rx-drv rx-ip4 rx-ip6 rx-tcp4 rx-tcp6 rx-udp4 rx-udp6 " \
+		"rx-app rx-app-udp rx-app-csum rx-recv tx-app-tcp " \
 		"tx-app-udp4 " \
 		"tx-app-udp6 tx-tcp tx-udp4 tx-udp6 tx-ip4 tx-ip6 tx-dev " \
 		"tx-drv free rekey tx-gso"
