@@ -28,6 +28,13 @@ const struct skbprof_config *skbprof_config(void)
 				      rcu_read_lock_sched_held())->cfg;
 }
 
+unsigned int skbprof_config_views(const struct skbprof_config *cfg)
+{
+	return (cfg->stages & SKBPROF_RX_STAGES ? SKBPROF_VIEW_RX : 0) |
+	       (cfg->stages & SKBPROF_TX_STAGES ? SKBPROF_VIEW_TX : 0) |
+	       (cfg->lifetime ? SKBPROF_VIEW_LIFETIME : 0);
+}
+
 void skbprof_config_lock(void)
 {
 	mutex_lock(&config_lock);

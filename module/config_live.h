@@ -22,6 +22,18 @@
  */
 const struct skbprof_config *skbprof_config(void);
 
+/*
+ * The views of @cfg that follow packets in the stamp table, whose stamps
+ * must end when the view is switched off (struct skbprof_part's sweep).
+ */
+enum {
+	SKBPROF_VIEW_RX = 1 << 0,	/* a receive stage */
+	SKBPROF_VIEW_TX = 1 << 1,	/* a transmit stage */
+	SKBPROF_VIEW_LIFETIME = 1 << 2,	/* lifetime N */
+};
+
+unsigned int skbprof_config_views(const struct skbprof_config *cfg);
+
 /* Serialise the writers of the configuration (process context). */
 void skbprof_config_lock(void);
 void skbprof_config_unlock(void);

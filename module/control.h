@@ -19,7 +19,9 @@ struct skbprof_config;
  *         a part cannot, trim it and the parts before it back to @cur, and
  *         return the errno with why in @msg.  Called before @next is
  *         published.
- * @trim:  disarm what @cfg, just published, does not need.
+ * @trim:  disarm what @cfg, just published, does not need, and end what
+ *         only the disarmed probes could have ended (a view switched off
+ *         leaves no stamp behind when the write returns).
  * @reset: zero every part's counters (the `reset` command).
  */
 struct skbprof_control_ops {

@@ -53,6 +53,8 @@ static const char *const end_names[END_REASONS] = {
 	[END_MERGED] = "merged",
 	[END_REUSED] = "reused",
 	[END_COALESCED] = "coalesced",
+	[END_DISARMED] = "disarmed",
+	[END_ORPHANED] = "orphaned",
 };
 
 /* The worst packet of a stage since the last reset. */

@@ -20,6 +20,13 @@
  * Each of these costs only where the packet changes shape, and only
  * while the view is on: the probes that report them are armed with it.
  *
+ * No stamp outlives the view: `lifetime off` ends every one, counted as
+ * disarmed (lifetime_sweep()), and a constructor's return probe that
+ * comes after that adds none (lifetime_start()).  A followed skb whose
+ * free was missed (a kprobe's nmissed) leaves its stamp until a followed
+ * constructor returns an skb at its address, which counts it as orphaned
+ * instead of inheriting its birth.
+ *
  * Files:
  *   lifetime  count min p50 p90 p99 max avg, then a log2 histogram
  *   lifetime_buckets  count sum min max, then the non-empty buckets as
@@ -45,6 +52,8 @@ enum life_outcome {
 	LIFE_MERGED,	/* GRO merged the frame into another skb */
 	LIFE_REUSED,	/* ... and napi_gro_frags() kept its skb */
 	LIFE_COALESCED,	/* its data joined another skb (kfree_skb_partial) */
+	LIFE_DISARMED,	/* the view was switched off */
+	LIFE_ORPHANED,	/* its free was missed: another skb has its address */
 	LIFE_OUTCOMES
 };
 
@@ -53,6 +62,8 @@ static const char *const outcome_names[LIFE_OUTCOMES] = {
 	[LIFE_MERGED] = "merged",
 	[LIFE_REUSED] = "reused",
 	[LIFE_COALESCED] = "coalesced",
+	[LIFE_DISARMED] = "disarmed",
+	[LIFE_ORPHANED] = "orphaned",
 };
 
 /* Per CPU; written with interrupts off, merged on read. */
@@ -98,32 +109,52 @@ static void count_outcome(enum life_outcome o)
 /* Allocations seen, per CPU, for `lifetime N`'s one in N. */
 static DEFINE_PER_CPU(unsigned int, life_tick);
 
-bool lifetime_follow(void)
+bool lifetime_follow(u64 *called)
 {
 	u32 n = lifetime_sample();
 
-	return n && !(this_cpu_inc_return(life_tick) % n);
+	if (!n || this_cpu_inc_return(life_tick) % n)
+		return false;
+	*called = ktime_get_mono_fast_ns();
+	return true;
 }
 
-void lifetime_start(const struct sk_buff *skb)
+/*
+ * A constructor called at @called returned @skb.  Its return probe may
+ * come after `lifetime off` disarmed it, and after the sweep: the stamp
+ * is made only while the view is on, in one RCU-sched section with the
+ * test, which the sweep waits for.
+ */
+void lifetime_start(const struct sk_buff *skb, u64 called)
 {
 	unsigned long flags;
 	struct stamp *s;
 	bool fresh;
+	u64 now;
 
+	rcu_read_lock_sched();
+	if (!skbprof_config()->lifetime)
+		goto out;
 	s = stamp_lock_insert((unsigned long)skb, STAMP_LIFE, &fresh, &flags);
 	if (!s)
-		return;
+		goto out;
+	now = ktime_get_mono_fast_ns();
 	/*
-	 * Nested constructors return the same skb: the first stamp stays.
-	 * The free paths are armed with the view, so an older stamp under
-	 * this address was not left by an skb freed unseen.
+	 * Nested constructors return the same skb: a stamp made since this
+	 * call began is an inner one's, and stays.  An older one is an skb's
+	 * at this address whose free was missed.
 	 */
-	if (fresh) {
-		s->t_start = ktime_get_mono_fast_ns();
-		s->owner = skb;
+	if (!fresh && (s64)(s->t_start - called) >= 0) {
+		stamp_unlock(s, flags);
+		goto out;
 	}
+	if (!fresh)
+		count_outcome(LIFE_ORPHANED);
+	s->t_start = now;
+	s->owner = skb;
 	stamp_unlock(s, flags);
+out:
+	rcu_read_unlock_sched();
 }
 
 /*
@@ -228,8 +259,12 @@ void lifetime_segmented(const struct sk_buff *skb,
 	bool followed, kept = false;
 	u64 born = 0;
 
-	if (!skb || !lifetime_sample())
+	if (!skb)
 		return;
+	/* the test and the stamps in one section: see lifetime_start() */
+	rcu_read_lock_sched();
+	if (!skbprof_config()->lifetime)
+		goto out;
 	for (seg = segs; seg && !kept; seg = seg->next)
 		kept = seg == skb;
 	followed = fork_birth(skb, kept, &born);
@@ -246,6 +281,8 @@ void lifetime_segmented(const struct sk_buff *skb,
 		count_outcome(LIFE_FORKED);
 		local_irq_restore(flags);
 	}
+out:
+	rcu_read_unlock_sched();
 }
 
 void lifetime_gro_enter(const struct sk_buff *skb)
@@ -371,6 +408,35 @@ static void lifetime_reset(void)
 	skbprof_reset_cpus(reset_cpu);
 }
 
+/* Under the stamp's bucket lock, interrupts off. */
+static void swept(struct stamp *s)
+{
+	count_outcome(LIFE_DISARMED);
+}
+
+/*
+ * `lifetime off`: the stamps end, counted as disarmed, and so does GRO's
+ * state of the frame in flight on each CPU, which no exit clears (a
+ * sample it held for the exit counts as disarmed too).  No handler of
+ * the view runs any more: the CPUs' data is this function's.
+ */
+static void lifetime_sweep(const struct skbprof_config *cfg)
+{
+	unsigned int cpu;
+
+	if (cfg->lifetime)
+		return;
+	stamp_reap(BIT(STAMP_LIFE), 0, 0, swept);
+	for_each_possible_cpu(cpu) {
+		struct life_gro *g = per_cpu_ptr(&life_gro, cpu);
+
+		if (g->freed)
+			per_cpu_ptr(life_cpu, cpu)->outcomes[LIFE_DISARMED]++;
+		g->skb = NULL;
+		g->freed = false;
+	}
+}
+
 static void lifetime_stats(struct seq_file *m)
 {
 	unsigned int cpu, o;
@@ -413,6 +479,7 @@ const struct skbprof_part skbprof_lifetime_part = {
 	.name	= "lifetime",
 	.init	= lifetime_init,
 	.exit	= lifetime_exit,
+	.sweep	= lifetime_sweep,
 	.reset	= lifetime_reset,
 	.stats	= lifetime_stats,
 	.files	= lifetime_files,

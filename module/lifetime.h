@@ -12,11 +12,11 @@
 
 /*
  * A constructor's entry probe: is the skb it makes one to follow (one
- * allocation in `lifetime N`, per CPU)?  Then its return probe calls
- * lifetime_start(@skb) with it.
+ * allocation in `lifetime N`, per CPU)?  Then *@called is when the call
+ * began, and its return probe calls lifetime_start(@skb, @called).
  */
-bool lifetime_follow(void);
-void lifetime_start(const struct sk_buff *skb);
+bool lifetime_follow(u64 *called);
+void lifetime_start(const struct sk_buff *skb, u64 called);
 /* From every free path (probes.c, and drops.c's kfree_skb): @skb goes. */
 void lifetime_end(const struct sk_buff *skb);
 /* kfree_skb_partial(): @skb goes, its data joined another skb. */

@@ -14,9 +14,11 @@
 #include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/utsname.h>
 
+#include "config_live.h"
 #include "control.h"
 #include "lifetime.h"
 #include "pkttrace.h"
@@ -112,13 +114,35 @@ static int parts_arm(const struct skbprof_config *next,
 	return 0;
 }
 
+/*
+ * The views (skbprof_config_views()) of the configuration the parts were
+ * last trimmed to; under the control file's mutex.
+ */
+static unsigned int trimmed_views;
+
+/*
+ * Disarm what @cfg does not need, then, when it switched a view off,
+ * sweep what only those probes could have ended, in this order: once the
+ * handlers that read the configuration before have returned, nothing adds
+ * to what is swept.  A write that switches no view off waits for nothing.
+ */
 static void parts_trim(const struct skbprof_config *cfg)
 {
+	unsigned int views = skbprof_config_views(cfg);
+	bool off = trimmed_views & ~views;
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(parts); i++)
 		if (parts[i]->trim)
 			parts[i]->trim(cfg);
+	trimmed_views = views;
+	if (!off)
+		return;
+	/* handlers run with preemption off: RCU-sched readers */
+	synchronize_rcu();
+	for (i = 0; i < ARRAY_SIZE(parts); i++)
+		if (parts[i]->sweep)
+			parts[i]->sweep(cfg);
 }
 
 static const struct skbprof_control_ops parts_ops = {

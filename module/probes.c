@@ -501,10 +501,11 @@ static int krp_gso_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
+/* The skb constructors: ri->data is when a followed call began. */
 static int krp_life_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	/* non-zero: do not arm the return probe for this call */
-	return !lifetime_follow();
+	return in_nmi() || !lifetime_follow((u64 *)ri->data);
 }
 
 static int krp_life_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -514,7 +515,7 @@ static int krp_life_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	if (!hit(krp_cand(ri)))
 		return 0;
 	if (!IS_ERR_OR_NULL(skb))
-		lifetime_start(skb);
+		lifetime_start(skb, *(u64 *)ri->data);
 	return 0;
 }
 
@@ -680,25 +681,27 @@ static struct cand c_tx_gso[] = {
  * instead of hiding behind the others.  Nested constructors return the
  * same skb, whose first stamp stays (lifetime_start()).
  */
+#define LIFE_KRP(s)	KRP(s, krp_life_entry, krp_life_ret, sizeof(u64))
+
 static struct cand c_life_alloc[] = {
-	KRP("__alloc_skb", krp_life_entry, krp_life_ret, 0),
+	LIFE_KRP("__alloc_skb"),
 };
 
 static struct cand c_life_build[] = {
-	KRP("__build_skb", krp_life_entry, krp_life_ret, 0),
+	LIFE_KRP("__build_skb"),
 };
 
 static struct cand c_life_napi_alloc[] = {
-	KRP("napi_alloc_skb", krp_life_entry, krp_life_ret, 0),	/* 6.12+ */
-	KRP("__napi_alloc_skb", krp_life_entry, krp_life_ret, 0),
+	LIFE_KRP("napi_alloc_skb"),	/* 6.12+ */
+	LIFE_KRP("__napi_alloc_skb"),
 };
 
 static struct cand c_life_napi_build[] = {
-	KRP("napi_build_skb", krp_life_entry, krp_life_ret, 0),	/* 5.12+ */
+	LIFE_KRP("napi_build_skb"),	/* 5.12+ */
 };
 
 static struct cand c_life_clone[] = {
-	KRP("skb_clone", krp_life_entry, krp_life_ret, 0),
+	LIFE_KRP("skb_clone"),
 };
 
 /*

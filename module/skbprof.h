@@ -37,8 +37,16 @@ struct skbprof_config;
  *         main.c then trims this part too.  May be NULL.
  * @trim:  disarm the probes @cfg does not need.  A handler may still be
  *         running when it returns; @exit waits for them.  May be NULL.
- *         Both run in process context, serialised by the control file's
- *         mutex, once every part is up.
+ * @sweep: end what only the probes trimmed away could have ended: the
+ *         stamps and per-CPU state of a view @cfg switched off, counted
+ *         in stats.  main.c calls it when a write switched a view off
+ *         (skbprof_config_views()), after every part's @trim and a grace
+ *         period, when no handler that read an earlier configuration
+ *         still runs; a part keeps a handler that may still fire (a
+ *         kretprobe's return) from adding state for a view that is off.
+ *         May be NULL.
+ *         All three run in process context, serialised by the control
+ *         file's mutex, once every part is up.
  * @reset: zero counters, histograms and table rows (process context,
  *         serialised by the control file's mutex).  May be NULL.
  * @stats: append this part's "key value" lines to the stats file.  May be
@@ -51,6 +59,7 @@ struct skbprof_part {
 	void (*exit)(void);
 	int (*arm)(const struct skbprof_config *cfg, char *msg, size_t len);
 	void (*trim)(const struct skbprof_config *cfg);
+	void (*sweep)(const struct skbprof_config *cfg);
 	void (*reset)(void);
 	void (*stats)(struct seq_file *m);
 	const struct skbprof_file *files;
@@ -104,6 +113,14 @@ static const struct file_operations __name##_fops = {			\
  * in that CPU's data, and here for the offline ones, which run none.
  */
 void skbprof_reset_cpus(void (*reset)(unsigned int cpu));
+
+/*
+ * @addr, a code address, as %pS prints it (symbol+offset/size [module])
+ * into @buf (KSYM_SYMBOL_LEN bytes), or "?" where it does not resolve
+ * (say, in a module unloaded since): sprint_symbol() then gives the raw
+ * address, which no reader may see.  Returns what to print.
+ */
+const char *skbprof_location(char *buf, unsigned long addr);
 
 /*
  * Benchmark mode (module parameter bench_empty): every probe stays

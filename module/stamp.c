@@ -36,7 +36,7 @@ struct stamp_cpu {
 	struct stamp *free;
 	unsigned int nfree;
 	u64 inserts;
-	u64 evictions;
+	u64 evictions[STAMP_KINDS];
 	u64 full;
 };
 
@@ -233,7 +233,8 @@ void stamp_remove(struct stamp *s, unsigned long flags)
 	spin_unlock_irqrestore(l, flags);
 }
 
-unsigned int stamp_reap(u64 now, u64 max_age, void (*gone)(struct stamp *s))
+unsigned int stamp_reap(unsigned int kinds, u64 now, u64 max_age,
+			void (*gone)(struct stamp *s))
 {
 	unsigned int b, n = 0;
 
@@ -249,6 +250,8 @@ unsigned int stamp_reap(u64 now, u64 max_age, void (*gone)(struct stamp *s))
 							    node);
 
 			next = pos->next;
+			if (!(kinds & BIT(s->kind)))
+				continue;
 			/*
 			 * Stamps made since @now was read, on another CPU or
 			 * while this sweep ran, are younger than @now.
@@ -259,7 +262,7 @@ unsigned int stamp_reap(u64 now, u64 max_age, void (*gone)(struct stamp *s))
 				gone(s);
 			unlink_entry(s);
 			if (max_age)
-				this_cpu_inc(pcpu->evictions);
+				this_cpu_inc(pcpu->evictions[s->kind]);
 			n++;
 		}
 		spin_unlock_irqrestore(lock_of(b), flags);
@@ -311,7 +314,7 @@ void stamp_reset_counters(void)
 
 		spin_lock_irqsave(&c->lock, flags);
 		c->inserts = 0;
-		c->evictions = 0;
+		memset(c->evictions, 0, sizeof(c->evictions));
 		c->full = 0;
 		spin_unlock_irqrestore(&c->lock, flags);
 		per_cpu(stamp_misses, cpu) = 0;
@@ -320,7 +323,8 @@ void stamp_reset_counters(void)
 
 void stamp_stats(struct seq_file *m)
 {
-	u64 inserts = 0, misses = 0, evictions = 0, full = 0;
+	u64 inserts = 0, misses = 0, evictions = 0, life_evictions = 0;
+	u64 full = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
@@ -328,14 +332,18 @@ void stamp_stats(struct seq_file *m)
 
 		inserts += READ_ONCE(c->inserts);
 		misses += READ_ONCE(per_cpu(stamp_misses, cpu));
-		evictions += READ_ONCE(c->evictions);
+		evictions += READ_ONCE(c->evictions[STAMP_RX]) +
+			     READ_ONCE(c->evictions[STAMP_TX]);
+		life_evictions += READ_ONCE(c->evictions[STAMP_LIFE]);
 		full += READ_ONCE(c->full);
 	}
 	seq_printf(m, "table_capacity %u\n", capacity);
 	seq_printf(m, "table_in_use %u\n", stamp_in_use());
 	seq_printf(m, "table_inserts %llu\n", inserts);
 	seq_printf(m, "table_lookup_misses %llu\n", misses);
+	/* timelines; lifetimes older than max_age_ms on their own */
 	seq_printf(m, "table_evictions %llu\n", evictions);
+	seq_printf(m, "table_evictions_lifetime %llu\n", life_evictions);
 	seq_printf(m, "table_full %llu\n", full);
 }
 

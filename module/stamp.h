@@ -62,6 +62,8 @@ enum lat_end {
 	END_MERGED,	/* GRO merged it into another skb, then freed it */
 	END_REUSED,	/* GRO merged it, and its skb is the next frame's */
 	END_COALESCED,	/* its data joined another skb (kfree_skb_partial) */
+	END_DISARMED,	/* its view was switched off (control) */
+	END_ORPHANED,	/* another skb came with its head: its free was missed */
 	END_REASONS
 };
 
@@ -210,10 +212,12 @@ void stamp_remove(struct stamp *s, unsigned long flags)
 	__releases(stamp_bucket);
 
 /*
- * Remove every entry older than @max_age ns (all of them for 0), calling
- * @gone on each, under its bucket lock, first.  Process context.
+ * Remove every entry of the kinds in @kinds (a mask of BIT(kind)) older
+ * than @max_age ns (all of them for 0), calling @gone on each, under its
+ * bucket lock, first.  Those removed for their age count as evictions of
+ * their kind.  Process context.
  */
-unsigned int stamp_reap(u64 now, u64 max_age,
+unsigned int stamp_reap(unsigned int kinds, u64 now, u64 max_age,
 			void (*gone)(struct stamp *s));
 
 /* Show up to @max live entries (under their bucket locks). */

@@ -52,7 +52,7 @@
 static unsigned int max_age_ms = 60000;
 module_param(max_age_ms, uint, 0400);
 MODULE_PARM_DESC(max_age_ms,
-		 "Timelines older than this are evicted (default 60000 ms)");
+		 "Timelines and lifetimes older than this are evicted (at least 1, default 60000 ms)");
 
 /* The points' names in the verbose trace; the transport's is its own. */
 static const char *const point_names[2][STAMP_MAX_POINTS] = {
@@ -136,6 +136,35 @@ static void tuple_from_sk(const struct sock *sk, const struct flowi4 *fl4,
 static inline bool stale(const struct stamp *s, u64 now)
 {
 	return (s64)(now - s->t_start) > (s64)max_age_ns;
+}
+
+/*
+ * Is @s, found under @skb's head, the timeline of another packet?  Only
+ * clones share a head, and cloning marks both skbs for good (skb->cloned):
+ * an skb that is neither the owner nor a clone got the head after the
+ * owner's packet was freed, and skbprof missed that free (a kprobe's
+ * nmissed).  Such a stamp never lends its points to the new packet.  The
+ * same skb at the same address again cannot be told apart.
+ */
+static inline bool foreign(const struct stamp *s, const struct sk_buff *skb)
+{
+	return s->owner != skb && !skb->cloned;
+}
+
+/* Why @s, found under @skb's head where its packet cannot be, ends. */
+static inline enum lat_end gone_why(const struct stamp *s,
+				    const struct sk_buff *skb, u64 now)
+{
+	if (stale(s, now))
+		return END_EVICTED;
+	return foreign(s, skb) ? END_ORPHANED : END_RESTARTED;
+}
+
+/* Does @cfg follow @kind timelines? */
+static inline bool followed(const struct skbprof_config *cfg, u8 kind)
+{
+	return cfg->stages & (kind == STAMP_RX ? SKBPROF_RX_STAGES :
+						 SKBPROF_TX_STAGES);
 }
 
 static inline bool reached(const struct stamp *s, unsigned int point)
@@ -447,8 +476,7 @@ static void end_previous(const struct sk_buff *skb, u8 kind)
 		return;
 	s = stamp_lock(head_key(skb), kind, false, &flags);
 	if (s) {
-		end_early(s, stale(s, ktime_get_mono_fast_ns()) ?
-			  END_EVICTED : END_RESTARTED);
+		end_early(s, gone_why(s, skb, ktime_get_mono_fast_ns()));
 		stamp_remove(s, flags);
 	}
 }
@@ -483,17 +511,19 @@ static bool admit(struct stamp *tmp, u8 kind, const struct sk_buff *skb,
 
 /*
  * Is this first point, come for @s, another probe of the point @s is at
- * (several probes of the first point see one skb, and the first keeps
- * it)?  Then @s stays, and its skb is the one seen last.
+ * (several probes of a received skb's first point see it, and the first
+ * keeps it)?  Then @s stays, and its skb is the one seen last.  A
+ * transmit timeline has one probe at its first point: a stamp there is an
+ * earlier packet's.
  */
 static bool first_point_again(struct stamp *s, const struct sk_buff *skb,
 			      const struct skbprof_config *cfg, u16 via,
 			      u64 now)
 {
-	if (s->point != 0 || stale(s, now))
+	if (s->point != 0 || s->kind != STAMP_RX || stale(s, now) ||
+	    foreign(s, skb))
 		return false;
-	if (s->kind == STAMP_RX)
-		s->owner = skb;
+	s->owner = skb;
 	repeat(s, cfg, 0, via, now);
 	return true;
 }
@@ -508,7 +538,7 @@ static bool restart(struct stamp *s, const struct sk_buff *skb,
 {
 	if (first_point_again(s, skb, cfg, via, now))
 		return false;
-	end_early(s, stale(s, now) ? END_EVICTED : END_RESTARTED);
+	end_early(s, gone_why(s, skb, now));
 	stamp_clear(s);
 	return true;
 }
@@ -618,7 +648,6 @@ static void rx_start_core(const struct sk_buff *skb,
 {
 	unsigned long flags;
 	struct stamp *s;
-	bool stays;
 	u64 now;
 
 	/* most packets come with the stamp their entry tracepoint made */
@@ -630,13 +659,20 @@ static void rx_start_core(const struct sk_buff *skb,
 		 */
 		now = cfg->trace == SKBPROF_TRACE_VERBOSE ?
 		      ktime_get_mono_fast_ns() : ktime_get_coarse_ns();
-		stays = first_point_again(s, skb, cfg, via, now);
-		if (stays && decided_out(s))
-			stamp_remove(s, flags);
-		else
-			stamp_unlock(s, flags);
-		if (stays)
+		if (first_point_again(s, skb, cfg, via, now)) {
+			if (decided_out(s))
+				stamp_remove(s, flags);
+			else
+				stamp_unlock(s, flags);
 			return;
+		}
+		/*
+		 * An earlier packet's, or this one's sent round the stack
+		 * again (a tunnel, a bridge): it ends here, whether or not
+		 * a new timeline starts.
+		 */
+		end_early(s, gone_why(s, skb, now));
+		stamp_remove(s, flags);
 	}
 	if (!cfg->filter.terms && cfg->sample > 1)
 		return;
@@ -807,6 +843,11 @@ static noinline void point_found(const struct sk_buff *skb, u8 kind,
 	if (!s)
 		goto out;
 	cfg = skbprof_config();
+	if (foreign(s, skb)) {
+		end_early(s, END_ORPHANED);
+		stamp_remove(s, flags);
+		goto out;
+	}
 	if (kind == STAMP_RX && point == RXP_APP && !rx_reader(s, skb)) {
 		stamp_unlock(s, flags);
 		goto out;
@@ -1025,7 +1066,10 @@ static noinline void free_found(const struct sk_buff *skb, unsigned long key,
 		s = stamp_lock(key, kind, false, &flags);
 		if (!s)
 			continue;
-		if (s->owner == skb || last) {
+		if (foreign(s, skb)) {
+			end_early(s, END_ORPHANED);
+			stamp_remove(s, flags);
+		} else if (s->owner == skb || last) {
 			end_early(s, kind == STAMP_RX ?
 					  rx_free_why(s, skb, why) : why);
 			stamp_remove(s, flags);
@@ -1075,11 +1119,23 @@ static void rekey_one(const struct sk_buff *skb, const void *old_head,
 	local_irq_restore(flags);
 }
 
-/* pskb_expand_head() gave @skb a new head: move its timelines along. */
+/*
+ * pskb_expand_head() gave @skb a new head: move its timelines along.  Its
+ * kretprobe may return after its view was switched off and swept: a
+ * stamp moves only while its view is on, in one RCU-sched section with
+ * the test, which the sweep waits for.
+ */
 void lat_rekey(const struct sk_buff *skb, const void *old_head)
 {
-	rekey_one(skb, old_head, STAMP_RX);
-	rekey_one(skb, old_head, STAMP_TX);
+	const struct skbprof_config *cfg;
+
+	rcu_read_lock_sched();
+	cfg = skbprof_config();
+	if (followed(cfg, STAMP_RX))
+		rekey_one(skb, old_head, STAMP_RX);
+	if (followed(cfg, STAMP_TX))
+		rekey_one(skb, old_head, STAMP_TX);
+	rcu_read_unlock_sched();
 }
 
 /*
@@ -1099,7 +1155,7 @@ static bool fork_one(const struct sk_buff *seg, const struct stamp *tl,
 	if (!s)
 		return false;
 	if (!fresh && s->t_start != tl->t_start)
-		end_early(s, stale(s, now) ? END_EVICTED : END_RESTARTED);
+		end_early(s, gone_why(s, seg, now));
 	stamp_copy(s, tl);
 	s->owner = seg;
 	stamp_unlock(s, flags);
@@ -1113,6 +1169,7 @@ static bool fork_one(const struct sk_buff *seg, const struct stamp *tl,
  * counted as forked, unless a segment kept its head (skb_segment_list()
  * makes the skb itself the first segment): that one carries it on.  A
  * timeline filtered or sampled out is not copied, and ends with its skb.
+ * Like a rekey, only while transmit timelines are followed.
  */
 void lat_tx_segmented(const struct sk_buff *skb, const struct sk_buff *segs)
 {
@@ -1125,13 +1182,16 @@ void lat_tx_segmented(const struct sk_buff *skb, const struct sk_buff *segs)
 
 	if (!skb)
 		return;
+	rcu_read_lock_sched();
+	if (!followed(skbprof_config(), STAMP_TX))
+		goto out;
 	key = head_key(skb);
 	s = stamp_lock(key, STAMP_TX, false, &flags);
 	if (!s)
-		return;
+		goto out;
 	if (s->verdict != STAMP_KEEP && s->verdict != STAMP_UNDECIDED) {
 		stamp_unlock(s, flags);
-		return;
+		goto out;
 	}
 	/* the stages before the fork count once, not per segment */
 	settle(s, 0);
@@ -1155,6 +1215,8 @@ void lat_tx_segmented(const struct sk_buff *skb, const struct sk_buff *segs)
 	local_irq_save(flags);
 	latency_gso(n, full);
 	local_irq_restore(flags);
+out:
+	rcu_read_unlock_sched();
 }
 
 /* ---- the reaper ---- */
@@ -1166,7 +1228,9 @@ static void reaped(struct stamp *s)
 
 static void reap(struct work_struct *w)
 {
-	stamp_reap(ktime_get_ns(), max_age_ns, reaped);
+	/* lifetimes too: the table is this part's */
+	stamp_reap(BIT(STAMP_RX) | BIT(STAMP_TX) | BIT(STAMP_LIFE),
+		   ktime_get_ns(), max_age_ns, reaped);
 	schedule_delayed_work(&reaper, REAP_PERIOD);
 }
 
@@ -1177,13 +1241,43 @@ static void reset_ticks(unsigned int cpu)
 	memset(per_cpu_ptr(&sample_tick, cpu), 0, sizeof(sample_tick));
 }
 
+/*
+ * The stamps go first: a timeline that started before the reset would
+ * end in the fresh histograms (the lifetimes' too, which lifetime.c
+ * resets after this part).
+ */
 static void timeline_reset(void)
 {
+	stamp_reap(BIT(STAMP_RX) | BIT(STAMP_TX) | BIT(STAMP_LIFE), 0, 0,
+		   NULL);
 	latency_reset();
 	skbprof_reset_cpus(reset_ticks);
-	/* no timeline measured before the reset ends after it */
-	stamp_reap(0, 0, NULL);
 	stamp_reset_counters();
+}
+
+static void swept(struct stamp *s)
+{
+	end_early(s, END_DISARMED);
+}
+
+/*
+ * A direction whose stages are all off has no probe left to end its
+ * timelines: they end now, counted as disarmed, and so does GRO's state
+ * of the frame in flight on each CPU, which no exit tracepoint clears.
+ */
+static void timeline_sweep(const struct skbprof_config *cfg)
+{
+	unsigned int kinds = 0, cpu;
+
+	if (!followed(cfg, STAMP_RX))
+		kinds |= BIT(STAMP_RX);
+	if (!followed(cfg, STAMP_TX))
+		kinds |= BIT(STAMP_TX);
+	if (kinds)
+		stamp_reap(kinds, 0, 0, swept);
+	if (kinds & BIT(STAMP_RX))
+		for_each_possible_cpu(cpu)
+			per_cpu_ptr(&gro_cur, cpu)->skb = NULL;
 }
 
 static int timeline_init(void)
@@ -1191,6 +1285,11 @@ static int timeline_init(void)
 	int err;
 
 	skbprof_stages_init();
+	/* 0 would make every stamp stale at once */
+	if (!max_age_ms) {
+		pr_err("max_age_ms=0: must be at least 1\n");
+		return -EINVAL;
+	}
 	max_age_ns = (u64)max_age_ms * NSEC_PER_MSEC;
 	err = latency_init();
 	if (err)
@@ -1220,6 +1319,7 @@ const struct skbprof_part skbprof_latency_part = {
 	.name = "latency",
 	.init = timeline_init,
 	.exit = timeline_exit,
+	.sweep = timeline_sweep,
 	.reset = timeline_reset,
 	.stats = latency_stats,
 	.files = latency_files,

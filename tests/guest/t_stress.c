@@ -766,6 +766,7 @@ static const struct {
 } failing[] = {
 	{ "drop_keys=0", EINVAL },		/* the last part refuses */
 	{ "table_size=1", EINVAL },		/* the timelines refuse */
+	{ "max_age_ms=0", EINVAL },		/* every stamp stale at once */
 	/* 1 + the last row's index would not fit payer.row[] */
 	{ "procs_rows=65536", EINVAL },
 	{ "trace=on trace_buffer_kb=0", EINVAL },
