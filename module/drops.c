@@ -87,18 +87,6 @@ static void drops_skb_proto(const struct sk_buff *skb,
 }
 
 /*
- * @location as %pS prints it, symbol+offset/size [module], into @buf
- * (KSYM_SYMBOL_LEN bytes), or "?" where it does not resolve (say, in a
- * module unloaded since): sprint_symbol() then gives the raw address,
- * which no reader may see.
- */
-static const char *drops_location(char *buf, unsigned long location)
-{
-	sprint_symbol(buf, location);
-	return strncmp(buf, "0x", 2) ? buf : "?";
-}
-
-/*
  * The network namespace of a drop, by its device (skbprof_skb_info()) or
  * else its socket, and the cgroup of its socket: a full socket's, the
  * one it was created in; 0 when not known.
@@ -117,12 +105,19 @@ static void drops_skb_owner(const struct sk_buff *skb, struct dt_sample *s,
 	s->cgroup = skbprof_sk_cgroup_id(sk);
 }
 
-/* One line on the trace stream per drop. */
+/*
+ * One line on the trace stream per drop.  Its location is resolved when
+ * the line is read: no symbol lookup, and no buffer for its name, deep in
+ * the stack where packets are freed.
+ */
+#define DROP_LINE \
+	"DROP %s " SKBPROF_TRACE_SYM " | %s | dev %s | stage %s | netns %s"
+
 static void drops_trace(const struct skbprof_pktinfo *pi,
 			const struct skbprof_tuple *t, void *location,
 			u32 reason, u8 stage, u32 netns)
 {
-	char flow[SKBPROF_FLOW_LEN], sym[KSYM_SYMBOL_LEN], ns[16] = "-";
+	char flow[SKBPROF_FLOW_LEN], ns[16] = "-";
 	const char *name = NULL;
 
 	if (netns)
@@ -130,11 +125,10 @@ static void drops_trace(const struct skbprof_pktinfo *pi,
 	skbprof_fmt_flow(flow, sizeof(flow), t, SKBPROF_FLOW_TRACE);
 	if (SKBPROF_HAVE_DROP_REASONS)
 		name = skbprof_drop_reason_name(reason);
-	skbprof_trace_printf("DROP %s %s | %s | dev %s | stage %s | netns %s",
-			     name ? name : "-",
-			     drops_location(sym, (unsigned long)location),
-			     flow, pi->dev ? pi->dev : "-",
-			     lat_reached_name(stage), ns);
+	skbprof_trace_printf_sym((unsigned long)location, DROP_LINE,
+				 name ? name : "-", flow,
+				 pi->dev ? pi->dev : "-",
+				 lat_reached_name(stage), ns);
 }
 
 static void drops_record(struct sk_buff *skb, void *location, u32 reason)
@@ -340,7 +334,7 @@ static int drops_seq_show(struct seq_file *m, void *v)
 	drops_put_time(m, r->first_ns);
 	drops_put_time(m, r->last_ns);
 
-	seq_printf(m, " %s\n", drops_location(sym, r->location));
+	seq_printf(m, " %s\n", skbprof_location(sym, r->location));
 	return 0;
 }
 

@@ -6,6 +6,7 @@
  * nothing of skbprof.
  */
 #include <linux/cpu.h>
+#include <linux/kallsyms.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
@@ -68,6 +69,12 @@ int skbprof_snapshot_release(struct inode *inode, struct file *file)
 
 	kvfree(m->private);
 	return seq_release(inode, file);
+}
+
+const char *skbprof_location(char *buf, unsigned long addr)
+{
+	sprint_symbol(buf, addr);
+	return strncmp(buf, "0x", 2) ? buf : "?";
 }
 
 struct reset_cpus_arg {

@@ -18,6 +18,7 @@
 
 #include <linux/fs.h>
 #include <linux/irq_work.h>
+#include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -43,6 +44,7 @@ MODULE_PARM_DESC(trace_buffer_kb,
 struct pkttrace_rec {
 	u64 mono_ns;
 	u64 real_ns;
+	unsigned long sym;	/* 0, or the address SKBPROF_TRACE_SYM names */
 	u16 cpu;
 	u16 len;
 	char text[SKBPROF_TRACE_LINE_MAX];
@@ -100,26 +102,43 @@ static int pkttrace_prepare(void)
 	return err;
 }
 
-void skbprof_trace_printf(const char *fmt, ...)
+static __printf(2, 0) void pkttrace_add(unsigned long sym, const char *fmt,
+					   va_list ap)
 {
 	struct trace_buffer *rb = pkttrace_ring();
 	struct pkttrace_rec rec;
-	va_list ap;
 	int n;
 
 	if (!rb)
 		return;
-	va_start(ap, fmt);
 	n = vscnprintf(rec.text, sizeof(rec.text), fmt, ap);
-	va_end(ap);
 	rec.mono_ns = ktime_get_mono_fast_ns();
 	rec.real_ns = ktime_get_real_fast_ns();
+	rec.sym = sym;
 	rec.cpu = raw_smp_processor_id();
 	rec.len = n;
 	if (ring_buffer_write(rb, offsetof(struct pkttrace_rec, text) + n, &rec))
 		return;
 	if (wq_has_sleeper(&pkttrace_wait))
 		irq_work_queue(&pkttrace_iw);
+}
+
+void skbprof_trace_printf(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pkttrace_add(0, fmt, ap);
+	va_end(ap);
+}
+
+void skbprof_trace_printf_sym(unsigned long addr, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pkttrace_add(addr, fmt, ap);
+	va_end(ap);
 }
 
 static bool pkttrace_has_data(void)
@@ -136,8 +155,30 @@ struct pkttrace_reader {
 	char buf[PAGE_SIZE];
 };
 
-/* Room one formatted line needs: prefix, text, newline. */
-#define LINE_ROOM (SKBPROF_TRACE_LINE_MAX + 48)
+/* Room one formatted line needs: prefix, text, a symbol, newline. */
+#define LINE_ROOM (SKBPROF_TRACE_LINE_MAX + KSYM_SYMBOL_LEN + 48)
+
+/* The name SKBPROF_TRACE_SYM stands for; under pkttrace_read_lock. */
+static char pkttrace_sym[KSYM_SYMBOL_LEN];
+
+/*
+ * Print @rec's text at @buf: the first SKBPROF_TRACE_SYM becomes the name
+ * of rec->sym, looked up now, in process context.
+ */
+static int pkttrace_text(char *buf, size_t size,
+			 const struct pkttrace_rec *rec)
+{
+	int len = min_t(int, rec->len, SKBPROF_TRACE_LINE_MAX);
+	const char *at = rec->sym ? memchr(rec->text, SKBPROF_TRACE_SYM[0], len) :
+				    NULL;
+	int head = at ? at - rec->text : len;
+
+	if (!at)
+		return scnprintf(buf, size, "%.*s", len, rec->text);
+	return scnprintf(buf, size, "%.*s%s%.*s", head, rec->text,
+			 skbprof_location(pkttrace_sym, rec->sym),
+			 len - head - 1, at + 1);
+}
 
 /* Move lines, oldest first across CPUs, into r->buf. */
 static void pkttrace_fill(struct pkttrace_reader *r)
@@ -184,11 +225,13 @@ static void pkttrace_fill(struct pkttrace_reader *r)
 		time64_to_tm(div_u64_rem(rec->real_ns, NSEC_PER_SEC, &nsec), 0,
 			     &tm);
 		r->len += scnprintf(r->buf + r->len, sizeof(r->buf) - r->len,
-				    "%02d:%02d:%02d.%06u cpu%u %.*s\n",
+				    "%02d:%02d:%02d.%06u cpu%u ",
 				    tm.tm_hour, tm.tm_min, tm.tm_sec,
-				    nsec / 1000, rec->cpu,
-				    min_t(int, rec->len, SKBPROF_TRACE_LINE_MAX),
-				    rec->text);
+				    nsec / 1000, rec->cpu);
+		r->len += pkttrace_text(r->buf + r->len,
+					sizeof(r->buf) - r->len, rec);
+		r->len += scnprintf(r->buf + r->len, sizeof(r->buf) - r->len,
+				    "\n");
 		atomic64_inc(&pkttrace_lines);
 	}
 	mutex_unlock(&pkttrace_read_lock);

@@ -19,6 +19,15 @@
 /* Add one line (no newline) to the stream, prefixed with time and CPU. */
 __printf(1, 2) void skbprof_trace_printf(const char *fmt, ...);
 
+/*
+ * The same for a line that names the code address @addr: the first
+ * SKBPROF_TRACE_SYM in its text stands for @addr as skbprof_location()
+ * prints it, resolved when the line is read.
+ */
+#define SKBPROF_TRACE_SYM "\x01"
+__printf(2, 3) void skbprof_trace_printf_sym(unsigned long addr,
+					     const char *fmt, ...);
+
 extern const struct skbprof_part skbprof_trace_part;
 
 #endif /* _SKBPROF_PKTTRACE_H */
