@@ -464,8 +464,15 @@ static int stats_consistent(const char *s, unsigned int cycle)
 
 /* ---- memory ---------------------------------------------------------- */
 
+struct slab {
+	char name[40];
+	long long kb;			/* its slabs' pages */
+};
+
 struct mem {
 	long long slab, percpu, vmalloc;	/* /proc/meminfo, kB */
+	struct slab slabs[512];		/* /proc/slabinfo */
+	int nslabs;
 	long long mod_bytes;		/* vmallocinfo areas of [skbprof] */
 	int mod_areas;
 	int orphans;			/* areas whose caller does not resolve */
@@ -476,6 +483,55 @@ static long long meminfo(const char *s, const char *key)
 	const char *p = strstr(s, key);
 
 	return p ? atoll(p + strlen(key)) : -1;
+}
+
+/* The kB each slab cache holds, for saying which one grew. */
+static void slabs_read(struct mem *m)
+{
+	long long kb_page = sysconf(_SC_PAGESIZE) / 1024, pages, slabs;
+	char *s = read_file("/proc/slabinfo"), *line, *save = NULL;
+	struct slab *c;
+
+	m->nslabs = 0;
+	if (!s)
+		return;
+	for (line = strtok_r(s, "\n", &save); line && m->nslabs < 512;
+	     line = strtok_r(NULL, "\n", &save)) {
+		c = &m->slabs[m->nslabs];
+		if (sscanf(line, "%39s %*d %*d %*d %*d %lld : tunables %*d %*d %*d : slabdata %*d %lld",
+			   c->name, &pages, &slabs) == 3) {
+			c->kb = pages * slabs * kb_page;
+			m->nslabs++;
+		}
+	}
+	free(s);
+}
+
+/* Note the slab caches that grew most from @a to @b. */
+static void slabs_note_growth(const struct mem *a, const struct mem *b)
+{
+	char line[512] = "";
+	long long grew[512];
+	int i, j, top, n = 0;
+
+	for (i = 0; i < b->nslabs; i++) {
+		grew[i] = b->slabs[i].kb;
+		for (j = 0; j < a->nslabs; j++)
+			if (!strcmp(a->slabs[j].name, b->slabs[i].name))
+				grew[i] -= a->slabs[j].kb;
+	}
+	while (n < 8) {
+		for (top = -1, i = 0; i < b->nslabs; i++)
+			if (grew[i] > 0 && (top < 0 || grew[i] > grew[top]))
+				top = i;
+		if (top < 0)
+			break;
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 " %s +%lld", b->slabs[top].name, grew[top]);
+		grew[top] = 0;
+		n++;
+	}
+	note("slab caches that grew most, kB:%s", n ? line : " none");
 }
 
 static int mem_read(struct mem *m)
@@ -489,6 +545,7 @@ static int mem_read(struct mem *m)
 	m->percpu = meminfo(s, "\nPercpu:");
 	m->vmalloc = meminfo(s, "\nVmallocUsed:");
 	free(s);
+	slabs_read(m);
 	s = read_file("/proc/vmallocinfo");
 	CHECK(s, "/proc/vmallocinfo");
 	m->mod_bytes = 0;
@@ -511,6 +568,37 @@ static int mem_read(struct mem *m)
 	}
 	free(s);
 	return 0;
+}
+
+/* TCP sockets in TIME_WAIT (/proc/net/sockstat), or -1. */
+static long tcp_time_wait(void)
+{
+	char *s = read_file("/proc/net/sockstat"), *p;
+	long tw = -1;
+
+	p = s ? strstr(s, "\nTCP: ") : NULL;
+	p = p ? strstr(p, " tw ") : NULL;
+	if (p)
+		tw = atol(p + 4);
+	free(s);
+	return tw;
+}
+
+/*
+ * Wait for the TIME_WAIT sockets of the traffic to expire: each holds
+ * slab for TCP_TIMEWAIT_LEN (60 s), and hundreds of them weigh more than
+ * the growth the memory check looks for.  The seconds it took, or -1.
+ */
+static double time_wait_drained(void)
+{
+	double t0 = now();
+
+	while (tcp_time_wait() != 0) {
+		if (now() - t0 > 120)
+			return -1;
+		msleep(100);
+	}
+	return now() - t0;
 }
 
 static long long mem_sum(const struct mem *m)
@@ -619,17 +707,20 @@ static int cycle(struct kids *k, unsigned int i, int work_ms, int *busy,
 /* Minutes long under TCG: make check-stress, make check-debug. */
 SLOWTEST(stress_load_unload_100)
 {
-	struct mem before, loaded, after;
+	static struct mem before, loaded, after;
 	struct kids k = { .n = 0 };
 	int i, err = 0, busy = 0, hold = -1, leaks, reports;
 	long long reads = 0, absent = 0;
-	double t0 = 0, t1 = 0;
+	double t0 = 0, t1 = 0, tw_took = 0;
 
 	CHECK(shared_map() == 0, "shared memory");
 	if (pace() > 1)
 		note("children pause %d times longer (skbprof.pace)", pace());
 	if (kver() >= 612)
 		hold = tp_hold();	/* see t_drops.c drops_unload_under_load */
+	/* before the children, to compare with after them */
+	if (mem_read(&before))
+		goto out;
 	spawn(&k, run_tcp, 0);
 	spawn(&k, run_udp, 0);
 	spawn(&k, run_udp, 1);
@@ -638,13 +729,20 @@ SLOWTEST(stress_load_unload_100)
 	spawn(&k, run_writer, 1);
 	spawn(&k, run_writer, 2);
 	msleep(500);
-	if (mem_read(&before))
-		goto out;
 
 	t0 = now();
 	for (i = 0; i < CYCLES && !err && !sh_mem->bad; i++)
 		err = cycle(&k, i, WORK_MS, &busy, i == 0 ? &loaded : NULL);
 	t1 = now();
+	kill_all(&k);
+	if (!err) {
+		tw_took = time_wait_drained();
+		if (tw_took < 0) {
+			fail("%ld TCP sockets still in TIME_WAIT after 120 s",
+			     tcp_time_wait());
+			err = -1;
+		}
+	}
 	if (!err && mem_read(&after))
 		err = -1;
 out:
@@ -667,12 +765,15 @@ out:
 	     sh_mem->writes_absent);
 	note("traffic: %ld TCP connections, %ld UDP delivered, %ld UDP to a closed port",
 	     sh_mem->sent[0], sh_mem->sent[1], sh_mem->sent[2]);
+	note("the traffic's TIME_WAIT sockets expired %.1f s after it stopped",
+	     tw_took);
 	note("memory kB (Slab+Percpu+VmallocUsed): before %lld (%lld+%lld+%lld), loaded %lld (%lld+%lld+%lld), after %lld (%lld+%lld+%lld)",
 	     mem_sum(&before), before.slab, before.percpu, before.vmalloc,
 	     mem_sum(&loaded), loaded.slab, loaded.percpu, loaded.vmalloc,
 	     mem_sum(&after), after.slab, after.percpu, after.vmalloc);
 	note("vmalloc areas of [skbprof] while loaded: %d, %lld bytes; after: %d",
 	     loaded.mod_areas, loaded.mod_bytes, after.mod_areas);
+	slabs_note_growth(&before, &after);
 	CHECK(sh_mem->writes_ok > 0 && sh_mem->writes_einval > 0,
 	      "the control writers did not get through");
 	CHECK(sh_mem->sent[0] > 0 && sh_mem->sent[1] > 0 && sh_mem->sent[2] > 0,
@@ -681,9 +782,10 @@ out:
 	CHECK_EQ(after.mod_areas, 0);
 	CHECK_EQ(after.orphans, before.orphans);
 	/*
-	 * One load takes loaded - before; were a part of that kept per
-	 * cycle, 100 cycles would show it many times over.  Traffic keeps
-	 * slab moving, so allow 2 MiB of noise.  Where kmemleak is (the
+	 * One load takes about loaded - before; were a part of that kept
+	 * per cycle, 100 cycles would show it many times over.  Before and
+	 * after are read with no traffic and no TIME_WAIT socket, but the
+	 * traffic leaves slabs part-used, so allow 2 MiB.  Where kmemleak is (the
 	 * debug kernel), it judges slab exactly instead: KASAN's quarantine
 	 * there keeps megabytes of freed objects counted in Slab.
 	 */
