@@ -144,6 +144,9 @@ mode_start() {
 		reader=$! ;;
 	trace-nodrain) skbprof_load; ctl "trace on" ;;
 	empty)	skbprof_load bench_empty=1 ;;
+	# function entries on kprobes instead of the ftrace callback
+	all-kprobe) skbprof_load entry_ftrace=0 ;;
+	empty-kprobe) skbprof_load bench_empty=1 entry_ftrace=0 ;;
 	bpftrace) ;;	# see run_mode
 	*)	echo "error unknown mode $1" ;;
 	esac

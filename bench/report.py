@@ -14,7 +14,8 @@ import sys
 
 MODES = ["none", "drops", "rx", "tx", "all", "sample100", "sample100f",
          "lifetime",
-         "trace", "trace-nodrain", "empty", "bpftrace"]
+         "trace", "trace-nodrain", "empty", "all-kprobe", "empty-kprobe",
+         "bpftrace"]
 MODE_TEXT = {
     "none": "no module",
     "drops": "skbprof drops only",
@@ -27,18 +28,22 @@ MODE_TEXT = {
     "trace": "all stages, trace on (drained)",
     "trace-nodrain": "all stages, trace on (not read)",
     "empty": "empty handlers (floor)",
+    "all-kprobe": "all stages, entry_ftrace=0 (kprobes)",
+    "empty-kprobe": "empty handlers, entry_ftrace=0 (kprobes)",
     "bpftrace": "bpftrace, same stages",
 }
 SKBPROF_MODES = ["drops", "rx", "tx", "all", "sample100", "sample100f",
                  "lifetime",
-                 "trace", "trace-nodrain"]
+                 "trace", "trace-nodrain", "all-kprobe"]
 # The per-view table: what each view costs on its own (mode, column head).
 VIEW_COLUMNS = [("drops", "drops"), ("rx", "rx stages"), ("tx", "tx stages"),
                 ("all", "all stages = insmod defaults"),
                 ("sample100", "all, sample 100"),
                 ("sample100f", "all, sample 100, filter proto udp"),
                 ("lifetime", "lifetime 16"),
-                ("trace", "all + trace"), ("empty", "probe floor")]
+                ("trace", "all + trace"), ("empty", "probe floor"),
+                ("all-kprobe", "all stages, kprobes"),
+                ("empty-kprobe", "probe floor, kprobes")]
 WORKLOADS = {
     # name: (throughput key, unit, text)
     "udp-flood": ("pps", "pps", "UDP datagrams over loopback, 64 B, sent and read back"),

@@ -196,6 +196,43 @@ static inline unsigned long skbprof_function_end(unsigned long addr)
 }
 
 /*
+ * ftrace_ops callbacks, which serve probes.c's function entries.
+ *   5.10:    the callback's last parameter is struct pt_regs *, NULL
+ *            unless the ops asks FTRACE_OPS_FL_SAVE_REGS; with
+ *            FTRACE_OPS_FL_RECURSION_SAFE the ops guards itself against
+ *            recursion, else ftrace wraps it in a slower helper.
+ *   5.11 on: it is struct ftrace_regs *, and an ops guards itself unless
+ *            it asks FTRACE_OPS_FL_RECURSION.  DYNAMIC_FTRACE_WITH_ARGS
+ *            saves the argument registers for every ops (x86-64 from
+ *            5.11); ftrace_regs_get_argument() reads them where the
+ *            header defines it (x86-64 from 6.2), the pt_regs inside
+ *            before.  Without it only SAVE_REGS saves them.
+ * SKBPROF_FREGS is the parameter's type, SKBPROF_FTRACE_OPS_FLAGS the
+ * ops' flags, skbprof_ftrace_arg(f, n) the traced function's argument n.
+ */
+#include <linux/ftrace.h>
+
+#if !SKBPROF_KERNEL_AT_LEAST(5, 11)
+#define SKBPROF_FREGS	struct pt_regs
+#define SKBPROF_FTRACE_OPS_FLAGS \
+	(FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION_SAFE)
+#define skbprof_ftrace_arg(f, n)	regs_get_kernel_argument(f, n)
+#elif defined(ftrace_regs_get_argument)
+#define SKBPROF_FREGS	struct ftrace_regs
+#define SKBPROF_FTRACE_OPS_FLAGS	0
+#define skbprof_ftrace_arg(f, n)	ftrace_regs_get_argument(f, n)
+#elif defined(CONFIG_HAVE_DYNAMIC_FTRACE_WITH_ARGS) && defined(CONFIG_X86_64)
+#define SKBPROF_FREGS	struct ftrace_regs
+#define SKBPROF_FTRACE_OPS_FLAGS	0
+#define skbprof_ftrace_arg(f, n)	regs_get_kernel_argument(&(f)->regs, n)
+#else
+#define SKBPROF_FREGS	struct ftrace_regs
+#define SKBPROF_FTRACE_OPS_FLAGS	FTRACE_OPS_FL_SAVE_REGS
+#define skbprof_ftrace_arg(f, n) \
+	regs_get_kernel_argument(ftrace_get_regs(f), n)
+#endif
+
+/*
  * Arguments of probes on skb:consume_skb: its location came in 6.3.  (For
  * skb:kfree_skb see SKBPROF_TP_KFREE_SKB_ARGS above.)
  */

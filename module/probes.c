@@ -4,13 +4,16 @@
  *
  * Each point of a timeline (see timeline.h) is served by a group of
  * candidates: stable tracepoints where one sits at the right place, else
- * kprobes at function entry (cheap: ftrace), else kretprobes where the
- * skb is the return value.  Functions get inlined or renamed between
- * kernels, so a group lists every candidate known on the supported kernels
- * and, at load, registers the first that works ("first" groups) or every
- * one that works ("all" groups: several hand-off tracepoints, the free
- * paths).  A candidate that fails is reported in stats with its error and
- * never fails the load.
+ * function entries, else kretprobes where the skb is the return value.
+ * A function entry gets skbprof's ftrace callback where ftrace traces the
+ * function (a fraction of a kprobe's cost), a kprobe elsewhere; stats
+ * names the mechanism of each ("probe GROUP SYMBOL MECHANISM ...").
+ * Functions get inlined or renamed between kernels, so a group lists
+ * every candidate known on the supported kernels and, at load, registers
+ * the first that works ("first" groups) or every one that works ("all"
+ * groups: several hand-off tracepoints, the free paths).  A candidate
+ * that fails is reported in stats with its error and never fails the
+ * load.
  *
  * Every group must be served on every supported kernel: stats says so per
  * group ("group NAME served").  A group is "absent", not unserved, only
@@ -36,6 +39,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ftrace.h>
+#include <linux/hash.h>
 #include <linux/in.h>
 #include <linux/kprobes.h>
 #include <linux/percpu.h>
@@ -53,7 +58,15 @@
 #include "stamp.h"
 #include "timeline.h"
 
-enum cand_type { CT_TP, CT_KPROBE, CT_KRETPROBE };
+/* How a candidate is declared: a tracepoint, a function entry, a return. */
+enum cand_type { CT_TP, CT_ENTRY, CT_KRETPROBE };
+
+/*
+ * What serves it on the running kernel, chosen at load: a function entry
+ * gets the ftrace callback where ftrace can trace the function, else a
+ * kprobe.
+ */
+enum cand_mech { CM_NONE, CM_TRACEPOINT, CM_FTRACE, CM_KPROBE, CM_KRETPROBE };
 
 /* What a group serves, and so when it must be armed (group_needed()). */
 enum group_view {
@@ -71,17 +84,26 @@ enum group_view {
  */
 enum cand_state { CS_UNTRIED, CS_ACTIVE, CS_IDLE, CS_STANDBY, CS_FAILED };
 
+struct cand;
+
+/* The arguments an entry handler gets: the probed function's first ones. */
+#define ENTRY_ARGS	4
+typedef void (*entry_fn)(struct cand *c, const unsigned long *arg);
+
 struct cand {
 	const char *sym;
 	u8 type;
 	void *tp_fn;
-	kprobe_pre_handler_t pre;
+	entry_fn en;
 	kretprobe_handler_t entry, ret;
 	size_t data_size;
 	/* set at load */
+	u8 mech;
 	u8 state;
 	int err;
 	unsigned int id;		/* slot in hits[] */
+	unsigned long ip;		/* CM_FTRACE: the traced call site */
+	atomic_long_t missed;		/* CM_FTRACE: hits the guard refused */
 	struct tracepoint *tp;
 	struct kprobe kp;
 	struct kretprobe krp;
@@ -105,6 +127,11 @@ MODULE_PARM_DESC(allow_unserved,
 		 "Load even when no probe serves a group on this kernel; its stages are then unavailable");
 
 /* writable: arming after load reads it too (under kernel_param_lock) */
+static bool entry_ftrace = true;
+module_param(entry_ftrace, bool, 0400);
+MODULE_PARM_DESC(entry_ftrace,
+		 "Serve function entries with an ftrace callback where ftrace traces them (default); 0: kprobes");
+
 static char *probe_deny;
 module_param(probe_deny, charp, 0600);
 MODULE_PARM_DESC(probe_deny,
@@ -128,7 +155,9 @@ static inline bool hit(struct cand *c)
 	return true;
 }
 
-#define ARG(regs, n)	((void *)regs_get_kernel_argument(regs, n))
+/* argument @n of a probed function: of an entry handler, of a kretprobe's */
+#define ARG(n)	({ BUILD_BUG_ON((n) >= ENTRY_ARGS); (void *)arg[n]; })
+#define REG_ARG(regs, n)	((void *)regs_get_kernel_argument(regs, n))
 
 static inline struct cand *kp_cand(struct kprobe *p)
 {
@@ -138,6 +167,179 @@ static inline struct cand *kp_cand(struct kprobe *p)
 static inline struct cand *krp_cand(struct kretprobe_instance *ri)
 {
 	return container_of(skbprof_kretprobe_of(ri), struct cand, krp);
+}
+
+/* ---- the function-entry probes: one ftrace callback, or kprobes ---- */
+
+/*
+ * Every function entry ftrace serves goes to one ftrace_ops, registered
+ * for the module's lifetime: unregistering an ops waits for RCU-tasks
+ * grace periods, one ops per function would wait once for each.  Arming
+ * a candidate adds its function to the ops' filter, disarming removes it.
+ * The filter always holds skbprof_ftrace_park() too, which nothing calls:
+ * an ops whose filter is empty traces every function in the kernel.
+ *
+ * ftrace calls the ops through a trampoline of its own while no other
+ * tracer (a kprobe, the function tracer) is on the same function; with
+ * another there, every hit walks the list of ops on it.
+ *
+ * ft_table maps a traced call site to its candidate; it is filled at load,
+ * before the ops traces the site, and read only since.
+ */
+#define FT_BITS		6
+static struct cand *ft_table[1 << FT_BITS];
+static bool ft_registered;
+static int ft_err;		/* why the ops could not be registered */
+
+static noinline void skbprof_ftrace_park(void)
+{
+	barrier();
+}
+
+/*
+ * The callback's guard: one bit per context (task, softirq, hardirq) on
+ * each CPU, so that a handler never runs inside itself (a function it
+ * calls being traced), while a softirq that interrupts a handler still
+ * gets its own hits, which kprobes would miss (nmissed).  In an NMI,
+ * hit() declines.  Preemption stays off while the handler runs, as in a
+ * kprobe's.
+ */
+static DEFINE_PER_CPU(unsigned int, ft_busy);
+
+static __always_inline int ft_trylock(void)
+{
+	unsigned long pc = preempt_count();
+	int bit = pc & HARDIRQ_MASK ? 2 : pc & SOFTIRQ_OFFSET ? 1 : 0;
+
+	preempt_disable_notrace();
+	if (unlikely(__this_cpu_read(ft_busy) & BIT(bit))) {
+		preempt_enable_notrace();
+		return -1;
+	}
+	__this_cpu_or(ft_busy, BIT(bit));
+	return bit;
+}
+
+static __always_inline void ft_unlock(int bit)
+{
+	__this_cpu_and(ft_busy, ~BIT(bit));
+	preempt_enable_notrace();
+}
+
+static inline unsigned int ft_slot(unsigned long ip)
+{
+	return hash_long(ip, FT_BITS);
+}
+
+static struct cand *ft_cand(unsigned long ip)
+{
+	unsigned int i = ft_slot(ip), n;
+
+	for (n = 0; n < ARRAY_SIZE(ft_table); n++) {
+		if (!ft_table[i] || ft_table[i]->ip == ip)
+			return ft_table[i];
+		i = (i + 1) % ARRAY_SIZE(ft_table);
+	}
+	return NULL;
+}
+
+static void notrace skbprof_ftrace_entry(unsigned long ip,
+					 unsigned long parent_ip,
+					 struct ftrace_ops *op,
+					 SKBPROF_FREGS *f)
+{
+	unsigned long arg[ENTRY_ARGS];
+	struct cand *c = ft_cand(ip);
+	int bit;
+
+	if (unlikely(!c))
+		return;			/* skbprof_ftrace_park() */
+	bit = ft_trylock();
+	if (unlikely(bit < 0)) {
+		atomic_long_inc(&c->missed);
+		return;
+	}
+	if (hit(c)) {
+		arg[0] = skbprof_ftrace_arg(f, 0);
+		arg[1] = skbprof_ftrace_arg(f, 1);
+		arg[2] = skbprof_ftrace_arg(f, 2);
+		arg[3] = skbprof_ftrace_arg(f, 3);
+		c->en(c, arg);
+	}
+	ft_unlock(bit);
+}
+
+static struct ftrace_ops ft_ops = {
+	.func	= skbprof_ftrace_entry,
+	.flags	= SKBPROF_FTRACE_OPS_FLAGS,
+};
+
+/* Register the ops, tracing only the park; on error, kprobes serve. */
+static void ft_init(void)
+{
+	unsigned long park = (unsigned long)skbprof_ftrace_park;
+
+	memset(ft_table, 0, sizeof(ft_table));
+	if (!entry_ftrace)
+		return;
+	ft_err = ftrace_set_filter_ip(&ft_ops, park, 0, 1);
+	if (ft_err)
+		goto out;
+	ft_err = register_ftrace_function(&ft_ops);
+	if (ft_err)
+		ftrace_set_filter_ip(&ft_ops, park, 1, 0);
+out:
+	ft_registered = !ft_err;
+	if (ft_err)
+		pr_warn("no ftrace callback (%d): function entries get kprobes\n",
+			ft_err);
+}
+
+static void ft_exit(void)
+{
+	size_t i;
+
+	if (!ft_registered)
+		return;
+	unregister_ftrace_function(&ft_ops);
+	ft_registered = false;
+	/*
+	 * Empty the filter, which frees its entries: 5.10 does not export
+	 * ftrace_free_filter().  The ops traces nothing now.
+	 */
+	for (i = 0; i < ARRAY_SIZE(ft_table); i++)
+		if (ft_table[i])
+			ftrace_set_filter_ip(&ft_ops, ft_table[i]->ip, 1, 0);
+	ftrace_set_filter_ip(&ft_ops, (unsigned long)skbprof_ftrace_park, 1, 0);
+}
+
+/* Give @c the callback at @ip, the call site ftrace traces. */
+static int ft_take(struct cand *c, unsigned long ip)
+{
+	unsigned int i = ft_slot(ip), n;
+
+	for (n = 0; ft_table[i]; n++, i = (i + 1) % ARRAY_SIZE(ft_table))
+		if (n == ARRAY_SIZE(ft_table) - 1 || ft_table[i]->ip == ip)
+			return -EBUSY;
+	c->ip = ip;
+	WRITE_ONCE(ft_table[i], c);
+	return 0;
+}
+
+/* A kprobe on an entry that ftrace cannot serve: the same handler. */
+static int kp_entry(struct kprobe *p, struct pt_regs *regs)
+{
+	unsigned long arg[ENTRY_ARGS];
+	struct cand *c = kp_cand(p);
+
+	if (!hit(c))
+		return 0;
+	arg[0] = regs_get_kernel_argument(regs, 0);
+	arg[1] = regs_get_kernel_argument(regs, 1);
+	arg[2] = regs_get_kernel_argument(regs, 2);
+	arg[3] = regs_get_kernel_argument(regs, 3);
+	c->en(c, arg);
+	return 0;
 }
 
 /* ---- receive ---- */
@@ -191,36 +393,24 @@ static void tp_rx_gro_frags_exit(void *data, int ret)
 }
 
 /* inet_recvmsg(sock, msg, size, flags), inet6_recvmsg: does it peek? */
-static int kp_recv(struct kprobe *p, struct pt_regs *regs)
+static void en_recv(struct cand *c, const unsigned long *arg)
 {
-	if (!hit(kp_cand(p)))
-		return 0;
-	lat_rx_recv((unsigned long)ARG(regs, 3) & MSG_PEEK);
-	return 0;
+	lat_rx_recv((unsigned long)ARG(3) & MSG_PEEK);
 }
 
-static int kp_rx_ip(struct kprobe *p, struct pt_regs *regs)
+static void en_rx_ip(struct cand *c, const unsigned long *arg)
 {
-	if (!hit(kp_cand(p)))
-		return 0;
-	lat_rx_point(ARG(regs, 0), RXP_IP, 0, kp_cand(p)->id);
-	return 0;
+	lat_rx_point(ARG(0), RXP_IP, 0, c->id);
 }
 
-static int kp_rx_tcp(struct kprobe *p, struct pt_regs *regs)
+static void en_rx_tcp(struct cand *c, const unsigned long *arg)
 {
-	if (!hit(kp_cand(p)))
-		return 0;
-	lat_rx_point(ARG(regs, 0), RXP_L4, IPPROTO_TCP, kp_cand(p)->id);
-	return 0;
+	lat_rx_point(ARG(0), RXP_L4, IPPROTO_TCP, c->id);
 }
 
-static int kp_rx_udp(struct kprobe *p, struct pt_regs *regs)
+static void en_rx_udp(struct cand *c, const unsigned long *arg)
 {
-	if (!hit(kp_cand(p)))
-		return 0;
-	lat_rx_point(ARG(regs, 0), RXP_L4, IPPROTO_UDP, kp_cand(p)->id);
-	return 0;
+	lat_rx_point(ARG(0), RXP_L4, IPPROTO_UDP, c->id);
 }
 
 static void tp_rx_app(void *data, const struct sk_buff *skb, int len)
@@ -230,32 +420,23 @@ static void tp_rx_app(void *data, const struct sk_buff *skb, int len)
 	lat_rx_point(skb, RXP_APP, 0, ((struct cand *)data)->id);
 }
 
-static int kp_rx_app(struct kprobe *p, struct pt_regs *regs)
+static void en_rx_app(struct cand *c, const unsigned long *arg)
 {
-	if (!hit(kp_cand(p)))
-		return 0;
-	lat_rx_point(ARG(regs, 0), RXP_APP, 0, kp_cand(p)->id);
-	return 0;
+	lat_rx_point(ARG(0), RXP_APP, 0, c->id);
 }
 
-static int kp_rx_app_udp(struct kprobe *p, struct pt_regs *regs)
+static void en_rx_app_udp(struct cand *c, const unsigned long *arg)
 {
-	if (!hit(kp_cand(p)))
-		return 0;
 	/* (sk, skb, len) */
-	lat_rx_point(ARG(regs, 1), RXP_APP, 0, kp_cand(p)->id);
-	return 0;
+	lat_rx_point(ARG(1), RXP_APP, 0, c->id);
 }
 
 /* ---- transmit ---- */
 
-static int kp_tx_tcp_entail(struct kprobe *p, struct pt_regs *regs)
+static void en_tx_tcp_entail(struct cand *c, const unsigned long *arg)
 {
-	if (!hit(kp_cand(p)))
-		return 0;
-	lat_tx_start(ARG(regs, 1), ARG(regs, 0), NULL, IPPROTO_TCP,
-		     kp_cand(p)->id);
-	return 0;
+	lat_tx_start(ARG(1), ARG(0), NULL, IPPROTO_TCP,
+		     c->id);
 }
 
 /* Kretprobes on skb constructors keep the socket (and flow) here. */
@@ -270,7 +451,7 @@ static int krp_save_sk(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 	if (skbprof_bench_empty)
 		return 0;
-	a->sk = ARG(regs, 0);
+	a->sk = REG_ARG(regs, 0);
 	a->fl4 = NULL;
 	return 0;
 }
@@ -283,8 +464,8 @@ static int krp_save_sk_fl4(struct kretprobe_instance *ri,
 
 	if (skbprof_bench_empty)
 		return 0;
-	a->sk = ARG(regs, 0);
-	a->fl4 = ARG(regs, 1);
+	a->sk = REG_ARG(regs, 0);
+	a->fl4 = REG_ARG(regs, 1);
 	return 0;
 }
 
@@ -365,29 +546,20 @@ static int krp_tx_udp_make(struct kretprobe_instance *ri,
 	return 0;
 }
 
-static int kp_tx_tcp(struct kprobe *p, struct pt_regs *regs)
+static void en_tx_tcp(struct cand *c, const unsigned long *arg)
 {
-	if (!hit(kp_cand(p)))
-		return 0;
-	lat_tx_point(ARG(regs, 1), TXP_L4, IPPROTO_TCP, kp_cand(p)->id);
-	return 0;
+	lat_tx_point(ARG(1), TXP_L4, IPPROTO_TCP, c->id);
 }
 
-static int kp_tx_udp(struct kprobe *p, struct pt_regs *regs)
+static void en_tx_udp(struct cand *c, const unsigned long *arg)
 {
-	if (!hit(kp_cand(p)))
-		return 0;
-	lat_tx_point(ARG(regs, 0), TXP_L4, IPPROTO_UDP, kp_cand(p)->id);
-	return 0;
+	lat_tx_point(ARG(0), TXP_L4, IPPROTO_UDP, c->id);
 }
 
-static int kp_tx_ip(struct kprobe *p, struct pt_regs *regs)
+static void en_tx_ip(struct cand *c, const unsigned long *arg)
 {
-	if (!hit(kp_cand(p)))
-		return 0;
 	/* (net, sk, skb) */
-	lat_tx_point(ARG(regs, 2), TXP_IP, 0, kp_cand(p)->id);
-	return 0;
+	lat_tx_point(ARG(2), TXP_IP, 0, c->id);
 }
 
 static void tp_tx_dev(void *data, struct sk_buff *skb)
@@ -397,12 +569,9 @@ static void tp_tx_dev(void *data, struct sk_buff *skb)
 	lat_tx_point(skb, TXP_DEV, 0, ((struct cand *)data)->id);
 }
 
-static int kp_tx_dev(struct kprobe *p, struct pt_regs *regs)
+static void en_tx_dev(struct cand *c, const unsigned long *arg)
 {
-	if (!hit(kp_cand(p)))
-		return 0;
-	lat_tx_point(ARG(regs, 0), TXP_DEV, 0, kp_cand(p)->id);
-	return 0;
+	lat_tx_point(ARG(0), TXP_DEV, 0, c->id);
 }
 
 static void tp_tx_drv(void *data, const struct sk_buff *skb,
@@ -413,12 +582,9 @@ static void tp_tx_drv(void *data, const struct sk_buff *skb,
 	lat_tx_point(skb, TXP_DRV, 0, ((struct cand *)data)->id);
 }
 
-static int kp_tx_drv(struct kprobe *p, struct pt_regs *regs)
+static void en_tx_drv(struct cand *c, const unsigned long *arg)
 {
-	if (!hit(kp_cand(p)))
-		return 0;
-	lat_tx_point(ARG(regs, 0), TXP_DRV, 0, kp_cand(p)->id);
-	return 0;
+	lat_tx_point(ARG(0), TXP_DRV, 0, c->id);
 }
 
 /* ---- frees, head reallocation, lifetime ---- */
@@ -431,23 +597,17 @@ static void tp_consume_skb(SKBPROF_TP_CONSUME_SKB_ARGS)
 	lifetime_end(skb);
 }
 
-static int kp_free(struct kprobe *p, struct pt_regs *regs)
+static void en_free(struct cand *c, const unsigned long *arg)
 {
-	if (!hit(kp_cand(p)))
-		return 0;
-	lat_free(ARG(regs, 0), END_FREED);
-	lifetime_end(ARG(regs, 0));
-	return 0;
+	lat_free(ARG(0), END_FREED);
+	lifetime_end(ARG(0));
 }
 
 /* kfree_skb_partial: the skb's data joined another skb (TCP coalescing) */
-static int kp_free_partial(struct kprobe *p, struct pt_regs *regs)
+static void en_free_partial(struct cand *c, const unsigned long *arg)
 {
-	if (!hit(kp_cand(p)))
-		return 0;
-	lat_free(ARG(regs, 0), END_COALESCED);
-	lifetime_coalesced(ARG(regs, 0));
-	return 0;
+	lat_free(ARG(0), END_COALESCED);
+	lifetime_coalesced(ARG(0));
 }
 
 struct expand_arg {
@@ -462,7 +622,7 @@ static int krp_expand_entry(struct kretprobe_instance *ri,
 
 	if (skbprof_bench_empty)
 		return 0;
-	a->skb = ARG(regs, 0);
+	a->skb = REG_ARG(regs, 0);
 	a->head = a->skb ? a->skb->head : NULL;
 	return 0;
 }
@@ -484,7 +644,7 @@ static int krp_gso_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	if (skbprof_bench_empty)
 		return 0;
-	*(const struct sk_buff **)ri->data = ARG(regs, 0);
+	*(const struct sk_buff **)ri->data = REG_ARG(regs, 0);
 	return 0;
 }
 
@@ -544,7 +704,7 @@ static void tp_life_gro_frags_exit(void *data, int ret)
 /* ---- the candidates ---- */
 
 #define TP(s, fn)	{ .sym = s, .type = CT_TP, .tp_fn = (void *)(fn) }
-#define KP(s, fn)	{ .sym = s, .type = CT_KPROBE, .pre = fn }
+#define EN(s, fn)	{ .sym = s, .type = CT_ENTRY, .en = fn }
 #define KRP(s, en, fn, sz) \
 	{ .sym = s, .type = CT_KRETPROBE, .entry = en, .ret = fn, \
 	  .data_size = sz }
@@ -567,51 +727,51 @@ static struct cand c_rx_gro[] = {
 
 /* receive calls on inet sockets: which of them peek */
 static struct cand c_rx_recv[] = {
-	KP("inet_recvmsg", kp_recv),
-	KP("inet6_recvmsg", kp_recv),
+	EN("inet_recvmsg", en_recv),
+	EN("inet6_recvmsg", en_recv),
 };
 
 static struct cand c_rx_ip4[] = {
-	KP("ip_rcv_core", kp_rx_ip),	/* ip_rcv and ip_list_rcv */
-	KP("ip_rcv", kp_rx_ip),
+	EN("ip_rcv_core", en_rx_ip),	/* ip_rcv and ip_list_rcv */
+	EN("ip_rcv", en_rx_ip),
 };
 
 static struct cand c_rx_ip6[] = {
-	KP("ip6_rcv_core", kp_rx_ip),	/* ipv6_rcv and ipv6_list_rcv */
-	KP("ipv6_rcv", kp_rx_ip),
+	EN("ip6_rcv_core", en_rx_ip),	/* ipv6_rcv and ipv6_list_rcv */
+	EN("ipv6_rcv", en_rx_ip),
 };
 
-static struct cand c_rx_tcp4[] = { KP("tcp_v4_rcv", kp_rx_tcp) };
+static struct cand c_rx_tcp4[] = { EN("tcp_v4_rcv", en_rx_tcp) };
 
-static struct cand c_rx_tcp6[] = { KP("tcp_v6_rcv", kp_rx_tcp) };
+static struct cand c_rx_tcp6[] = { EN("tcp_v6_rcv", en_rx_tcp) };
 
 static struct cand c_rx_udp4[] = {
-	KP("udp_rcv", kp_rx_udp),
-	KP("__udp4_lib_rcv", kp_rx_udp),
+	EN("udp_rcv", en_rx_udp),
+	EN("__udp4_lib_rcv", en_rx_udp),
 };
 
 static struct cand c_rx_udp6[] = {
-	KP("udpv6_rcv", kp_rx_udp),
-	KP("__udp6_lib_rcv", kp_rx_udp),
+	EN("udpv6_rcv", en_rx_udp),
+	EN("__udp6_lib_rcv", en_rx_udp),
 };
 
 static struct cand c_rx_app[] = {
 	TP("skb_copy_datagram_iovec", tp_rx_app),
-	KP("skb_copy_datagram_iter", kp_rx_app),
+	EN("skb_copy_datagram_iter", en_rx_app),
 };
 
 static struct cand c_rx_app_udp[] = {
 	/* after udp(v6)_recvmsg copied: linear skbs skip the tracepoint */
-	KP("skb_consume_udp", kp_rx_app_udp),
+	EN("skb_consume_udp", en_rx_app_udp),
 };
 
 static struct cand c_rx_app_csum[] = {
 	/* UDP copy with software checksum: no tracepoint on that path */
-	KP("skb_copy_and_csum_datagram_msg", kp_rx_app),
+	EN("skb_copy_and_csum_datagram_msg", en_rx_app),
 };
 
 static struct cand c_tx_app_tcp[] = {
-	KP("tcp_skb_entail", kp_tx_tcp_entail),			/* 5.15+ */
+	EN("tcp_skb_entail", en_tx_tcp_entail),			/* 5.15+ */
 	KRP("sk_stream_alloc_skb", krp_save_sk, krp_tx_tcp_alloc,
 	    sizeof(struct sk_arg)),				/* to 5.18 */
 	KRP("tcp_stream_alloc_skb", krp_save_sk, krp_tx_tcp_alloc,
@@ -629,40 +789,40 @@ static struct cand c_tx_app_udp6[] = {
 };
 
 static struct cand c_tx_tcp[] = {
-	KP("__tcp_transmit_skb", kp_tx_tcp),
-	KP("tcp_transmit_skb", kp_tx_tcp),
+	EN("__tcp_transmit_skb", en_tx_tcp),
+	EN("tcp_transmit_skb", en_tx_tcp),
 };
 
-static struct cand c_tx_udp4[] = { KP("udp_send_skb", kp_tx_udp) };
+static struct cand c_tx_udp4[] = { EN("udp_send_skb", en_tx_udp) };
 
-static struct cand c_tx_udp6[] = { KP("udp_v6_send_skb", kp_tx_udp) };
+static struct cand c_tx_udp6[] = { EN("udp_v6_send_skb", en_tx_udp) };
 
-static struct cand c_tx_ip4[] = { KP("ip_output", kp_tx_ip) };
+static struct cand c_tx_ip4[] = { EN("ip_output", en_tx_ip) };
 
-static struct cand c_tx_ip6[] = { KP("ip6_output", kp_tx_ip) };
+static struct cand c_tx_ip6[] = { EN("ip6_output", en_tx_ip) };
 
 static struct cand c_tx_dev[] = {
 	TP("net_dev_queue", tp_tx_dev),
-	KP("__dev_queue_xmit", kp_tx_dev),
-	KP("dev_queue_xmit", kp_tx_dev),
+	EN("__dev_queue_xmit", en_tx_dev),
+	EN("dev_queue_xmit", en_tx_dev),
 };
 
 static struct cand c_tx_drv[] = {
 	TP("net_dev_start_xmit", tp_tx_drv),
-	KP("dev_hard_start_xmit", kp_tx_drv),
+	EN("dev_hard_start_xmit", en_tx_drv),
 };
 
 static struct cand c_free[] = {
 	/* kfree_skb's probe is the drop monitor's, which ends timelines too */
 	TP("consume_skb", tp_consume_skb),
 	/* every release of an sk_buff, also those without a tracepoint */
-	KP("skb_release_head_state", kp_free),
+	EN("skb_release_head_state", en_free),
 	/* direct callers (TCP's pure ACKs, eaten skbs) */
-	KP("__kfree_skb", kp_free),
-	KP("kfree_skb_partial", kp_free_partial),
+	EN("__kfree_skb", en_free),
+	EN("kfree_skb_partial", en_free_partial),
 	/* 5.19+: handed to another CPU to free, maybe much later */
-	KP("skb_attempt_defer_free", kp_free),
-	KP("napi_skb_free_stolen_head", kp_free),
+	EN("skb_attempt_defer_free", en_free),
+	EN("napi_skb_free_stolen_head", en_free),
 };
 
 static struct cand c_rekey[] = {
@@ -846,10 +1006,42 @@ static void tp_match(struct tracepoint *tp, void *priv)
 		f->tp = tp;
 }
 
+/*
+ * A function entry.  A kprobe, registered disabled, finds the function
+ * (kallsyms_lookup_name() is not exported) and tells whether ftrace
+ * traces its entry (KPROBE_FLAG_FTRACE: the kprobe sits on ftrace's call
+ * site).  There the ftrace callback serves it, and probes_init() takes
+ * the kprobe out again; elsewhere the kprobe serves it.
+ */
+static int entry_register(struct cand *c)
+{
+	int err;
+
+	memset(&c->kp, 0, sizeof(c->kp));
+	c->kp.symbol_name = c->sym;
+	c->kp.pre_handler = kp_entry;
+	c->kp.flags = KPROBE_FLAG_DISABLED;
+	err = register_kprobe(&c->kp);
+	if (err)
+		return err;
+	if (ft_registered && (c->kp.flags & KPROBE_FLAG_FTRACE) &&
+	    !ft_take(c, (unsigned long)c->kp.addr) &&
+	    !ftrace_set_filter_ip(&ft_ops, c->ip, 0, 0)) {
+		c->mech = CM_FTRACE;
+		return 0;
+	}
+	c->mech = CM_KPROBE;
+	err = enable_kprobe(&c->kp);
+	if (err)
+		unregister_kprobe(&c->kp);
+	return err;
+}
+
 static int cand_register(struct cand *c)
 {
 	struct tp_find f = { .name = c->sym };
 
+	c->mech = CM_NONE;
 	if (denied(c->sym))
 		return -ENOENT;
 	switch (c->type) {
@@ -858,13 +1050,12 @@ static int cand_register(struct cand *c)
 		if (!f.tp)
 			return -ENOENT;
 		c->tp = f.tp;
+		c->mech = CM_TRACEPOINT;
 		return tracepoint_probe_register(c->tp, c->tp_fn, c);
-	case CT_KPROBE:
-		memset(&c->kp, 0, sizeof(c->kp));
-		c->kp.symbol_name = c->sym;
-		c->kp.pre_handler = c->pre;
-		return register_kprobe(&c->kp);
+	case CT_ENTRY:
+		return entry_register(c);
 	case CT_KRETPROBE:
+		c->mech = CM_KRETPROBE;
 		memset(&c->krp, 0, sizeof(c->krp));
 		c->krp.kp.symbol_name = c->sym;
 		c->krp.entry_handler = c->entry;
@@ -942,17 +1133,18 @@ static void unregister_all(void)
 		for (i = 0; i < groups[g].n; i++) {
 			struct cand *c = &groups[g].c[i];
 
-			if (c->type == CT_TP && c->state == CS_ACTIVE)
+			if (c->mech == CM_TRACEPOINT && c->state == CS_ACTIVE)
 				tracepoint_probe_unregister(c->tp, c->tp_fn, c);
-			else if (c->type == CT_KPROBE && cand_works(c))
+			else if (c->mech == CM_KPROBE && cand_works(c))
 				kp_batch[nkp++] = &c->kp;
-			else if (c->type == CT_KRETPROBE && cand_works(c))
+			else if (c->mech == CM_KRETPROBE && cand_works(c))
 				krp_batch[nkrp++] = &c->krp;
 			c->state = CS_UNTRIED;
 		}
 	}
 	unregister_kprobes(kp_batch, nkp);
 	unregister_kretprobes(krp_batch, nkrp);
+	ft_exit();
 	tracepoint_synchronize_unregister();
 }
 
@@ -965,12 +1157,14 @@ static int cand_arm(struct cand *c)
 {
 	if (denied(c->sym))
 		return -ENOENT;
-	switch (c->type) {
-	case CT_TP:
+	switch (c->mech) {
+	case CM_TRACEPOINT:
 		return tracepoint_probe_register(c->tp, c->tp_fn, c);
-	case CT_KPROBE:
+	case CM_FTRACE:
+		return ftrace_set_filter_ip(&ft_ops, c->ip, 0, 0);
+	case CM_KPROBE:
 		return enable_kprobe(&c->kp);
-	case CT_KRETPROBE:
+	case CM_KRETPROBE:
 		return enable_kretprobe(&c->krp);
 	}
 	return -EINVAL;
@@ -983,16 +1177,21 @@ static int cand_arm(struct cand *c)
  */
 static void cand_disarm(struct cand *c)
 {
-	switch (c->type) {
-	case CT_TP:
+	switch (c->mech) {
+	case CM_TRACEPOINT:
 		/* should it fail (no memory), the probe stays armed */
 		if (tracepoint_probe_unregister(c->tp, c->tp_fn, c))
 			return;
 		break;
-	case CT_KPROBE:
+	case CM_FTRACE:
+		/* the same; skbprof_ftrace_park() keeps the filter from going empty */
+		if (ftrace_set_filter_ip(&ft_ops, c->ip, 1, 0))
+			return;
+		break;
+	case CM_KPROBE:
 		disable_kprobe(&c->kp);
 		break;
-	case CT_KRETPROBE:
+	case CM_KRETPROBE:
 		disable_kretprobe(&c->krp);
 		break;
 	}
@@ -1060,7 +1259,7 @@ static const char *probes_name(unsigned int id)
 
 static int probes_init(void)
 {
-	unsigned int id = 0, unserved = 0;
+	unsigned int id = 0, unserved = 0, nlookup = 0;
 	size_t g, i;
 
 	for (g = 0; g < ARRAY_SIZE(groups); g++)
@@ -1075,6 +1274,7 @@ static int probes_init(void)
 	}
 	lat_via_names(probes_name);
 	tcp_app_allocators_init();
+	ft_init();
 
 	for (g = 0; g < ARRAY_SIZE(groups); g++) {
 		struct group *gr = &groups[g];
@@ -1091,6 +1291,8 @@ static int probes_init(void)
 			c->err = cand_register(c);
 			c->state = c->err ? CS_FAILED : CS_ACTIVE;
 			served |= !c->err;
+			if (c->mech == CM_FTRACE)
+				kp_batch[nlookup++] = &c->kp;
 		}
 		if (group_state(gr) != GS_UNSERVED)
 			continue;
@@ -1102,6 +1304,8 @@ static int probes_init(void)
 			pr_err("no probe serves %s on this kernel (%s): not supported; allow_unserved=1 loads without its stages\n",
 			       gr->name, init_utsname()->release);
 	}
+	/* the kprobes that found ftrace's functions: one grace period */
+	unregister_kprobes(kp_batch, nlookup);
 	if (unserved && !allow_unserved) {
 		unregister_all();
 		probes_free();
@@ -1221,9 +1425,17 @@ static void probes_point_names(struct seq_file *m, int kind, int point,
 		seq_puts(m, "none");
 }
 
+/* what serves a candidate, or for one that failed, what it was to be */
+static const char *const mech_names[] = {
+	[CM_TRACEPOINT] = "tracepoint",
+	[CM_FTRACE] = "ftrace",
+	[CM_KPROBE] = "kprobe",
+	[CM_KRETPROBE] = "kretprobe",
+};
+
 static const char *const type_names[] = {
 	[CT_TP] = "tracepoint",
-	[CT_KPROBE] = "kprobe",
+	[CT_ENTRY] = "entry",
 	[CT_KRETPROBE] = "kretprobe",
 };
 
@@ -1256,6 +1468,13 @@ static void probes_stats(struct seq_file *m)
 	size_t g, i;
 	int cpu;
 
+	/* what serves function entries that ftrace traces */
+	if (ft_registered)
+		seq_puts(m, "entry_probes ftrace\n");
+	else if (!entry_ftrace)
+		seq_puts(m, "entry_probes kprobe entry_ftrace=0\n");
+	else
+		seq_printf(m, "entry_probes kprobe ftrace-error(%d)\n", ft_err);
 	for (g = 0; g < ARRAY_SIZE(groups); g++)
 		seq_printf(m, "group %s %s %s\n", groups[g].name,
 			   group_state_names[group_state(&groups[g])],
@@ -1269,14 +1488,17 @@ static void probes_stats(struct seq_file *m)
 			u64 n = 0;
 
 			seq_printf(m, "probe %s %s %s ", gr->name, c->sym,
+				   c->mech ? mech_names[c->mech] :
 				   type_names[c->type]);
 			switch (c->state) {
 			case CS_ACTIVE:
 				for_each_possible_cpu(cpu)
 					n += *per_cpu_ptr(hits + c->id, cpu);
-				if (c->type == CT_KPROBE)
+				if (c->mech == CM_FTRACE)
+					missed = atomic_long_read(&c->missed);
+				else if (c->mech == CM_KPROBE)
 					missed = c->kp.nmissed;
-				else if (c->type == CT_KRETPROBE)
+				else if (c->mech == CM_KRETPROBE)
 					missed = c->krp.nmissed +
 						 c->krp.kp.nmissed;
 				seq_printf(m, "active hits %llu nmissed %lu\n",

@@ -3,10 +3,12 @@
  * Probes armed per view: a control write arms what the new configuration
  * needs and disarms the rest; a write that cannot arm changes nothing.
  *
- * The ground truth is the kernel's own list of registered kprobes and
- * kretprobes (/sys/kernel/debug/kprobes/list; nothing else in the guest
- * registers any): it must hold exactly the probes stats calls active, and
- * those must be the probes of the groups the configuration needs.
+ * The ground truth is the kernel's own lists: of registered kprobes and
+ * kretprobes (/sys/kernel/debug/kprobes/list), and of the functions
+ * ftrace traces (enabled_functions), each with its callback; nothing else
+ * in the guest registers any.  They must hold exactly the probes stats
+ * calls active, and those must be the probes of the groups the
+ * configuration needs.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -27,6 +29,10 @@
 #define STATS		DEBUGFS_DIR "/stats"
 #define KPROBES		"/sys/kernel/debug/kprobes/list"
 #define PROBE_DENY	"/sys/module/skbprof/parameters/probe_deny"
+#define FTRACED		"/sys/kernel/debug/tracing/enabled_functions"
+/* skbprof's ftrace callback, and the function that keeps its filter */
+#define FT_CALLBACK	"(skbprof_ftrace_entry+"
+#define FT_PARK		"skbprof_ftrace_park"
 
 /* The groups of stats' "group NAME STATE armed" lines, in stats' order. */
 static void armed_groups(const char *stats, char *out, size_t size)
@@ -71,7 +77,7 @@ static int kprobes_match(const char *stats)
 		bool is_idle;
 
 		if (sscanf(q, "probe %*s %63s %15s %15s", sym, type, state) != 3 ||
-		    !strcmp(type, "tracepoint") ||
+		    (strcmp(type, "kprobe") && strcmp(type, "kretprobe")) ||
 		    (strcmp(state, "active") && strcmp(state, "idle")))
 			continue;
 		is_idle = !strcmp(state, "idle");
@@ -102,11 +108,71 @@ static int kprobes_match(const char *stats)
 	return active;
 }
 
+/* Does a line of enabled_functions trace @sym with skbprof's callback? */
+static bool ftraced(const char *list, const char *sym)
+{
+	size_t n = strlen(sym);
+	const char *q, *e;
+
+	for (q = list; *q; q = e ? e + 1 : q + strlen(q)) {
+		e = strchr(q, '\n');
+		if (!strncmp(q, sym, n) && q[n] == ' ') {
+			const char *cb = strstr(q, FT_CALLBACK);
+
+			return cb && (!e || cb < e);
+		}
+	}
+	return false;
+}
+
+/*
+ * enabled_functions agrees with stats: every ftrace probe stats calls
+ * active is traced with skbprof's callback, no idle one is, and the only
+ * other function with it is skbprof_ftrace_park, which keeps the callback's
+ * filter from going empty (an empty filter traces every function).
+ * Returns how many are active, or -1.
+ */
+static int ftrace_match(const char *stats)
+{
+	char *list = read_file(FTRACED), sym[64], type[16], state[16];
+	int active = 0, listed = 0;
+	const char *q;
+	bool traced;
+
+	CHECK(list, "cannot read %s", FTRACED);
+	for (q = list; (q = strstr(q, FT_CALLBACK)); q++)
+		listed++;
+	for (q = stats; q && *q; q = strchr(q, '\n'), q = q ? q + 1 : NULL) {
+		if (sscanf(q, "probe %*s %63s %15s %15s", sym, type, state) != 3 ||
+		    strcmp(type, "ftrace") ||
+		    (strcmp(state, "active") && strcmp(state, "idle")))
+			continue;
+		active += !strcmp(state, "active");
+		traced = ftraced(list, sym);
+		if (traced != !strcmp(state, "active")) {
+			note("%s:\n%s", FTRACED, list);
+			free(list);
+			return fail("stats has ftrace %s %s; %s %s", sym, state,
+				    FTRACED, traced ? "traces it" : "does not trace it");
+		}
+	}
+	traced = ftraced(list, FT_PARK);
+	if (!traced || listed != active + 1) {
+		note("%s:\n%s", FTRACED, list);
+		free(list);
+		return fail("%s: %d functions with skbprof's callback, %s; stats has %d active",
+			    FTRACED, listed, traced ? FT_PARK " among them" :
+			    "without " FT_PARK, active);
+	}
+	free(list);
+	return active;
+}
+
 /* Write @cmd; then the armed groups must be @want, the kfree_skb probe @drops. */
 static int arm_as(const char *cmd, const char *want, const char *drops)
 {
 	char got[512], line[64], *s;
-	int err, n;
+	int err, n, f;
 
 	err = write_file(CONTROL, cmd);
 	CHECK(err == 0, "'%.*s': %s", (int)strcspn(cmd, "\n"), cmd, strerror(-err));
@@ -121,11 +187,12 @@ static int arm_as(const char *cmd, const char *want, const char *drops)
 			    (int)strcspn(cmd, "\n"), cmd, got, want, drops);
 	}
 	n = kprobes_match(s);
+	f = n < 0 ? -1 : ftrace_match(s);
 	free(s);
-	if (n < 0)
+	if (n < 0 || f < 0)
 		return -1;
-	note("%.*s: groups %s; %d kprobes", (int)strcspn(cmd, "\n"), cmd,
-	     want[0] ? want : "none", n);
+	note("%.*s: groups %s; %d kprobes, %d ftrace", (int)strcspn(cmd, "\n"),
+	     cmd, want[0] ? want : "none", n, f);
 	return 0;
 }
 
@@ -183,7 +250,7 @@ TEST(arming_follows_views)
 TEST(arming_refused_write_changes_nothing)
 {
 	char *s, *before, *after;
-	int err;
+	int err, n;
 
 	err = skbprof_load("stages=drops");
 	CHECK(err == 0, "load: %s", strerror(-err));
@@ -204,8 +271,10 @@ TEST(arming_refused_write_changes_nothing)
 	s = read_file(STATS);
 	CHECK(s, "stats");
 	err = kprobes_match(s);
+	n = err ? -1 : ftrace_match(s);
 	free(s);
 	CHECK(err == 0, "%d kprobes armed after the refused write", err);
+	CHECK(n == 0, "%d ftrace probes armed after the refused write", n);
 
 	CHECK(write_file(PROBE_DENY, "\n") == 0, "cannot clear %s", PROBE_DENY);
 	return arm_as("stages ip-udp\n", RX_UDP " free rekey", "armed");
