@@ -14,7 +14,7 @@
 
 secs=2
 rounds=5
-modes=none,drops,rx,tx,all,sample100,sample100f,lifetime,trace,empty,bpftrace
+modes=none,drops,rx,tx,all,sample100,sample100f,lifetime,trace,empty,all-kprobe,empty-kprobe,bpftrace
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	skbprof.bench_secs=*) secs=${arg#*=} ;;

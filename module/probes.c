@@ -113,6 +113,7 @@ struct group {
 	const char *name;
 	s8 kind;		/* STAMP_RX, STAMP_TX; -1: not a timeline point */
 	s8 point;
+	bool starts;		/* its probes reach point 0 first */
 	u8 proto;		/* IPPROTO_TCP, IPPROTO_UDP; 0: either */
 	bool all;		/* every candidate that works, not the first */
 	u8 view;		/* enum group_view: what needs it */
@@ -439,10 +440,9 @@ static void en_tx_tcp_entail(struct cand *c, const unsigned long *arg)
 		     c->id);
 }
 
-/* Kretprobes on skb constructors keep the socket (and flow) here. */
+/* The TCP allocators' kretprobes keep the socket here. */
 struct sk_arg {
 	const struct sock *sk;
-	const struct flowi4 *fl4;
 };
 
 static int krp_save_sk(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -452,20 +452,6 @@ static int krp_save_sk(struct kretprobe_instance *ri, struct pt_regs *regs)
 	if (skbprof_bench_empty)
 		return 0;
 	a->sk = REG_ARG(regs, 0);
-	a->fl4 = NULL;
-	return 0;
-}
-
-/* ip_make_skb(sk, fl4, ...) */
-static int krp_save_sk_fl4(struct kretprobe_instance *ri,
-			   struct pt_regs *regs)
-{
-	struct sk_arg *a = (void *)ri->data;
-
-	if (skbprof_bench_empty)
-		return 0;
-	a->sk = REG_ARG(regs, 0);
-	a->fl4 = REG_ARG(regs, 1);
 	return 0;
 }
 
@@ -532,28 +518,32 @@ static int krp_tx_tcp_alloc(struct kretprobe_instance *ri,
 	return 0;
 }
 
-static int krp_tx_udp_make(struct kretprobe_instance *ri,
-			   struct pt_regs *regs)
-{
-	struct sk_buff *skb = (void *)regs_return_value(regs);
-	struct sk_arg *a = (void *)ri->data;
-
-	if (!hit(krp_cand(ri)))
-		return 0;
-	if (!IS_ERR_OR_NULL(skb))
-		lat_tx_start(skb, a->sk, a->fl4, IPPROTO_UDP,
-			     krp_cand(ri)->id);
-	return 0;
-}
-
 static void en_tx_tcp(struct cand *c, const unsigned long *arg)
 {
 	lat_tx_point(ARG(1), TXP_L4, IPPROTO_TCP, c->id);
 }
 
-static void en_tx_udp(struct cand *c, const unsigned long *arg)
+/*
+ * udp_send_skb(skb, fl4, cork), udp_v6_send_skb(skb, fl6, cork): the
+ * datagram, whole, as UDP puts its header on.  Its transmit timeline
+ * starts here, corked or not (udp_sendmsg() calls it as soon as
+ * ip_make_skb() returns, udp_push_pending_frames() when the cork comes
+ * off), and reaches UDP at once.
+ */
+static void en_tx_udp4(struct cand *c, const unsigned long *arg)
 {
-	lat_tx_point(ARG(0), TXP_L4, IPPROTO_UDP, c->id);
+	const struct sk_buff *skb = ARG(0);
+
+	lat_tx_start(skb, skb->sk, ARG(1), IPPROTO_UDP, c->id);
+	lat_tx_point(skb, TXP_L4, IPPROTO_UDP, c->id);
+}
+
+static void en_tx_udp6(struct cand *c, const unsigned long *arg)
+{
+	const struct sk_buff *skb = ARG(0);
+
+	lat_tx_start(skb, skb->sk, NULL, IPPROTO_UDP, c->id);
+	lat_tx_point(skb, TXP_L4, IPPROTO_UDP, c->id);
 }
 
 static void en_tx_ip(struct cand *c, const unsigned long *arg)
@@ -778,24 +768,14 @@ static struct cand c_tx_app_tcp[] = {
 	    sizeof(struct sk_arg)),
 };
 
-static struct cand c_tx_app_udp4[] = {
-	KRP("ip_make_skb", krp_save_sk_fl4, krp_tx_udp_make,
-	    sizeof(struct sk_arg)),
-};
-
-static struct cand c_tx_app_udp6[] = {
-	KRP("ip6_make_skb", krp_save_sk, krp_tx_udp_make,
-	    sizeof(struct sk_arg)),
-};
-
 static struct cand c_tx_tcp[] = {
 	EN("__tcp_transmit_skb", en_tx_tcp),
 	EN("tcp_transmit_skb", en_tx_tcp),
 };
 
-static struct cand c_tx_udp4[] = { EN("udp_send_skb", en_tx_udp) };
+static struct cand c_tx_udp4[] = { EN("udp_send_skb", en_tx_udp4) };
 
-static struct cand c_tx_udp6[] = { EN("udp_v6_send_skb", en_tx_udp) };
+static struct cand c_tx_udp6[] = { EN("udp_v6_send_skb", en_tx_udp6) };
 
 static struct cand c_tx_ip4[] = { EN("ip_output", en_tx_ip) };
 
@@ -880,6 +860,10 @@ static struct cand c_life_gro[] = {
 #define GROUP(nm, k, pt, pr, every, cands) \
 	{ .name = nm, .kind = k, .point = pt, .proto = pr, .all = every, \
 	  .view = GV_POINT, .c = cands, .n = ARRAY_SIZE(cands) }
+/* a point whose probe starts the timeline too: it serves point 0 as well */
+#define START_GROUP(nm, k, pt, pr, cands) \
+	{ .name = nm, .kind = k, .point = pt, .proto = pr, .starts = true, \
+	  .view = GV_POINT, .c = cands, .n = ARRAY_SIZE(cands) }
 #define LIFE_GROUP(nm, cands, opt) \
 	{ .name = nm, .kind = -1, .view = GV_LIFETIME, .optional = opt, \
 	  .c = cands, .n = ARRAY_SIZE(cands) }
@@ -906,13 +890,10 @@ static struct group groups[] = {
 	GROUP("rx-recv", STAMP_RX, -1, 0, true, c_rx_recv),
 	GROUP("tx-app-tcp", STAMP_TX, TXP_APP, IPPROTO_TCP, false,
 	      c_tx_app_tcp),
-	GROUP("tx-app-udp4", STAMP_TX, TXP_APP, IPPROTO_UDP, false,
-	      c_tx_app_udp4),
-	GROUP("tx-app-udp6", STAMP_TX, TXP_APP, IPPROTO_UDP, false,
-	      c_tx_app_udp6),
 	GROUP("tx-tcp", STAMP_TX, TXP_L4, IPPROTO_TCP, false, c_tx_tcp),
-	GROUP("tx-udp4", STAMP_TX, TXP_L4, IPPROTO_UDP, false, c_tx_udp4),
-	GROUP("tx-udp6", STAMP_TX, TXP_L4, IPPROTO_UDP, false, c_tx_udp6),
+	/* UDP's transmit timelines start where UDP takes them */
+	START_GROUP("tx-udp4", STAMP_TX, TXP_L4, IPPROTO_UDP, c_tx_udp4),
+	START_GROUP("tx-udp6", STAMP_TX, TXP_L4, IPPROTO_UDP, c_tx_udp6),
 	GROUP("tx-ip4", STAMP_TX, TXP_IP, 0, false, c_tx_ip4),
 	GROUP("tx-ip6", STAMP_TX, TXP_IP, 0, false, c_tx_ip6),
 	GROUP("tx-dev", STAMP_TX, TXP_DEV, 0, false, c_tx_dev),
@@ -1386,7 +1367,8 @@ static void probes_reset(void)
 static bool group_matches(const struct group *gr, int kind, int point,
 			  u8 proto)
 {
-	return gr->kind == kind && gr->point == point &&
+	return gr->kind == kind &&
+	       (gr->point == point || (gr->starts && point == 0)) &&
 	       (!gr->proto || !proto || gr->proto == proto);
 }
 

@@ -201,9 +201,8 @@ static int arm_as(const char *cmd, const char *want, const char *drops)
 #define TX_TCP	"tx-app-tcp tx-tcp tx-ip4 tx-ip6 tx-dev tx-drv"
 #define ALL	"rx-gro rx-drv rx-ip4 rx-ip6 rx-tcp4 rx-tcp6 rx-udp4 rx-udp6 " \
 		"rx-app rx-app-udp rx-app-csum rx-recv tx-app-tcp " \
-		"tx-app-udp4 " \
-		"tx-app-udp6 tx-tcp tx-udp4 tx-udp6 tx-ip4 tx-ip6 tx-dev " \
-		"tx-drv free rekey tx-gso"
+		"tx-tcp tx-udp4 tx-udp6 tx-ip4 tx-ip6 tx-dev tx-drv free " \
+		"rekey tx-gso"
 
 /* The lifetime view's groups: its constructors (5.10 has no napi_build_skb). */
 static const char *life_groups(void)

@@ -742,6 +742,38 @@ TEST(latency_udp6_counts_exact)
 }
 
 /*
+ * A corked datagram (MSG_MORE here, UDP_CORK alike) is built in the cork
+ * and sent by udp_push_pending_frames(), not through ip_make_skb(): its
+ * transmit timeline starts where UDP takes it, as every datagram's does.
+ * N corked datagrams to a socket in the same netns: app-udp and tx-total
+ * count N, as OutDatagrams rises by N.
+ */
+TEST(latency_udp_corked_sends)
+{
+	long long out0, out1;
+	const int n = 30;
+	char *s;
+
+	CHECK(setup(false) == 0, "setup");
+	CHECK(sh(IP " -n " NS_A " link set lo up") == 0, "lo up");
+	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
+	out0 = snmp(NS_A, "Udp", "OutDatagrams");
+	CHECK(sh(IP " netns exec " NS_A " skbprof-traffic udp-cork " IP4_A
+		 " 5011 %d 100", n) == 0, "corked traffic");
+	out1 = snmp(NS_A, "Udp", "OutDatagrams");
+	CHECK(out0 >= 0, "cannot read OutDatagrams");
+	CHECK_EQ(out1 - out0, n);
+	s = read_file(DEBUGFS_DIR "/latency");
+	CHECK(s, "cannot read latency");
+	CHECK_ROW(s, "tx", "app-udp", out1 - out0);
+	CHECK_ROW(s, "tx", "tx-total", out1 - out0);
+	free(s);
+	CHECK(check_no_leak() == 0, "leak");
+	teardown();
+	return 0;
+}
+
+/*
  * N request/response rounds over TCP: 2N application segments, so every
  * TX stage counts exactly 2N and tcp-app 2N; every TCP segment received
  * (handshake and ACKs included) passes ip-tcp, per the kernel's InSegs.

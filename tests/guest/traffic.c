@@ -71,8 +71,14 @@ static int die(const char *what)
 	return 1;
 }
 
+/*
+ * COUNT datagrams of SIZE bytes; with @pair, read each back on a socket
+ * bound to ADDR; with @cork, each datagram is sent in two parts, the
+ * first with MSG_MORE, so the kernel builds it in the cork and sends it
+ * from udp_push_pending_frames().
+ */
 static int udp(struct sockaddr_storage *ss, socklen_t len, long count,
-	       long size, int pair)
+	       long size, int pair, int cork)
 {
 	char buf[65536];
 	int tx, rx = -1;
@@ -95,7 +101,13 @@ static int udp(struct sockaddr_storage *ss, socklen_t len, long count,
 			return die("bind");
 	}
 	for (i = 0; i < count; i++) {
-		if (sendto(tx, buf, size, 0, (struct sockaddr *)ss, len) != size)
+		long first = cork ? size / 2 : 0;
+
+		if (first && sendto(tx, buf, first, MSG_MORE,
+				    (struct sockaddr *)ss, len) != first)
+			return die("sendto MSG_MORE");
+		if (sendto(tx, buf + first, size - first, 0,
+			   (struct sockaddr *)ss, len) != size - first)
 			return die("sendto");
 		/* read as we go so a small default buffer never overflows */
 		if (pair && recv(rx, buf, sizeof(buf), 0) != size)
@@ -179,17 +191,20 @@ int main(int argc, char **argv)
 	len = parse_addr(argv[2], argv[3], &ss);
 	if (!strcmp(argv[1], "udp") && (argc == 5 || argc == 6))
 		return udp(&ss, len, number(argv[4], "count"),
-			   argc == 6 ? number(argv[5], "size") : 64, 0);
+			   argc == 6 ? number(argv[5], "size") : 64, 0, 0);
 	if (!strcmp(argv[1], "udp-pair") && (argc == 5 || argc == 6))
 		return udp(&ss, len, number(argv[4], "count"),
-			   argc == 6 ? number(argv[5], "size") : 64, 1);
+			   argc == 6 ? number(argv[5], "size") : 64, 1, 0);
+	if (!strcmp(argv[1], "udp-cork") && (argc == 5 || argc == 6))
+		return udp(&ss, len, number(argv[4], "count"),
+			   argc == 6 ? number(argv[5], "size") : 64, 1, 1);
 	if (!strcmp(argv[1], "tcp") && argc == 5)
 		return tcp(&ss, len, number(argv[4], "byte count"));
 	if (!strcmp(argv[1], "tcp-syn") && argc == 4)
 		return tcp_syn(&ss, len);
 usage:
 	fprintf(stderr,
-		"usage: skbprof-traffic udp|udp-pair ADDR PORT COUNT [SIZE]\n"
+		"usage: skbprof-traffic udp|udp-pair|udp-cork ADDR PORT COUNT [SIZE]\n"
 		"       skbprof-traffic tcp ADDR PORT BYTES\n"
 		"       skbprof-traffic tcp-syn ADDR PORT\n");
 	return 2;
