@@ -365,3 +365,79 @@ TEST(arming_under_traffic_counts_exact)
 	CHECK_EQ(got, want);
 	return 0;
 }
+
+/*
+ * A second tracer on a function skbprof's callback serves: ftrace then
+ * calls both through its list of ops instead of skbprof's trampoline.
+ * A kprobe event from tracefs on udp_rcv and ip_rcv_core, enabled while
+ * N datagrams cross loopback: the event fires N times on udp_rcv (it is
+ * on), and skbprof's ip-udp and udp-app still count the N datagrams
+ * InDatagrams counts.  The events go again whatever happened.
+ */
+#define TRACING		"/sys/kernel/debug/tracing"
+#define EV_UDP		"skbp_second_udp"
+#define EV_IP		"skbp_second_ip"
+
+/* Hits of kprobe event @ev (kprobe_profile: name, hits, misses), or -1. */
+static long long event_hits(const char *ev)
+{
+	char *s = read_file(TRACING "/kprobe_profile"), *p;
+	long long n = -1;
+
+	p = s ? strstr(s, ev) : NULL;
+	if (p)
+		n = atoll(p + strlen(ev));
+	free(s);
+	return n;
+}
+
+static int second_tracer_counts(void)
+{
+	const int n = 40;
+	unsigned long long ipudp, udpapp;
+	long long in0, in1, h0, h1;
+	char *s;
+
+	CHECK(write_file(TRACING "/kprobe_events",
+			 "p:" EV_UDP " udp_rcv\n") == 0 &&
+	      write_file(TRACING "/kprobe_events",
+			 "p:" EV_IP " ip_rcv_core\n") == 0 &&
+	      write_file(TRACING "/events/kprobes/" EV_UDP "/enable", "1") == 0 &&
+	      write_file(TRACING "/events/kprobes/" EV_IP "/enable", "1") == 0,
+	      "cannot enable the kprobe events");
+	CHECK(skbprof_load(NULL) == 0, "load");
+	CHECK(write_file(CONTROL, "reset\n") == 0, "reset");
+	s = read_file(TRACING "/enabled_functions");
+	CHECK(s && strstr(s, "udp_rcv (2)"), "udp_rcv has not two tracers:\n%s",
+	      s ? s : "(unreadable)");
+	free(s);
+	in0 = snmp_value("Udp", "InDatagrams");
+	h0 = event_hits(EV_UDP);
+	CHECK(sh("skbprof-traffic udp-pair 127.0.0.1 9130 %d", n) == 0, "traffic");
+	in1 = snmp_value("Udp", "InDatagrams");
+	h1 = event_hits(EV_UDP);
+	CHECK_EQ(in1 - in0, n);
+	CHECK_EQ(h1 - h0, n);
+	s = read_file(DEBUGFS_DIR "/latency");
+	CHECK(s, "latency");
+	ipudp = row_count(s, "rx", "ip-udp");
+	udpapp = row_count(s, "rx", "udp-app");
+	if (ipudp != (unsigned long long)n || udpapp != (unsigned long long)n)
+		note("latency:\n%s", s);
+	free(s);
+	CHECK(ipudp == (unsigned long long)n && udpapp == (unsigned long long)n,
+	      "ip-udp %llu, udp-app %llu; InDatagrams rose by %d", ipudp,
+	      udpapp, n);
+	return 0;
+}
+
+TEST(arming_second_tracer_counts_same)
+{
+	int err = second_tracer_counts();
+
+	write_file(TRACING "/events/kprobes/" EV_UDP "/enable", "0");
+	write_file(TRACING "/events/kprobes/" EV_IP "/enable", "0");
+	write_file(TRACING "/kprobe_events", "-:" EV_UDP "\n");
+	write_file(TRACING "/kprobe_events", "-:" EV_IP "\n");
+	return err;
+}
