@@ -127,12 +127,12 @@ module_param(allow_unserved, bool, 0400);
 MODULE_PARM_DESC(allow_unserved,
 		 "Load even when no probe serves a group on this kernel; its stages are then unavailable");
 
-/* writable: arming after load reads it too (under kernel_param_lock) */
 static bool entry_ftrace = true;
 module_param(entry_ftrace, bool, 0400);
 MODULE_PARM_DESC(entry_ftrace,
 		 "Serve function entries with an ftrace callback where ftrace traces them (default); 0: kprobes");
 
+/* writable: arming after load reads it too (under kernel_param_lock) */
 static char *probe_deny;
 module_param(probe_deny, charp, 0600);
 MODULE_PARM_DESC(probe_deny,
@@ -436,8 +436,7 @@ static void en_rx_app_udp(struct cand *c, const unsigned long *arg)
 
 static void en_tx_tcp_entail(struct cand *c, const unsigned long *arg)
 {
-	lat_tx_start(ARG(1), ARG(0), NULL, IPPROTO_TCP,
-		     c->id);
+	lat_tx_start(ARG(1), ARG(0), NULL, IPPROTO_TCP, c->id);
 }
 
 /* The TCP allocators' kretprobes keep the socket here. */

@@ -29,7 +29,8 @@
 #define STATS		DEBUGFS_DIR "/stats"
 #define KPROBES		"/sys/kernel/debug/kprobes/list"
 #define PROBE_DENY	"/sys/module/skbprof/parameters/probe_deny"
-#define FTRACED		"/sys/kernel/debug/tracing/enabled_functions"
+#define TRACING		"/sys/kernel/debug/tracing"
+#define FTRACED		TRACING "/enabled_functions"
 /* skbprof's ftrace callback, and the function that keeps its filter */
 #define FT_CALLBACK	"(skbprof_ftrace_entry+"
 #define FT_PARK		"skbprof_ftrace_park"
@@ -374,7 +375,6 @@ TEST(arming_under_traffic_counts_exact)
  * on), and skbprof's ip-udp and udp-app still count the N datagrams
  * InDatagrams counts.  The events go again whatever happened.
  */
-#define TRACING		"/sys/kernel/debug/tracing"
 #define EV_UDP		"skbp_second_udp"
 #define EV_IP		"skbp_second_ip"
 

@@ -637,6 +637,29 @@ static double time_wait_drained(void)
 	return now() - t0;
 }
 
+/* The traffic: TCP connections, UDP read back, UDP to a closed port. */
+static void spawn_traffic(struct kids *k)
+{
+	spawn(k, run_tcp, 0);
+	spawn(k, run_udp, 0);
+	spawn(k, run_udp, 1);
+}
+
+/*
+ * Stop the children of @k, wait for their TIME_WAIT sockets to expire,
+ * then read the memory into @m; *@took: how long the sockets took.
+ * 0, or -1 having said why.
+ */
+static int mem_read_settled(struct kids *k, struct mem *m, double *took)
+{
+	kill_all(k);
+	*took = time_wait_drained();
+	if (*took < 0)
+		return fail("%ld TCP sockets still in TIME_WAIT after 120 s",
+			    tcp_time_wait());
+	return mem_read(m);
+}
+
 static long long mem_sum(const struct mem *m)
 {
 	return m->slab + m->percpu + m->vmalloc;
@@ -763,21 +786,12 @@ SLOWTEST(stress_load_unload_100)
 	 * (merged with tcp_bind_bucket, tcp_bind2_bucket, fib6_node) and
 	 * tw_sock_TCP, with no TIME_WAIT socket left.
 	 */
-	spawn(&k, run_tcp, 0);
-	spawn(&k, run_udp, 0);
-	spawn(&k, run_udp, 1);
+	spawn_traffic(&k);
 	msleep(WARMUP_MS);
-	kill_all(&k);
-	if (time_wait_drained() < 0) {
-		fail("%ld TCP sockets still in TIME_WAIT after 120 s",
-		     tcp_time_wait());
+	err = mem_read_settled(&k, &before, &tw_took);
+	if (err)
 		goto out;
-	}
-	if (mem_read(&before))
-		goto out;
-	spawn(&k, run_tcp, 0);
-	spawn(&k, run_udp, 0);
-	spawn(&k, run_udp, 1);
+	spawn_traffic(&k);
 	for (i = 0; i < NFILES; i++)
 		spawn(&k, run_reader, i);
 	spawn(&k, run_writer, 1);
@@ -788,17 +802,8 @@ SLOWTEST(stress_load_unload_100)
 	for (i = 0; i < CYCLES && !err && !sh_mem->bad; i++)
 		err = cycle(&k, i, WORK_MS, &busy, i == 0 ? &loaded : NULL);
 	t1 = now();
-	kill_all(&k);
-	if (!err) {
-		tw_took = time_wait_drained();
-		if (tw_took < 0) {
-			fail("%ld TCP sockets still in TIME_WAIT after 120 s",
-			     tcp_time_wait());
-			err = -1;
-		}
-	}
-	if (!err && mem_read(&after))
-		err = -1;
+	if (!err)
+		err = mem_read_settled(&k, &after, &tw_took);
 out:
 	kill_all(&k);
 	tp_release(hold);
