@@ -202,30 +202,39 @@ echo "mem vmalloc_skbprof=$(awk '/skbprof/ { s += $2 } END { print s + 0 }' /pro
 grep -E '^table_capacity|^drops_keys_max|^trace_buffer_bytes' $D/stats | sed 's/^/mem stat /'
 rmmod skbprof
 
-# The profile mode (BENCH_MODES=profile, alone): all stages, udp-flood
-# under perf's cpu-clock, one sample per ms of guest time.  Under -icount
-# that is every 62500 instructions (shift 4), so a symbol's samples times
-# 62500 over the packets are its instructions per packet.  Only the load
-# generator's samples count: loopback runs the receive softirq in it, and
-# perf's own work is left out.  profile-none: the same without skbprof.
+# The profile modes (BENCH_MODES=profile-none,profile, alone): all stages,
+# udp-flood under perf's cpu-clock, one sample per ms of guest time.
+# Under -icount that is every 62500 instructions (shift 4), so a symbol's
+# samples times 62500 over the packets are its instructions per packet.
+# Only the load generator's samples count: loopback runs the receive
+# softirq in it, and perf's own work is left out.  profile-none: the same
+# without skbprof; profile-MODE: in another mode (profile-sample100).
 profile() {
-	[ "$2" = profile ] && skbprof_load
+	case $2 in
+	profile)	mode_start all ;;
+	profile-*)	mode_start "${2#profile-}" ;;
+	esac
 	perf record -q -e cpu-clock -c 1000000 -a -o /tmp/perf.data -- \
 		skbprof-load udp-flood "$secs" 64 > /tmp/prof.out 2>&1
 	echo "profile round=$1 mode=$2 period_ns=1000000 $(grep '^result' /tmp/prof.out)"
 	perf report -i /tmp/perf.data --stdio --no-children --comms skbprof-load \
 		--sort sym -F sample,sym 2>&1 | grep -v '^#' | grep . |
 		sed "s/^/profile_sym mode=$2 /"
-	[ "$2" = profile ] && { rmmod skbprof || echo "error rmmod failed"; }
+	# the probes that fired, for their hits per packet
+	[ -d $D ] && awk '$1 == "probe" && $7 > 0' $D/stats |
+		sed "s/^/profile_probe mode=$2 /"
+	[ "$2" != profile-none ] && [ -d $D ] &&
+		{ rmmod skbprof || echo "error rmmod failed"; }
 }
 
 # One mode, one round.  bpftrace runs the workloads itself (-c): it starts
 # them once every probe is attached and stops when they are done.
 run_mode() {
-	if [ "$1" = profile ] || [ "$1" = profile-none ]; then
+	case $1 in
+	profile|profile-*)
 		profile "$2" "$1"
-		return
-	fi
+		return ;;
+	esac
 	if [ "$1" = bpftrace ]; then
 		t0=$(date +%s)
 		if ! bpftrace -c "/bin/sh $0 --workloads $2 $1 $t0" $BT > /tmp/bt.out 2>&1 &&
