@@ -564,11 +564,34 @@ static int parse_number_cmd(struct parser *ps, const char *cmd, u64 min,
 	return 0;
 }
 
+/*
+ * `CMD WORD`, WORD one of @words (NULL-terminated, @list in messages):
+ * its index in *@out.
+ */
+static int parse_choice(struct parser *ps, const char *cmd,
+			const char *const *words, const char *list, u8 *out)
+{
+	struct token t = next_token(ps);
+	unsigned int i;
+
+	for (i = 0; words[i] && !tok_is(t, words[i]); i++)
+		;
+	if (!words[i])
+		return perr(ps, "%s: '%s' is not %s", cmd, q(ps, t), list);
+	t = next_token(ps);
+	if (t.n)
+		return perr(ps, "%s: unexpected '%s'", cmd, q(ps, t));
+	*out = i;
+	return 0;
+}
+
 static int parse_line(struct parser *ps, struct skbprof_config *cfg,
 		      const struct skbprof_stage_names *st,
 		      unsigned int *actions)
 {
 	struct token cmd = next_token(ps), t;
+	int ret;
+	u8 v;
 
 	if (!cmd.n || cmd.s[0] == '#')
 		return 0;
@@ -598,21 +621,29 @@ static int parse_line(struct parser *ps, struct skbprof_config *cfg,
 		cfg->lifetime = 0;
 		return 0;
 	}
+	if (tok_is(cmd, "procs")) {
+		static const char *const procs_words[] = { "totals", "stages",
+							   NULL };
+
+		ret = parse_choice(ps, "procs", procs_words, "totals or stages",
+				   &v);
+		if (!ret)
+			cfg->procs_stages = v;
+		return ret;
+	}
 	if (tok_is(cmd, "trace")) {
-		t = next_token(ps);
-		if (tok_is(t, "on"))
-			cfg->trace = SKBPROF_TRACE_ON;
-		else if (tok_is(t, "off"))
-			cfg->trace = SKBPROF_TRACE_OFF;
-		else if (tok_is(t, "verbose"))
-			cfg->trace = SKBPROF_TRACE_VERBOSE;
-		else
-			return perr(ps, "trace: '%s' is not on, off or verbose",
-				    q(ps, t));
-		t = next_token(ps);
-		if (t.n)
-			return perr(ps, "trace: unexpected '%s'", q(ps, t));
-		return 0;
+		static const char *const trace_words[] = {
+			[SKBPROF_TRACE_OFF] = "off",
+			[SKBPROF_TRACE_ON] = "on",
+			[SKBPROF_TRACE_VERBOSE] = "verbose",
+			NULL
+		};
+
+		ret = parse_choice(ps, "trace", trace_words,
+				   "on, off or verbose", &v);
+		if (!ret)
+			cfg->trace = v;
+		return ret;
 	}
 	if (tok_is(cmd, "reset")) {
 		t = next_token(ps);
@@ -820,6 +851,7 @@ int skbprof_config_print(const struct skbprof_config *cfg,
 		put(&o, "lifetime %u\n", cfg->lifetime);
 	else
 		put(&o, "lifetime off\n");
+	put(&o, "procs %s\n", cfg->procs_stages ? "stages" : "totals");
 	put(&o, "trace %s\n", cfg->trace == SKBPROF_TRACE_ON ? "on" :
 	    cfg->trace == SKBPROF_TRACE_VERBOSE ? "verbose" : "off");
 	return o.len;

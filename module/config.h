@@ -18,6 +18,8 @@
  *   sample N           keep 1 in N matching packets (N >= 1)
  *   stages all|LIST    measure these stages (LIST: comma-separated names)
  *   lifetime N|off     follow 1 in N skb allocations to their free (N >= 1)
+ *   procs totals|stages  procs and cgroups: each direction's total, or
+ *                      every stage too
  *   trace on|off|verbose
  *   reset              zero every counter, histogram and table row
  *   # ...              a comment
@@ -98,6 +100,7 @@ struct skbprof_config {
 	u32 sample;		/* keep 1 in sample; 1 keeps all */
 	u32 stages;		/* bit i: stage names[i] is measured */
 	u32 lifetime;		/* follow 1 in lifetime allocations; 0: off */
+	bool procs_stages;	/* procs and cgroups rows for every stage */
 	u8 trace;		/* enum skbprof_trace_mode */
 };
 

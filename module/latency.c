@@ -10,7 +10,8 @@
  *             then per stage a log2 histogram and its worst packet
  *   latency_buckets  one line per stage: dir stage count sum min max,
  *             then the non-empty buckets as lo:hi:count
- *   procs     per process: dir stage pid comm cgroup count p50 p99 max
+ *   procs     per process: dir stage pid comm cgroup count p50 p99 max,
+ *             each direction's total (`procs totals`) or every stage
  *   cgroups   per cgroup v2 cgroup: dir stage cgroup count p50 p99 max
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -244,7 +245,8 @@ void latency_stage(const struct lat_payer *p, int st, u64 ns, u64 end)
 		memcpy(w->comm, s->comm, sizeof(w->comm));
 		w->tuple = s->tuple;
 	}
-	if (!s->pid)
+	/* `procs totals` (the default): each direction's total alone */
+	if (!s->pid || (!s->stage_rows && !skbprof_stages[st].total))
 		return;
 	if (s->cgroup)
 		charge(&c->cgroups, p->cgroup, st, i, ns, &c->cgroups_overflow);

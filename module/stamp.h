@@ -89,6 +89,7 @@ struct stamp {
 	u32 mark;
 	u64 netns;		/* 0: not known */
 	pid_t pid;		/* the task charged, 0: not known yet */
+	bool stage_rows;	/* procs and cgroups rows per stage, not just totals */
 	u64 cgroup;		/* its cgroup v2 id, with pid */
 	/*
 	 * Not cleared: each is read only where a field above says it was

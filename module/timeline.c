@@ -188,6 +188,7 @@ static void start(struct stamp *s, const struct sk_buff *skb,
 {
 	s->t_start = now;
 	s->stages = cfg->stages;
+	s->stage_rows = cfg->procs_stages;
 	reach(s, skb, 0, via, now);
 }
 

@@ -258,7 +258,7 @@ static int control(const char *cmds)
 /*
  * Both cgroups' packets, each charged to its own cgroup and process: the
  * transmit stages of every datagram sent, the receive stages of every one
- * read, and the namespace's counters agree.
+ * read (`procs stages`), and the namespace's counters agree.
  */
 TEST(cgroup_rows_count_each_cgroup)
 {
@@ -272,7 +272,7 @@ TEST(cgroup_rows_count_each_cgroup)
 	ida = cg_id(CG_A);
 	idb = cg_id(CG_B);
 	CHECK(skbprof_load("lifetime_sample=0") == 0, "load");
-	CHECK(control("reset\n") == 0, "reset");
+	CHECK(control("procs stages\nreset\n") == 0, "procs stages");
 	in0 = ns_snmp("InDatagrams");
 	out0 = ns_snmp("OutDatagrams");
 	if (traffic(&a, &b))
@@ -349,15 +349,15 @@ TEST(cgroup_filter_path)
 	free(ctl);
 	if (traffic(&a, &b))
 		return -1;
-	w = (struct want){ "rx", "udp-app", ida, NA };
+	w = (struct want){ "rx", "rx-total", ida, NA };
 	wait_until(cg_reached, &w, WAIT_MS);
 	note("cgroups a=%llu b=%llu:\n%s", ida, idb,
 	     read_file(DEBUGFS_DIR "/cgroups"));
-	CHECK_EQ(cg_count("tx", "app-udp", ida), NA);
-	CHECK_EQ(cg_count("rx", "udp-app", ida), NA);
-	CHECK_EQ(cg_total("tx", "app-udp"), NA);
-	CHECK_EQ(cg_total("rx", "udp-app"), NA);
-	CHECK_EQ(cg_count("rx", "udp-app", idb), 0);
+	CHECK_EQ(cg_count("tx", "tx-total", ida), NA);
+	CHECK_EQ(cg_count("rx", "rx-total", ida), NA);
+	CHECK_EQ(cg_total("tx", "tx-total"), NA);
+	CHECK_EQ(cg_total("rx", "rx-total"), NA);
+	CHECK_EQ(cg_count("rx", "rx-total", idb), 0);
 
 	/* the same by id */
 	CHECK(control("reset\n") == 0, "reset");
@@ -365,10 +365,10 @@ TEST(cgroup_filter_path)
 	CHECK(control(cmd) == 0, "%s", cmd);
 	if (traffic(&a, &b))
 		return -1;
-	w = (struct want){ "rx", "udp-app", idb, NB };
+	w = (struct want){ "rx", "rx-total", idb, NB };
 	wait_until(cg_reached, &w, WAIT_MS);
-	CHECK_EQ(cg_total("rx", "udp-app"), NB);
-	CHECK_EQ(cg_count("tx", "app-udp", idb), NB);
+	CHECK_EQ(cg_total("rx", "rx-total"), NB);
+	CHECK_EQ(cg_count("tx", "tx-total", idb), NB);
 
 	before = read_file(DEBUGFS_DIR "/control");
 	for (i = 0; i < sizeof(bad) / sizeof(*bad); i++) {

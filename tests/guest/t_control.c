@@ -18,7 +18,7 @@
 #include "harness.h"
 
 #define CONTROL DEBUGFS_DIR "/control"
-#define DEFAULT_CONFIG "filter clear\nsample 1\nstages all\nlifetime off\ntrace off\n"
+#define DEFAULT_CONFIG "filter clear\nsample 1\nstages all\nlifetime off\nprocs totals\ntrace off\n"
 
 /* write(2) of exactly len bytes in one call; 0 or -errno. */
 static int write_raw(const char *data, size_t len)
@@ -80,7 +80,7 @@ TEST(control_round_trips)
 {
 	static const char *const set =
 		"filter proto udp family ipv6 src 2001:db8::/32 dport 53 dev veth0 mark 0x9999/0xffff\n"
-		"sample 10\nstages drv-ip,udp-app,drops\nlifetime off\ntrace verbose\n";
+		"sample 10\nstages drv-ip,udp-app,drops\nlifetime off\nprocs totals\ntrace verbose\n";
 	char *first, *second;
 	int err;
 
@@ -137,8 +137,9 @@ TEST(control_rejects_bad_input)
 		{ "stages drv-ip,nowhere\n", 0, -EINVAL, "unknown stage 'nowhere'" },
 		{ "trace maybe\n", 0, -EINVAL, "trace: 'maybe'" },
 		{ "lifetime never\n", 0, -EINVAL, "lifetime: 'never'" },
+		{ "procs some\n", 0, -EINVAL, "procs: 'some' is not totals or stages" },
 	};
-	static const char *const set = "filter port 7\nsample 3\nstages all\nlifetime off\ntrace off\n";
+	static const char *const set = "filter port 7\nsample 3\nstages all\nlifetime off\nprocs totals\ntrace off\n";
 	char want[512], *s, *big;
 	size_t i;
 	int err;
@@ -234,7 +235,7 @@ TEST(control_needs_net_admin)
 TEST(control_module_parameters)
 {
 	static const char *const want =
-		"filter proto tcp port 443\nsample 4\nstages drv-ip,drops\nlifetime off\ntrace on\n";
+		"filter proto tcp port 443\nsample 4\nstages drv-ip,drops\nlifetime off\nprocs totals\ntrace on\n";
 	char *s;
 	int err;
 
@@ -263,8 +264,8 @@ TEST(control_module_parameters)
 TEST(control_concurrent_writers_all_or_nothing)
 {
 	static const char *const cfg[2] = {
-		"filter proto udp port 1000\nsample 2\nstages drv-ip\nlifetime off\ntrace off\n",
-		"filter proto tcp host 10.0.0.1\nsample 7\nstages all\nlifetime 4\ntrace on\n",
+		"filter proto udp port 1000\nsample 2\nstages drv-ip\nlifetime off\nprocs totals\ntrace off\n",
+		"filter proto tcp host 10.0.0.1\nsample 7\nstages all\nlifetime 4\nprocs totals\ntrace on\n",
 	};
 	pid_t pid[2];
 	int i, n, bad = 0, err;
@@ -320,6 +321,7 @@ TEST(control_random_writes)
 		"ipv4", "ipv6", "host", "src", "dst", "port", "sport", "dport",
 		"dev", "mark", "pid", "comm", "netns", "sample", "stages", "all",
 		"drv-ip,drops", "trace", "on", "off", "verbose", "reset", "#",
+		"procs", "totals",
 		"last_error:", "10.0.0.1", "10.0.0.0/8", "::1", "fe80::/10",
 		"::ffff:1.2.3.4", "1.2.3", "65535", "65536", "0", "0x9999/0xff",
 		"4294967296", "veth0", "..", "a/b", "", " ", "\t", "\n", "\r",

@@ -75,6 +75,14 @@ static void sleep_ns(unsigned long long ns)
 		;
 }
 
+static int control(const char *cmds)
+{
+	int err = write_file(DEBUGFS_DIR "/control", cmds);
+
+	CHECK(err == 0, "writing '%s' to control: %s", cmds, strerror(-err));
+	return 0;
+}
+
 /* The procs row "<dir> <stage> <pid> <comm> <cgroup>": 0 if found. */
 static int procs_row(const char *dir, const char *stage, int pid,
 		     const char *comm, struct row *r)
@@ -602,9 +610,10 @@ TEST(latency_netem_dev_drv)
 }
 
 /*
- * The receiver lets each message wait w: its app stage lasts w or more.
- * With @peek it peeks at each at once, before the wait: a peek is not the
- * read, so the stage still lasts until the read, and ends nothing early.
+ * The receiver lets each message wait w: its app stage lasts w or more,
+ * in latency and in its own row of procs (`procs stages`).  With @peek
+ * it peeks at each at once, before the wait: a peek is not the read, so
+ * the stage still lasts until the read, and ends nothing early.
  */
 static int app_wait(int family, int type, const char *stage, bool peek)
 {
@@ -618,6 +627,7 @@ static int app_wait(int family, int type, const char *stage, bool peek)
 
 	CHECK(setup(family == AF_INET6) == 0, "setup");
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
+	CHECK(control("procs stages\n") == 0, "procs stages");
 	CHECK(run_traffic(&t) == 0, "traffic");
 	CHECK(t.waited_min >= w, "receiver waited only %llu ns", t.waited_min);
 	s = read_file(DEBUGFS_DIR "/latency");
@@ -718,14 +728,14 @@ static int udp_counts(int family)
 	CHECK_ROW(s, "rx", "ip-tcp", 0);
 	CHECK_ROW(s, "tx", "app-tcp", 0);
 	free(s);
-	CHECK_EQ(procs_count("rx", "udp-app", t.rx_pid, t.rx_comm), t.n);
+	/* `procs totals`, the default: each direction's total alone */
 	CHECK_EQ(procs_count("rx", "rx-total", t.rx_pid, t.rx_comm), t.n);
-	CHECK_EQ(procs_count("rx", "ip-udp", t.rx_pid, t.rx_comm), t.n);
-	CHECK_EQ(procs_count("tx", "app-udp", t.tx_pid, t.tx_comm), t.n);
-	CHECK_EQ(procs_count("tx", "dev-drv", t.tx_pid, t.tx_comm), t.n);
+	CHECK_EQ(procs_count("tx", "tx-total", t.tx_pid, t.tx_comm), t.n);
+	CHECK_EQ(procs_count("rx", "udp-app", t.rx_pid, t.rx_comm), 0);
+	CHECK_EQ(procs_count("tx", "app-udp", t.tx_pid, t.tx_comm), 0);
 	/* nothing charged to the wrong task */
-	CHECK_EQ(procs_count("rx", "udp-app", t.tx_pid, t.tx_comm), 0);
-	CHECK_EQ(procs_count("tx", "app-udp", t.rx_pid, t.rx_comm), 0);
+	CHECK_EQ(procs_count("rx", "rx-total", t.tx_pid, t.tx_comm), 0);
+	CHECK_EQ(procs_count("tx", "tx-total", t.rx_pid, t.rx_comm), 0);
 	CHECK(check_no_leak() == 0, "leak");
 	teardown();
 	return 0;
@@ -777,6 +787,7 @@ TEST(latency_udp_corked_sends)
  * N request/response rounds over TCP: 2N application segments, so every
  * TX stage counts exactly 2N and tcp-app 2N; every TCP segment received
  * (handshake and ACKs included) passes ip-tcp, per the kernel's InSegs.
+ * With `procs stages`, each process has a row per stage, its own N.
  */
 TEST(latency_tcp_counts_exact)
 {
@@ -794,6 +805,7 @@ TEST(latency_tcp_counts_exact)
 
 	CHECK(setup(false) == 0, "setup");
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
+	CHECK(control("procs stages\n") == 0, "procs stages");
 	a0 = snmp(NS_A, "Tcp", "InSegs");
 	b0 = snmp(NS_B, "Tcp", "InSegs");
 	ia0 = snmp(NS_A, "Ip", "InReceives");
@@ -832,6 +844,7 @@ TEST(latency_tcp_counts_exact)
 	CHECK_EQ(procs_count("tx", "app-tcp", t.rx_pid, t.rx_comm), t.n);
 	CHECK_EQ(procs_count("rx", "tcp-app", t.rx_pid, t.rx_comm), t.n);
 	CHECK_EQ(procs_count("rx", "tcp-app", t.tx_pid, t.tx_comm), t.n);
+	CHECK_EQ(procs_count("tx", "tx-total", t.tx_pid, t.tx_comm), t.n);
 	CHECK(check_no_leak() == 0, "leak");
 	teardown();
 	return 0;
@@ -950,7 +963,7 @@ TEST(latency_tcp_bulk_charges_the_sender)
 		}
 	}
 	free(s);
-	CHECK(procs_count("tx", "app-tcp", tx, "skbp_btx") > 0,
+	CHECK(procs_count("tx", "tx-total", tx, "skbp_btx") > 0,
 	      "the sender was charged nothing");
 	CHECK(!bad, "%d of %llu transmit rows charge another process", bad,
 	      rows);
@@ -1239,14 +1252,6 @@ TEST(latency_load_unload_under_traffic)
 }
 
 /* ---- filters, sampling and the trace applied to the timelines ---- */
-
-static int control(const char *cmds)
-{
-	int err = write_file(DEBUGFS_DIR "/control", cmds);
-
-	CHECK(err == 0, "writing '%s' to control: %s", cmds, strerror(-err));
-	return 0;
-}
 
 /*
  * Datagrams to a port nobody listens on any more, sent from A in a child:
@@ -1803,7 +1808,7 @@ TEST(filter_v4mapped_socket)
 	CHECK_ROW(s, "tx", "app-tcp", t.n);
 	CHECK_ROW(s, "tx", "tx-total", t.n);
 	free(s);
-	CHECK_EQ(procs_count("tx", "app-tcp", t.tx_pid, t.tx_comm), t.n);
+	CHECK_EQ(procs_count("tx", "tx-total", t.tx_pid, t.tx_comm), t.n);
 	CHECK(check_no_leak() == 0, "leak");
 	teardown();
 	return 0;
@@ -2249,7 +2254,6 @@ TEST(latency_tap_charges_nobody)
 	CHECK_ROW(s, "rx", "udp-app", t.n);
 	CHECK_ROW(s, "rx", "rx-total", t.n);
 	free(s);
-	CHECK_EQ(procs_count("rx", "udp-app", t.rx_pid, t.rx_comm), t.n);
 	CHECK_EQ(procs_count("rx", "rx-total", t.rx_pid, t.rx_comm), t.n);
 	CHECK(!procs_charges_rx(tp), "the tap %d is charged in procs", tp);
 	CHECK_EQ(rx_incomplete(), 0);
