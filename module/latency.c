@@ -121,7 +121,6 @@ struct lat_cpu {
 	struct hist stage[SKBPROF_TIMELINE_STAGES];
 	struct exemplar worst[SKBPROF_TIMELINE_STAGES];
 	u64 incomplete[2][END_REASONS];
-	u64 verdicts[2][STAMP_FILTERED + 1];
 	u64 procs_overflow;
 	u64 cgroups_overflow;
 	/* software GSO: timelines forked, segments given one, not given one */
@@ -135,6 +134,13 @@ struct lat_cpu {
 #define LAT_CPU_KEPT	offsetof(struct lat_cpu, procs)
 
 static struct lat_cpu **lcpu;
+
+/*
+ * The filter's and sampling's verdicts per direction, per CPU: counted
+ * where a timeline starts, before any lock, so with this_cpu ops, which
+ * interrupts cannot split.  Cleared by reset_cpu() with the rest.
+ */
+static DEFINE_PER_CPU(u64 [2][STAMP_FILTERED + 1], lat_verdicts);
 
 /* Interrupts are off in every caller: the CPU cannot change. */
 static inline struct lat_cpu *this_lat(void)
@@ -263,7 +269,7 @@ void latency_incomplete(const struct stamp *s, enum lat_end why)
 
 void latency_verdict(u8 kind, u8 verdict)
 {
-	this_lat()->verdicts[kind][verdict]++;
+	this_cpu_inc(lat_verdicts[kind][verdict]);
 }
 
 void latency_gso(unsigned int segs, unsigned int full)
@@ -693,7 +699,7 @@ void latency_stats(struct seq_file *m)
 			u64 sum = 0;
 
 			for_each_possible_cpu(cpu)
-				sum += READ_ONCE(lcpu[cpu]->verdicts[k][r]);
+				sum += READ_ONCE(per_cpu(lat_verdicts, cpu)[k][r]);
 			seq_printf(m, "timelines_%s_%s %llu\n",
 				   k == STAMP_RX ? "rx" : "tx", vn[r], sum);
 		}
@@ -722,6 +728,7 @@ static void reset_lat(struct lat_cpu *c)
 static void reset_cpu(unsigned int cpu)
 {
 	reset_lat(lcpu[cpu]);
+	memset(per_cpu_ptr(&lat_verdicts, cpu), 0, sizeof(lat_verdicts));
 }
 
 void latency_reset(void)

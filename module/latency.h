@@ -7,7 +7,7 @@
  * struct stamp handed to it, and calls nothing of the timelines.
  *
  * The calls from the hot path run with interrupts off (they write this
- * CPU's aggregates).
+ * CPU's aggregates), but for latency_verdict().
  */
 #ifndef _SKBPROF_LATENCY_H
 #define _SKBPROF_LATENCY_H
@@ -38,7 +38,7 @@ void latency_payer(struct lat_payer *p, const struct stamp *s);
 void latency_stage(const struct lat_payer *p, int st, u64 ns, u64 end);
 /* The timeline @s ended without reaching its last point, because @why. */
 void latency_incomplete(const struct stamp *s, enum lat_end why);
-/* The filter and sampling gave a @kind timeline @verdict. */
+/* The filter and sampling gave a @kind timeline @verdict (any context). */
 void latency_verdict(u8 kind, u8 verdict);
 /* Software GSO forked a transmit timeline to @segs segments; @full had none. */
 void latency_gso(unsigned int segs, unsigned int full);

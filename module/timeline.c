@@ -60,7 +60,10 @@ static const char *const point_names[2][STAMP_MAX_POINTS] = {
 	[STAMP_TX] = { "app", "l4", "ip", "dev", "drv" },
 };
 
-/* The sampling counters of each direction, per CPU (decide()). */
+/*
+ * The sampling counters of each direction, per CPU (sample()): this_cpu
+ * ops, which interrupts cannot split, count the packets of every context.
+ */
 static DEFINE_PER_CPU(u32[2], sample_tick);
 
 static u64 max_age_ns;
@@ -346,7 +349,7 @@ static void end_early(struct stamp *s, enum lat_end why)
 static u8 sample(u8 kind, const struct skbprof_config *cfg)
 {
 	if (cfg->sample > 1 &&
-	    ++(*this_cpu_ptr(&sample_tick))[kind] % cfg->sample)
+	    this_cpu_inc_return(sample_tick[kind]) % cfg->sample)
 		return STAMP_SAMPLED_OUT;
 	return STAMP_KEEP;
 }
@@ -613,10 +616,8 @@ static void start_timeline(u8 kind, const struct sk_buff *skb,
 			       ktime_get_mono_fast_ns());
 		return;
 	}
-	local_irq_save(flags);
 	verdict = sample(kind, cfg);
 	latency_verdict(kind, verdict);
-	local_irq_restore(flags);
 	if (verdict != STAMP_KEEP) {
 		end_previous(skb, kind);
 		return;
