@@ -782,6 +782,11 @@ static void learn(struct stamp *s, const struct sk_buff *skb, u8 point)
 #define PEEK_SET_BITS	8
 #define PEEK_WAYS	4
 static const struct task_struct *peekers[1 << PEEK_SET_BITS][PEEK_WAYS];
+/*
+ * The slots of peekers[] taken, counted at each change from and to NULL:
+ * 0 on most hosts, whose reads look no further.
+ */
+static atomic_t peek_slots = ATOMIC_INIT(0);
 
 static inline const struct task_struct **peek_set(void)
 {
@@ -799,22 +804,37 @@ static inline int peek_way(const struct task_struct **set)
 	return -1;
 }
 
+/* Does the current task peek?  Its own slot was counted before it asks. */
+static bool peeking(void)
+{
+	return atomic_read(&peek_slots) && peek_way(peek_set()) >= 0;
+}
+
 void lat_rx_recv(bool peek)
 {
-	const struct task_struct **set = peek_set();
-	int i = peek_way(set);
+	const struct task_struct **set;
+	int i;
 
+	if (!peek && !atomic_read(&peek_slots))
+		return;
+	set = peek_set();
+	i = peek_way(set);
 	if (!peek) {
-		if (i >= 0)
-			cmpxchg(&set[i], current, NULL);
+		if (i >= 0 && cmpxchg(&set[i], current, NULL) == current)
+			atomic_dec(&peek_slots);
 		return;
 	}
 	if (i >= 0)
 		return;
-	for (i = 0; i < PEEK_WAYS; i++)
-		if (!cmpxchg(&set[i], NULL, current))
+	for (i = 0; i < PEEK_WAYS; i++) {
+		if (!cmpxchg(&set[i], NULL, current)) {
+			atomic_inc(&peek_slots);
 			return;
-	WRITE_ONCE(set[raw_smp_processor_id() % PEEK_WAYS], current);
+		}
+	}
+	/* a slot changes hands, unless its task gave it back meanwhile */
+	if (!xchg(&set[raw_smp_processor_id() % PEEK_WAYS], current))
+		atomic_inc(&peek_slots);
 }
 
 /*
@@ -825,7 +845,7 @@ void lat_rx_recv(bool peek)
  */
 static bool rx_reader(const struct stamp *s, const struct sk_buff *skb)
 {
-	return s->owner == skb && peek_way(peek_set()) < 0;
+	return s->owner == skb && !peeking();
 }
 
 /*
