@@ -170,7 +170,8 @@ static void life_end(const struct sk_buff *skb, bool coalesced)
 	struct stamp *s;
 	u64 ns;
 
-	if (!skb || !lifetime_sample())
+	/* no lifetime stamp outlives the view (sweep): one look at a chain */
+	if (!skb || stamp_none((unsigned long)skb, STAMP_LIFE, false))
 		return;
 	s = stamp_lock((unsigned long)skb, STAMP_LIFE, false, &flags);
 	if (!s)
