@@ -148,6 +148,17 @@ static inline struct lat_cpu *this_lat(void)
 	return lcpu[smp_processor_id()];
 }
 
+/* Two command names alike: two loads each, where memcmp() is a call. */
+static inline bool comm_eq(const char *a, const char *b)
+{
+	u64 x[2], y[2];
+
+	BUILD_BUG_ON(sizeof(x) != TASK_COMM_LEN);
+	memcpy(x, a, sizeof(x));
+	memcpy(y, b, sizeof(y));
+	return x[0] == y[0] && x[1] == y[1];
+}
+
 /* The payer of (@pid, @comm, @cgroup, @dir) in @t, or NULL: no room. */
 static struct payer *find_payer(struct row_table *t, pid_t pid,
 				const char *comm, u64 cgroup, u8 dir)
@@ -170,7 +181,7 @@ static struct payer *find_payer(struct row_table *t, pid_t pid,
 			return p;
 		}
 		if (p->pid == pid && p->cgroup == cgroup && p->dir == dir &&
-		    !memcmp(p->comm, comm, sizeof(p->comm)))
+		    comm_eq(p->comm, comm))
 			return p;
 	}
 	return NULL;
