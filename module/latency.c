@@ -255,7 +255,8 @@ void latency_stage(const struct lat_payer *p, int st, u64 ns, u64 end)
 
 	hist_add_at(&c->stage[st], i, ns);
 	w = &c->worst[st];
-	if (ns >= w->ns) {
+	/* the first of equal times: a stage of 0 ns (app-udp) writes once */
+	if (ns > w->ns || !w->when) {
 		w->ns = ns;
 		w->when = end;
 		w->pid = s->pid;
@@ -304,10 +305,11 @@ static void merge_stage(int st, struct hist *h, struct exemplar *w)
 		const struct lat_cpu *c = lcpu[cpu];
 
 		hist_merge(h, &c->stage[st]);
-		if (!c->worst[st].ns || c->worst[st].ns < w->ns)
+		/* none yet (when is 0), or shorter */
+		if (!c->worst[st].when || c->worst[st].ns < w->ns)
 			continue;
 		/* equal times: the one with a process */
-		if (c->worst[st].ns > w->ns || !w->pid)
+		if (c->worst[st].ns > w->ns || !w->when || !w->pid)
 			*w = c->worst[st];
 	}
 }

@@ -436,7 +436,7 @@ static void en_rx_app_udp(struct cand *c, const unsigned long *arg)
 
 static void en_tx_tcp_entail(struct cand *c, const unsigned long *arg)
 {
-	lat_tx_start(ARG(1), ARG(0), NULL, IPPROTO_TCP, c->id);
+	lat_tx_start(ARG(1), ARG(0), NULL, IPPROTO_TCP, TXP_APP, c->id);
 }
 
 /* The TCP allocators' kretprobes keep the socket here. */
@@ -513,7 +513,7 @@ static int krp_tx_tcp_alloc(struct kretprobe_instance *ri,
 		return 0;
 	if (skb)
 		lat_tx_start(skb, ((struct sk_arg *)ri->data)->sk, NULL,
-			     IPPROTO_TCP, krp_cand(ri)->id);
+			     IPPROTO_TCP, TXP_APP, krp_cand(ri)->id);
 	return 0;
 }
 
@@ -527,22 +527,20 @@ static void en_tx_tcp(struct cand *c, const unsigned long *arg)
  * datagram, whole, as UDP puts its header on.  Its transmit timeline
  * starts here, corked or not (udp_sendmsg() calls it as soon as
  * ip_make_skb() returns, udp_push_pending_frames() when the cork comes
- * off), and reaches UDP at once.
+ * off), and reaches UDP at once, in the same visit to the table.
  */
 static void en_tx_udp4(struct cand *c, const unsigned long *arg)
 {
 	const struct sk_buff *skb = ARG(0);
 
-	lat_tx_start(skb, skb->sk, ARG(1), IPPROTO_UDP, c->id);
-	lat_tx_point(skb, TXP_L4, IPPROTO_UDP, c->id);
+	lat_tx_start(skb, skb->sk, ARG(1), IPPROTO_UDP, TXP_L4, c->id);
 }
 
 static void en_tx_udp6(struct cand *c, const unsigned long *arg)
 {
 	const struct sk_buff *skb = ARG(0);
 
-	lat_tx_start(skb, skb->sk, NULL, IPPROTO_UDP, c->id);
-	lat_tx_point(skb, TXP_L4, IPPROTO_UDP, c->id);
+	lat_tx_start(skb, skb->sk, NULL, IPPROTO_UDP, TXP_L4, c->id);
 }
 
 static void en_tx_ip(struct cand *c, const unsigned long *arg)

@@ -576,18 +576,25 @@ static struct stamp *__start_lock(const struct sk_buff *skb, u8 kind,
 							   via, now, flags))); \
 	__s; })
 
-/* A timeline the filter decides on: admit() it, then put it in the table. */
+/*
+ * A timeline the filter decides on: admit() it, then put it in the table.
+ * It reaches @also too, with its first point (see start_timeline()).
+ */
 static noinline void start_filtered(u8 kind, const struct sk_buff *skb,
 				    const struct skbprof_config *cfg,
 				    const struct sock *sk,
-				    const struct flowi4 *fl4, u8 proto, u16 via,
-				    u64 now)
+				    const struct flowi4 *fl4, u8 proto, u8 also,
+				    u16 via, u64 now)
 {
 	unsigned long flags;
 	struct stamp *s, tmp;
 
 	if (!admit(&tmp, kind, skb, cfg, sk, fl4, proto, via, now))
 		return;
+	if (also) {
+		reach(&tmp, skb, also, via, now);
+		progress(&tmp, cfg, also);
+	}
 	s = start_lock(skb, kind, cfg, via, now, &flags);
 	if (!s)
 		return;
@@ -599,12 +606,14 @@ static noinline void start_filtered(u8 kind, const struct sk_buff *skb,
  * Start a @kind timeline of @skb at its first point: decided at once,
  * with no stamp for a packet not followed, when the filter is known there
  * (start_filtered()) or there is none.  Without a filter, sampling alone
- * decides, before anything is learnt about the packet.
+ * decides, before anything is learnt about the packet.  A probe that is
+ * the first point and a later one, @also (0: none), reaches both at once,
+ * in one visit to the table.
  */
 static void start_timeline(u8 kind, const struct sk_buff *skb,
 			   const struct skbprof_config *cfg,
 			   const struct sock *sk, const struct flowi4 *fl4,
-			   u8 proto, u16 via)
+			   u8 proto, u8 also, u16 via)
 {
 	unsigned long flags;
 	struct stamp *s;
@@ -612,7 +621,7 @@ static void start_timeline(u8 kind, const struct sk_buff *skb,
 	u64 now;
 
 	if (cfg->filter.terms) {
-		start_filtered(kind, skb, cfg, sk, fl4, proto, via,
+		start_filtered(kind, skb, cfg, sk, fl4, proto, also, via,
 			       ktime_get_mono_fast_ns());
 		return;
 	}
@@ -631,6 +640,11 @@ static void start_timeline(u8 kind, const struct sk_buff *skb,
 	s->verdict = STAMP_KEEP;
 	if (cfg->trace == SKBPROF_TRACE_VERBOSE)
 		trace_hit(s, 0, via, now);
+	if (also) {
+		reach(s, skb, also, via, now);
+		if (cfg->trace == SKBPROF_TRACE_VERBOSE)
+			trace_hit(s, also, via, now);
+	}
 	stamp_unlock(s, flags);
 }
 
@@ -678,7 +692,7 @@ static void rx_start_core(const struct sk_buff *skb,
 	}
 	if (!cfg->filter.terms && cfg->sample > 1)
 		return;
-	start_timeline(STAMP_RX, skb, cfg, NULL, NULL, 0, via);
+	start_timeline(STAMP_RX, skb, cfg, NULL, NULL, 0, 0, via);
 }
 
 void lat_rx_start(const struct sk_buff *skb, u16 via, bool core)
@@ -700,7 +714,7 @@ void lat_rx_start(const struct sk_buff *skb, u16 via, bool core)
 	}
 	/* an entry tracepoint: without a filter, sampling decides at once */
 	if (!cfg->filter.terms) {
-		start_timeline(STAMP_RX, skb, cfg, NULL, NULL, 0, via);
+		start_timeline(STAMP_RX, skb, cfg, NULL, NULL, 0, 0, via);
 		goto out;
 	}
 	now = ktime_get_mono_fast_ns();
@@ -716,7 +730,8 @@ out:
 }
 
 void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
-		  const struct flowi4 *fl4, u8 proto, u16 via)
+		  const struct flowi4 *fl4, u8 proto, enum tx_point also,
+		  u16 via)
 {
 	const struct skbprof_config *cfg;
 
@@ -726,7 +741,7 @@ void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
 	cfg = skbprof_config();
 	if (!(cfg->stages & SKBPROF_TX_STAGES))
 		goto out;
-	start_timeline(STAMP_TX, skb, cfg, sk, fl4, proto, via);
+	start_timeline(STAMP_TX, skb, cfg, sk, fl4, proto, also, via);
 out:
 	rcu_read_unlock_sched();
 }

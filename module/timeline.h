@@ -25,9 +25,14 @@ void lat_rx_start(const struct sk_buff *skb, u16 via, bool core);
 void lat_rx_point(const struct sk_buff *skb, enum rx_point point, u8 proto,
 		  u16 via);
 struct flowi4;
-/* @sk: the sending socket; @fl4: the flow of an IPv4 datagram, or NULL */
+/*
+ * @sk: the sending socket; @fl4: the flow of an IPv4 datagram, or NULL;
+ * @also: a later point the probe is too, reached at the same time
+ * (TXP_APP: none)
+ */
 void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
-		  const struct flowi4 *fl4, u8 proto, u16 via);
+		  const struct flowi4 *fl4, u8 proto, enum tx_point also,
+		  u16 via);
 void lat_tx_point(const struct sk_buff *skb, enum tx_point point, u8 proto,
 		  u16 via);
 void lat_free(const struct sk_buff *skb, enum lat_end why);
