@@ -20,6 +20,16 @@
 	(KERNEL_VERSION(maj, min, 0) <= LINUX_VERSION_CODE)
 
 /*
+ * The position of tcp_recvmsg()'s flags among its arguments: 5.19 dropped
+ * the nonblock one before them.
+ */
+#if SKBPROF_KERNEL_AT_LEAST(5, 19)
+#define SKBPROF_TCP_RECVMSG_FLAGS_ARG	3
+#else
+#define SKBPROF_TCP_RECVMSG_FLAGS_ARG	4
+#endif
+
+/*
  * The kfree_skb tracepoint.  Its prototype grew over time:
  *   before 5.17:  (skb, location)
  *   5.17 to 6.10: (skb, location, reason)

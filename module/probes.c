@@ -87,7 +87,7 @@ enum cand_state { CS_UNTRIED, CS_ACTIVE, CS_IDLE, CS_STANDBY, CS_FAILED };
 struct cand;
 
 /* The arguments an entry handler gets: the probed function's first ones. */
-#define ENTRY_ARGS	4
+#define ENTRY_ARGS	5
 typedef void (*entry_fn)(struct cand *c, const unsigned long *arg);
 
 struct cand {
@@ -265,6 +265,7 @@ static void notrace skbprof_ftrace_entry(unsigned long ip,
 		arg[1] = skbprof_ftrace_arg(f, 1);
 		arg[2] = skbprof_ftrace_arg(f, 2);
 		arg[3] = skbprof_ftrace_arg(f, 3);
+		arg[4] = skbprof_ftrace_arg(f, 4);
 		c->en(c, arg);
 	}
 	ft_unlock(bit);
@@ -339,6 +340,7 @@ static int kp_entry(struct kprobe *p, struct pt_regs *regs)
 	arg[1] = regs_get_kernel_argument(regs, 1);
 	arg[2] = regs_get_kernel_argument(regs, 2);
 	arg[3] = regs_get_kernel_argument(regs, 3);
+	arg[4] = regs_get_kernel_argument(regs, 4);
 	c->en(c, arg);
 	return 0;
 }
@@ -393,10 +395,11 @@ static void tp_rx_gro_frags_exit(void *data, int ret)
 	lat_rx_gro_exit(ret, true);
 }
 
-/* inet_recvmsg(sock, msg, size, flags), inet6_recvmsg: does it peek? */
-static void en_recv(struct cand *c, const unsigned long *arg)
+/* tcp_recvmsg(sk, msg, len, [nonblock,] flags, addr_len): does it peek? */
+static void en_recv_tcp(struct cand *c, const unsigned long *arg)
 {
-	lat_rx_recv((unsigned long)ARG(3) & MSG_PEEK);
+	lat_rx_recv((unsigned long)ARG(SKBPROF_TCP_RECVMSG_FLAGS_ARG) &
+		    MSG_PEEK);
 }
 
 static void en_rx_ip(struct cand *c, const unsigned long *arg)
@@ -426,10 +429,19 @@ static void en_rx_app(struct cand *c, const unsigned long *arg)
 	lat_rx_point(ARG(0), RXP_APP, 0, c->id);
 }
 
+/*
+ * skb_consume_udp(sk, skb, len): UDP's read of a datagram, with len its
+ * length, or minus it for a peek (udp_recvmsg(), udpv6_recvmsg()).  A peek
+ * of an empty datagram holds a reference besides the queue's.
+ */
 static void en_rx_app_udp(struct cand *c, const unsigned long *arg)
 {
-	/* (sk, skb, len) */
-	lat_rx_point(ARG(1), RXP_APP, 0, c->id);
+	const struct sk_buff *skb = ARG(1);
+	int len = (int)(long)ARG(2);
+
+	if (len < 0 || (!len && refcount_read(&skb->users) > 1))
+		return;
+	lat_rx_point(skb, RXP_APP, IPPROTO_UDP, c->id);
 }
 
 /* ---- transmit ---- */
@@ -712,10 +724,9 @@ static struct cand c_rx_gro[] = {
 	TP("napi_gro_frags_exit", tp_rx_gro_frags_exit),
 };
 
-/* receive calls on inet sockets: which of them peek */
+/* TCP's receive calls, IPv4 and IPv6: which of them peek */
 static struct cand c_rx_recv[] = {
-	EN("inet_recvmsg", en_recv),
-	EN("inet6_recvmsg", en_recv),
+	EN("tcp_recvmsg", en_recv_tcp),
 };
 
 static struct cand c_rx_ip4[] = {
@@ -750,11 +761,6 @@ static struct cand c_rx_app[] = {
 static struct cand c_rx_app_udp[] = {
 	/* after udp(v6)_recvmsg copied: linear skbs skip the tracepoint */
 	EN("skb_consume_udp", en_rx_app_udp),
-};
-
-static struct cand c_rx_app_csum[] = {
-	/* UDP copy with software checksum: no tracepoint on that path */
-	EN("skb_copy_and_csum_datagram_msg", en_rx_app),
 };
 
 static struct cand c_tx_app_tcp[] = {
@@ -882,7 +888,6 @@ static struct group groups[] = {
 	GROUP("rx-app", STAMP_RX, RXP_APP, 0, false, c_rx_app),
 	GROUP("rx-app-udp", STAMP_RX, RXP_APP, IPPROTO_UDP, true,
 	      c_rx_app_udp),
-	GROUP("rx-app-csum", STAMP_RX, RXP_APP, 0, true, c_rx_app_csum),
 	/* no point of its own: armed with the receive stages */
 	GROUP("rx-recv", STAMP_RX, -1, 0, true, c_rx_recv),
 	GROUP("tx-app-tcp", STAMP_TX, TXP_APP, IPPROTO_TCP, false,

@@ -784,12 +784,12 @@ static void learn(struct stamp *s, const struct sk_buff *skb, u8 point)
 /* ---- who reads a received packet ---- */
 
 /*
- * The tasks in a receive call with MSG_PEEK on an inet socket: a set of
- * PEEK_WAYS slots per hash of the task.  A task's slot
- * is taken (cmpxchg) by the entry probe of a call that peeks, and given
- * back by the task's next call without MSG_PEEK (lat_rx_recv()): every
- * copy a task makes from an inet socket comes in such a call, after its
- * entry, so the slot is right at every copy with no return probe.  A slot
+ * The tasks in a TCP receive call with MSG_PEEK: a set of PEEK_WAYS
+ * slots per hash of the task.  A task's slot is taken (cmpxchg) by the
+ * entry probe of a call that peeks, and given back by the task's next
+ * call without MSG_PEEK (lat_rx_recv()): every copy a task makes from a
+ * TCP socket comes in such a call, after its entry, so the slot is right
+ * at every copy with no return probe.  A slot
  * a task left when it exited is taken over once its set is full; a set
  * full of tasks peeking at once gives one of them up, whose peeks are
  * then taken for reads.
@@ -853,14 +853,22 @@ void lat_rx_recv(bool peek)
 }
 
 /*
- * Is the copy of @skb, whose timeline is @s, the receiver's read?  Only
- * the skb that carried the timeline into the socket (a tap, a raw socket
- * or another multicast receiver reads a clone), and not in a MSG_PEEK call
- * (the data stays queued for the read that counts).
+ * Is the copy of @skb, whose timeline is @s, reported with @proto, the
+ * receiver's read?  Only the skb that carried the timeline into the
+ * socket (a tap, a raw socket or another multicast receiver reads a
+ * clone), and not a peek (the data stays queued for the read that
+ * counts): a UDP datagram's read is its consume, whose probe tells peeks
+ * apart (@proto UDP), not its copy; the others' reads are copies outside
+ * a TCP receive call that peeks.
  */
-static bool rx_reader(const struct stamp *s, const struct sk_buff *skb)
+static bool rx_reader(const struct stamp *s, const struct sk_buff *skb,
+		      u8 proto)
 {
-	return s->owner == skb && !peeking();
+	if (s->owner != skb)
+		return false;
+	if (s->proto == IPPROTO_UDP)
+		return proto == IPPROTO_UDP;
+	return !peeking();
 }
 
 /*
@@ -885,7 +893,7 @@ static noinline void point_found(const struct sk_buff *skb, u8 kind,
 		stamp_remove(s, flags);
 		goto out;
 	}
-	if (kind == STAMP_RX && point == RXP_APP && !rx_reader(s, skb)) {
+	if (kind == STAMP_RX && point == RXP_APP && !rx_reader(s, skb, proto)) {
 		stamp_unlock(s, flags);
 		goto out;
 	}

@@ -46,9 +46,9 @@ void lat_rx_gro_enter(const struct sk_buff *skb);
 void lat_rx_gro_deliver(const struct sk_buff *skb);
 void lat_rx_gro_exit(int ret, bool frags);
 /*
- * A receive call of the current task on an inet socket begins (@peek: with
- * MSG_PEEK): until its next call, its copies are peeks, or are reads.
- * Peeks end no timeline.
+ * A TCP receive call of the current task begins (@peek: with MSG_PEEK):
+ * until its next call, its copies are peeks, or are reads.  Peeks end no
+ * timeline.  (UDP's probe of the read tells peeks apart itself.)
  */
 void lat_rx_recv(bool peek);
 void lat_rekey(const struct sk_buff *skb, const void *old_head);

@@ -198,10 +198,10 @@ static int arm_as(const char *cmd, const char *want, const char *drops)
 }
 
 #define RX_UDP	"rx-gro rx-drv rx-ip4 rx-ip6 rx-udp4 rx-udp6 rx-app " \
-		"rx-app-udp rx-app-csum rx-recv"
+		"rx-app-udp rx-recv"
 #define TX_TCP	"tx-app-tcp tx-tcp tx-ip4 tx-ip6 tx-dev tx-drv"
 #define ALL	"rx-gro rx-drv rx-ip4 rx-ip6 rx-tcp4 rx-tcp6 rx-udp4 rx-udp6 " \
-		"rx-app rx-app-udp rx-app-csum rx-recv tx-app-tcp " \
+		"rx-app rx-app-udp rx-recv tx-app-tcp " \
 		"tx-tcp tx-udp4 tx-udp6 tx-ip4 tx-ip6 tx-dev tx-drv free " \
 		"rekey tx-gso"
 
