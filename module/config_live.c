@@ -10,23 +10,11 @@
 #include "config_live.h"
 #include "stages.h"
 
-struct config_box {
-	struct rcu_head rcu;
-	struct skbprof_config cfg;
-};
-
-/* Serialises the writers of config_cur. */
+/* Serialises the writers of skbprof_config_cur. */
 static DEFINE_MUTEX(config_lock);
 
-/* The configuration in force; replaced under config_lock, read under RCU. */
-static struct config_box __rcu *config_cur;
-
-const struct skbprof_config *skbprof_config(void)
-{
-	/* the probes read it with preemption off, as RCU-sched readers */
-	return &rcu_dereference_check(config_cur,
-				      rcu_read_lock_sched_held())->cfg;
-}
+/* Replaced under config_lock, read under RCU (skbprof_config()). */
+struct skbprof_config_box __rcu *skbprof_config_cur;
 
 unsigned int skbprof_config_views(const struct skbprof_config *cfg)
 {
@@ -45,9 +33,9 @@ void skbprof_config_unlock(void)
 	mutex_unlock(&config_lock);
 }
 
-static struct config_box *config_held(void)
+static struct skbprof_config_box *config_held(void)
 {
-	return rcu_dereference_protected(config_cur,
+	return rcu_dereference_protected(skbprof_config_cur,
 					 lockdep_is_held(&config_lock));
 }
 
@@ -58,7 +46,7 @@ const struct skbprof_config *skbprof_config_locked(void)
 
 struct skbprof_config *skbprof_config_copy(void)
 {
-	struct config_box *next;
+	struct skbprof_config_box *next;
 
 	lockdep_assert_held(&config_lock);
 	next = kmalloc(sizeof(*next), GFP_KERNEL);
@@ -70,33 +58,33 @@ struct skbprof_config *skbprof_config_copy(void)
 
 void skbprof_config_publish(struct skbprof_config *next)
 {
-	struct config_box *old = config_held();
-	struct config_box *box = container_of(next, struct config_box, cfg);
+	struct skbprof_config_box *old = config_held();
+	struct skbprof_config_box *box = container_of(next, struct skbprof_config_box, cfg);
 
-	rcu_assign_pointer(config_cur, box);
+	rcu_assign_pointer(skbprof_config_cur, box);
 	kfree_rcu(old, rcu);
 }
 
 void skbprof_config_discard(struct skbprof_config *next)
 {
 	lockdep_assert_held(&config_lock);
-	kfree(container_of(next, struct config_box, cfg));
+	kfree(container_of(next, struct skbprof_config_box, cfg));
 }
 
 int skbprof_config_live_init(void)
 {
-	struct config_box *box;
+	struct skbprof_config_box *box;
 
 	box = kzalloc(sizeof(*box), GFP_KERNEL);
 	if (!box)
 		return -ENOMEM;
 	skbprof_config_default(&box->cfg, &skbprof_stage_names);
-	RCU_INIT_POINTER(config_cur, box);
+	RCU_INIT_POINTER(skbprof_config_cur, box);
 	return 0;
 }
 
 void skbprof_config_live_exit(void)
 {
-	kfree(rcu_dereference_protected(config_cur, 1));
-	RCU_INIT_POINTER(config_cur, NULL);
+	kfree(rcu_dereference_protected(skbprof_config_cur, 1));
+	RCU_INIT_POINTER(skbprof_config_cur, NULL);
 }

@@ -13,14 +13,30 @@
 #ifndef _SKBPROF_CONFIG_LIVE_H
 #define _SKBPROF_CONFIG_LIVE_H
 
+#include <linux/rcupdate.h>
+
 #include "config.h"
+
+/* The configuration in force and its grace period; see config_live.c. */
+struct skbprof_config_box {
+	struct rcu_head rcu;
+	struct skbprof_config cfg;
+};
+
+extern struct skbprof_config_box __rcu *skbprof_config_cur;
 
 /*
  * The configuration in force.  Call under rcu_read_lock() or
  * rcu_read_lock_sched() (or with preemption disabled: every grace period
- * waits for such sections) and do not keep the pointer past it.
+ * waits for such sections) and do not keep the pointer past it.  Inline:
+ * every probe hit reads it.
  */
-const struct skbprof_config *skbprof_config(void);
+static inline const struct skbprof_config *skbprof_config(void)
+{
+	/* the probes read it with preemption off, as RCU-sched readers */
+	return &rcu_dereference_check(skbprof_config_cur,
+				      rcu_read_lock_sched_held())->cfg;
+}
 
 /*
  * The views of @cfg that follow packets in the stamp table, whose stamps
