@@ -220,7 +220,14 @@ profile() {
 	perf report -i /tmp/perf.data --stdio --no-children --comms skbprof-load \
 		--sort sym -F sample,sym 2>&1 | grep -v '^#' | grep . |
 		sed "s/^/profile_sym mode=$2 /"
-	# the probes that fired, for their hits per packet
+	# the probes that fired, for their hits per packet; empty handlers
+	# count none, so their hits are those of a second run with real ones
+	if [ "$2" = profile-empty ]; then
+		rmmod skbprof || echo "error rmmod failed"
+		skbprof_load
+		skbprof-load udp-flood 1 64 > /tmp/hits.out 2>&1
+		echo "profile_hits mode=$2 $(grep '^result' /tmp/hits.out)"
+	fi
 	[ -d $D ] && awk '$1 == "probe" && $7 > 0' $D/stats |
 		sed "s/^/profile_probe mode=$2 /"
 	[ "$2" != profile-none ] && [ -d $D ] &&
@@ -232,7 +239,8 @@ profile() {
 run_mode() {
 	case $1 in
 	profile|profile-*)
-		profile "$2" "$1"
+		# a sample per ms of guest time: one round is enough
+		[ "$2" = 1 ] && profile "$2" "$1"
 		return ;;
 	esac
 	if [ "$1" = bpftrace ]; then

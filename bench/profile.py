@@ -24,12 +24,16 @@ def main():
     top = int(sys.argv[2]) if len(sys.argv) > 2 else 40
     mode = sys.argv[3] if len(sys.argv) > 3 else 'profile'
     packets, period, syms = {}, {}, defaultdict(lambda: defaultdict(int))
-    probes = defaultdict(list)
+    probes, hit_packets = defaultdict(list), {}
     for line in open(path):
         m = re.match(r'profile round=\S+ mode=(\S+) period_ns=(\d+) .*packets=(\d+)', line)
         if m:
             period[m[1]] = int(m[2]) // NS_PER_INSN
             packets[m[1]] = int(m[3])
+            continue
+        m = re.match(r'profile_hits mode=(\S+) .*packets=(\d+)', line)
+        if m:
+            hit_packets[m[1]] = int(m[2])
             continue
         m = re.match(r'profile_probe mode=(\S+) probe (\S+) (\S+) (\S+) \S+ hits (\d+)', line)
         if m:
@@ -53,7 +57,8 @@ def main():
     for extra, s in rows[:top]:
         print(f"{s:40} {per_pkt(mode, s):8.0f} {per_pkt('profile-none', s):8.0f} {extra:8.0f}")
     for sym, mech, hits in probes[mode]:
-        print(f"probe {sym:34} {mech:10} {hits / packets[mode]:6.2f} hits per packet")
+        per = hits / hit_packets.get(mode, packets[mode])
+        print(f"probe {sym:34} {mech:10} {per:6.2f} hits per packet")
     for mode in packets:
         tot = sum(syms[mode].values()) * period[mode] / packets[mode]
         print(f"total {mode}: {tot:.0f} instructions per packet ({packets[mode]} packets)")
