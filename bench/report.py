@@ -434,7 +434,10 @@ def main():
               "`profile-empty` mode) are measured; a tracepoint's cost is the "
               "rest of the probe floor over its hits; a kprobe's is the floor "
               "with `entry_ftrace=0` less the tracepoints, over the same "
-              "function entries.  Kretprobes are on no datagram's path.")
+              "function entries.  Kretprobes are on no datagram's path.  "
+              "A floor is good to about 50 instructions (a run counts its "
+              "datagrams in bursts of 32), so the tracepoint column, a small "
+              "rest, to about 10.")
         print()
         print("| kernel | tracepoint | ftrace callback | kprobe | hits per "
               "datagram: tracepoints / function entries | probe floor |")
