@@ -131,15 +131,16 @@ static void drops_trace(const struct skbprof_pktinfo *pi,
 				 lat_reached_name(stage), ns);
 }
 
-static void drops_record(struct sk_buff *skb, void *location, u32 reason)
+/* @seen: what the packet's timeline knew of it, NULL when it had none */
+static void drops_record(struct sk_buff *skb, void *location, u32 reason,
+			 const struct lat_seen *seen)
 {
 	const struct skbprof_config *cfg;
 	struct skbprof_pktinfo pi;
 	struct skbprof_tuple t;
-	struct lat_seen seen;
 	struct dt_sample s;
 	unsigned long flags;
-	bool tracked, match;
+	bool match;
 
 	rcu_read_lock();
 	cfg = skbprof_config();
@@ -151,18 +152,17 @@ static void drops_record(struct sk_buff *skb, void *location, u32 reason)
 	 * A packet with a timeline was matched already, where its headers
 	 * were first known; its sender is known too, whoever frees it.
 	 */
-	tracked = lat_seen(skb, &seen);
-	if (tracked && !pi.pid && seen.pid) {
-		pi.pid = seen.pid;
-		pi.comm = seen.comm;
-		pi.cgroup = seen.cgroup;
+	if (seen && !pi.pid && seen->pid) {
+		pi.pid = seen->pid;
+		pi.comm = seen->comm;
+		pi.cgroup = seen->cgroup;
 	}
 	drops_skb_owner(skb, &s, pi.netns);
 	/* no process: a socket's cgroup is the best `cgroup` can have */
 	if (!pi.cgroup)
 		pi.cgroup = s.cgroup;
-	if (tracked && seen.verdict != STAMP_UNDECIDED)
-		match = seen.verdict != STAMP_FILTERED;
+	if (seen && seen->verdict != STAMP_UNDECIDED)
+		match = seen->verdict != STAMP_FILTERED;
 	else
 		match = skbprof_filter_match(&cfg->filter, &pi);
 	if (!match || !skbprof_sample_keep(cfg->sample))
@@ -170,7 +170,7 @@ static void drops_record(struct sk_buff *skb, void *location, u32 reason)
 
 	s.location = (unsigned long)location;
 	s.reason = reason;
-	s.stage = tracked ? seen.reached : DT_NO_STAGE;
+	s.stage = seen ? seen->reached : DT_NO_STAGE;
 	s.now_ns = ktime_get_boot_fast_ns();
 	drops_skb_proto(skb, &t, &s);
 
@@ -185,17 +185,20 @@ out:
 }
 
 /*
- * skbprof's one probe on the kfree_skb tracepoint: the drop is counted
- * while the packet's timeline still says how far it got, then the
- * timeline ends.
+ * skbprof's one probe on the kfree_skb tracepoint, in order: the packet's
+ * timeline ends, in one visit that also tells how far it got; the drop is
+ * counted with that; the skb's lifetime ends.
  */
 static void drops_dropped(struct sk_buff *skb, void *location, u32 reason)
 {
+	struct lat_seen seen;
+	bool tracked;
+
 	/* in NMI context (a panic through netconsole): see probes.c's hit() */
 	if (skbprof_bench_empty || in_nmi())
 		return;
-	drops_record(skb, location, reason);
-	lat_free(skb, END_DROPPED);
+	tracked = lat_free(skb, END_DROPPED, &seen);
+	drops_record(skb, location, reason, tracked ? &seen : NULL);
 	lifetime_end(skb);
 }
 

@@ -592,20 +592,20 @@ static void tp_consume_skb(SKBPROF_TP_CONSUME_SKB_ARGS)
 {
 	if (!hit(data))
 		return;
-	lat_free(skb, END_FREED);
+	lat_free(skb, END_FREED, NULL);
 	lifetime_end(skb);
 }
 
 static void en_free(struct cand *c, const unsigned long *arg)
 {
-	lat_free(ARG(0), END_FREED);
+	lat_free(ARG(0), END_FREED, NULL);
 	lifetime_end(ARG(0));
 }
 
 /* kfree_skb_partial: the skb's data joined another skb (TCP coalescing) */
 static void en_free_partial(struct cand *c, const unsigned long *arg)
 {
-	lat_free(ARG(0), END_COALESCED);
+	lat_free(ARG(0), END_COALESCED, NULL);
 	lifetime_coalesced(ARG(0));
 }
 

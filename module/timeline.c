@@ -965,15 +965,11 @@ void lat_tx_point(const struct sk_buff *skb, enum tx_point point, u8 proto,
 	lat_point(skb, STAMP_TX, point, proto, via);
 }
 
-static bool seen_as(unsigned long key, u8 kind, struct lat_seen *seen)
+/* What the @kind timeline @s knew of its packet, for a drop's row. */
+static void seen_fill(const struct stamp *s, u8 kind, struct lat_seen *seen)
 {
-	unsigned long flags;
-	struct stamp *s;
 	int st;
 
-	s = stamp_lock(key, kind, false, &flags);
-	if (!s)
-		return false;
 	if (s->point)
 		st = skbprof_stage_ending(kind, s->point, s->proto);
 	else
@@ -983,15 +979,6 @@ static bool seen_as(unsigned long key, u8 kind, struct lat_seen *seen)
 	seen->pid = s->pid;
 	memcpy(seen->comm, s->comm, sizeof(seen->comm));
 	seen->cgroup = s->cgroup;
-	stamp_unlock(s, flags);
-	return true;
-}
-
-bool lat_seen(const struct sk_buff *skb, struct lat_seen *seen)
-{
-	/* transmit first: over veth and loopback a packet is both */
-	return seen_as(head_key(skb), STAMP_TX, seen) ||
-	       seen_as(head_key(skb), STAMP_RX, seen);
 }
 
 const char *lat_reached_name(u8 reached)
@@ -1093,48 +1080,65 @@ static enum lat_end rx_free_why(const struct stamp *s,
 	return why;
 }
 
-/* The free of @skb, whose head's key has entries of a kind in the table. */
-static noinline void free_found(const struct sk_buff *skb, unsigned long key,
-				enum lat_end why)
+/*
+ * The free of @skb ends its @kind timeline under @key, after telling
+ * *@seen (when not NULL) what it knew.  @last: the free releases the head
+ * (no clone holds it); else only the timeline this very skb carried ends.
+ * False when there is none.
+ */
+static bool free_kind(const struct sk_buff *skb, unsigned long key, u8 kind,
+		      enum lat_end why, bool last, struct lat_seen *seen)
 {
 	unsigned long flags;
 	struct stamp *s;
-	bool last;
-	u8 kind;
 
-	/*
-	 * This free releases the head unless a clone still holds it; then
-	 * only the timeline this very skb carried ends.
-	 */
-	last = !skb_cloned(skb);
-	for (kind = STAMP_RX; kind <= STAMP_TX; kind++) {
-		s = stamp_lock(key, kind, false, &flags);
-		if (!s)
-			continue;
-		if (foreign(s, skb)) {
-			end_early(s, END_ORPHANED);
-			stamp_remove(s, flags);
-		} else if (s->owner == skb || last) {
-			end_early(s, kind == STAMP_RX ?
-					  rx_free_why(s, skb, why) : why);
-			stamp_remove(s, flags);
-		} else {
-			stamp_unlock(s, flags);
-		}
+	s = stamp_lock(key, kind, false, &flags);
+	if (!s)
+		return false;
+	if (seen)
+		seen_fill(s, kind, seen);
+	if (foreign(s, skb)) {
+		end_early(s, END_ORPHANED);
+		stamp_remove(s, flags);
+	} else if (s->owner == skb || last) {
+		end_early(s, kind == STAMP_RX ? rx_free_why(s, skb, why) : why);
+		stamp_remove(s, flags);
+	} else {
+		stamp_unlock(s, flags);
 	}
+	return true;
+}
+
+/*
+ * The free of @skb, whose head's key has entries in the table: one visit
+ * to each kind, transmit first (over veth and loopback a packet is both),
+ * the first found telling *@seen.
+ */
+static noinline bool free_found(const struct sk_buff *skb, unsigned long key,
+				enum lat_end why, struct lat_seen *seen)
+{
+	bool last = !skb_cloned(skb);
+
+	if (free_kind(skb, key, STAMP_TX, why, last, seen)) {
+		free_kind(skb, key, STAMP_RX, why, last, NULL);
+		return true;
+	}
+	return free_kind(skb, key, STAMP_RX, why, last, seen);
 }
 
 /* Most frees are of packets no timeline follows (any more): one look. */
-void lat_free(const struct sk_buff *skb, enum lat_end why)
+bool lat_free(const struct sk_buff *skb, enum lat_end why,
+	      struct lat_seen *seen)
 {
 	unsigned long key;
 
 	if (!skb)
-		return;
+		return false;
 	key = head_key(skb);
-	if (!stamp_none(key, STAMP_RX, false) ||
-	    !stamp_none(key, STAMP_TX, false))
-		free_found(skb, key, why);
+	if (stamp_none(key, STAMP_RX, false) &&
+	    stamp_none(key, STAMP_TX, false))
+		return false;
+	return free_found(skb, key, why, seen);
 }
 
 static void rekey_one(const struct sk_buff *skb, const void *old_head,

@@ -35,7 +35,14 @@ void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
 		  u16 via);
 void lat_tx_point(const struct sk_buff *skb, enum tx_point point, u8 proto,
 		  u16 via);
-void lat_free(const struct sk_buff *skb, enum lat_end why);
+struct lat_seen;
+/*
+ * @skb is freed: the timelines it carried end, and *@seen (when not NULL)
+ * gets what the first of them knew (see struct lat_seen): false when it
+ * carried none.
+ */
+bool lat_free(const struct sk_buff *skb, enum lat_end why,
+	      struct lat_seen *seen);
 /*
  * napi_gro_receive() or napi_gro_frags() takes @skb (its entry tracepoint,
  * before lat_rx_start()), hands it to the stack (the netif_receive_skb
@@ -71,11 +78,6 @@ struct lat_seen {
 	u64 cgroup;		/* the process's cgroup v2 id, with pid */
 };
 
-/*
- * What the timelines know of @skb, about to be dropped: false when it has
- * none.  Called from the kfree_skb tracepoint before lat_free().
- */
-bool lat_seen(const struct sk_buff *skb, struct lat_seen *seen);
 /* "ip-udp", "rx-drv", "tx-app" or "-" for a lat_seen.reached value. */
 const char *lat_reached_name(u8 reached);
 
