@@ -435,9 +435,11 @@ def main():
               "rest of the probe floor over its hits; a kprobe's is the floor "
               "with `entry_ftrace=0` less the tracepoints, over the same "
               "function entries.  Kretprobes are on no datagram's path.  "
-              "A floor is good to about 50 instructions (a run counts its "
-              "datagrams in bursts of 32), so the tracepoint column, a small "
-              "rest, to about 10.")
+              "Floors differ between boots by up to about 100 instructions "
+              "(7.2 gave 638 and 734 in two runs of the same code), between "
+              "the rounds of one boot by about 10; the ftrace column is "
+              "sampled (one sample per 62,500 instructions), so the "
+              "tracepoint column, a small rest, is good to about 20.")
         print()
         print("| kernel | tracepoint | ftrace callback | kprobe | hits per "
               "datagram: tracepoints / function entries | probe floor |")
