@@ -88,6 +88,18 @@ struct cand;
 
 /* The arguments an entry handler gets: the probed function's first ones. */
 #define ENTRY_ARGS	5
+/*
+ * Fill @arg with the first ENTRY_ARGS arguments, @get(@src, n): written
+ * out, as a loop stays a loop on the hot path.
+ */
+#define entry_args(arg, get, src) do {			\
+	BUILD_BUG_ON(ENTRY_ARGS != 5);			\
+	(arg)[0] = get(src, 0);				\
+	(arg)[1] = get(src, 1);				\
+	(arg)[2] = get(src, 2);				\
+	(arg)[3] = get(src, 3);				\
+	(arg)[4] = get(src, 4);				\
+} while (0)
 typedef void (*entry_fn)(struct cand *c, const unsigned long *arg);
 
 struct cand {
@@ -261,11 +273,7 @@ static void notrace skbprof_ftrace_entry(unsigned long ip,
 		return;
 	}
 	if (hit(c)) {
-		arg[0] = skbprof_ftrace_arg(f, 0);
-		arg[1] = skbprof_ftrace_arg(f, 1);
-		arg[2] = skbprof_ftrace_arg(f, 2);
-		arg[3] = skbprof_ftrace_arg(f, 3);
-		arg[4] = skbprof_ftrace_arg(f, 4);
+		entry_args(arg, skbprof_ftrace_arg, f);
 		c->en(c, arg);
 	}
 	ft_unlock(bit);
@@ -336,11 +344,7 @@ static int kp_entry(struct kprobe *p, struct pt_regs *regs)
 
 	if (!hit(c))
 		return 0;
-	arg[0] = regs_get_kernel_argument(regs, 0);
-	arg[1] = regs_get_kernel_argument(regs, 1);
-	arg[2] = regs_get_kernel_argument(regs, 2);
-	arg[3] = regs_get_kernel_argument(regs, 3);
-	arg[4] = regs_get_kernel_argument(regs, 4);
+	entry_args(arg, regs_get_kernel_argument, regs);
 	c->en(c, arg);
 	return 0;
 }
