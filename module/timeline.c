@@ -642,8 +642,7 @@ static void start_timeline(u8 kind, const struct sk_buff *skb,
 		trace_hit(s, 0, via, now);
 	if (also) {
 		reach(s, skb, also, via, now);
-		if (cfg->trace == SKBPROF_TRACE_VERBOSE)
-			trace_hit(s, also, via, now);
+		progress(s, cfg, also);
 	}
 	stamp_unlock(s, flags);
 }
