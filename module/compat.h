@@ -39,7 +39,7 @@
  * SKBPROF_TP_KFREE_SKB_ARGS is the probe's parameter list.
  * SKBPROF_DEFINE_KFREE_SKB_PROBE(name, handler) defines a probe @name with
  * the running kernel's prototype that calls
- *	handler(struct sk_buff *skb, void *location, u32 reason)
+ *	handler(void *data, struct sk_buff *skb, void *location, u32 reason)
  * with reason SKBPROF_NO_DROP_REASON on kernels without drop reasons.  The
  * caller type-checks the probe with check_trace_callback_type_kfree_skb()
  * from <trace/events/skb.h>, so a prototype change fails the build.
@@ -70,7 +70,7 @@
 #define SKBPROF_DEFINE_KFREE_SKB_PROBE(name, handler)			\
 static void name(SKBPROF_TP_KFREE_SKB_ARGS)				\
 {									\
-	handler(skb, location, SKBPROF_TP_KFREE_SKB_REASON);		\
+	handler(data, skb, location, SKBPROF_TP_KFREE_SKB_REASON);	\
 }
 
 /*

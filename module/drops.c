@@ -2,12 +2,13 @@
 /*
  * Drop monitor: where and why the kernel drops packets.
  *
- * A probe on the kfree_skb tracepoint (the kernel's "this packet was
- * dropped" event; consume_skb, the normal free, has its own tracepoint and
- * is not watched) counts drops per (location, reason, stage, network
- * namespace) in a table of the CPU it runs on; see drops_table.h.  /sys/kernel/debug/skbprof/drops
- * merges the CPUs' tables when it is opened and prints one row per key,
- * most drops first.  Documentation/skbprof.rst describes the file.
+ * The free path's probe on the kfree_skb tracepoint (probes.c; the
+ * kernel's "this packet was dropped" event) calls drops_record(), which
+ * counts drops per (location, reason, stage, network namespace) in a
+ * table of the CPU it runs on; see drops_table.h.
+ * /sys/kernel/debug/skbprof/drops merges the CPUs' tables when it is
+ * opened and prints one row per key, most drops first.
+ * Documentation/skbprof.rst describes the file.
  *
  * The hot path touches only its own CPU's table, with interrupts off
  * (the tracepoint fires in task, softirq and hardirq context, and a
@@ -32,18 +33,15 @@
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
-#include <linux/tracepoint.h>
 #include <linux/uaccess.h>
-#include <trace/events/skb.h>
 
 #include "config.h"
+#include "drops.h"
 #include "drops_table.h"
-#include "lifetime.h"
 #include "pktinfo.h"
 #include "pkttrace.h"
 #include "skbprof.h"
-#include "stamp.h"
-#include "timeline.h"
+#include "stages.h"
 
 static unsigned int drop_keys = 256;
 module_param(drop_keys, uint, 0400);
@@ -64,10 +62,6 @@ static struct dt_table __percpu *drops_tables;
  * "old" until their first drop.
  */
 static unsigned long drops_gen = 1;
-
-static struct tracepoint *drops_tp;
-/* drops_probe is on drops_tp; under the control file's mutex after load */
-static bool drops_armed;
 
 static int drops_fault(int step)
 {
@@ -128,12 +122,11 @@ static void drops_trace(const struct skbprof_pktinfo *pi,
 	skbprof_trace_printf_sym((unsigned long)location, DROP_LINE,
 				 name ? name : "-", flow,
 				 pi->dev ? pi->dev : "-",
-				 lat_reached_name(stage), ns);
+				 skbprof_reached_name(stage), ns);
 }
 
-/* @seen: what the packet's timeline knew of it, NULL when it had none */
-static void drops_record(struct sk_buff *skb, void *location, u32 reason,
-			 const struct lat_seen *seen)
+void drops_record(struct sk_buff *skb, void *location, u32 reason,
+		  const struct skbprof_seen *seen)
 {
 	const struct skbprof_config *cfg;
 	struct skbprof_pktinfo pi;
@@ -161,8 +154,8 @@ static void drops_record(struct sk_buff *skb, void *location, u32 reason,
 	/* no process: a socket's cgroup is the best `cgroup` can have */
 	if (!pi.cgroup)
 		pi.cgroup = s.cgroup;
-	if (seen && seen->verdict != STAMP_UNDECIDED)
-		match = seen->verdict != STAMP_FILTERED;
+	if (seen && seen->matched >= 0)
+		match = seen->matched;
 	else
 		match = skbprof_filter_match(&cfg->filter, &pi);
 	if (!match || !skbprof_sample_keep(cfg->sample))
@@ -170,7 +163,7 @@ static void drops_record(struct sk_buff *skb, void *location, u32 reason,
 
 	s.location = (unsigned long)location;
 	s.reason = reason;
-	s.stage = seen ? seen->reached : DT_NO_STAGE;
+	s.stage = seen ? seen->reached : SKBPROF_REACHED_NONE;
 	s.now_ns = ktime_get_boot_fast_ns();
 	drops_skb_proto(skb, &t, &s);
 
@@ -183,26 +176,6 @@ static void drops_record(struct sk_buff *skb, void *location, u32 reason,
 out:
 	rcu_read_unlock();
 }
-
-/*
- * skbprof's one probe on the kfree_skb tracepoint, in order: the packet's
- * timeline ends, in one visit that also tells how far it got; the drop is
- * counted with that; the skb's lifetime ends.
- */
-static void drops_dropped(struct sk_buff *skb, void *location, u32 reason)
-{
-	struct lat_seen seen;
-	bool tracked;
-
-	/* in NMI context (a panic through netconsole): see probes.c's hit() */
-	if (skbprof_bench_empty || in_nmi())
-		return;
-	tracked = lat_free(skb, END_DROPPED, &seen);
-	drops_record(skb, location, reason, tracked ? &seen : NULL);
-	lifetime_end(skb);
-}
-
-SKBPROF_DEFINE_KFREE_SKB_PROBE(drops_probe, drops_dropped)
 
 /*
  * A merged, sorted copy of every CPU's table, taken when drops is opened,
@@ -333,7 +306,7 @@ static int drops_seq_show(struct seq_file *m, void *v)
 	else
 		snprintf(cgroup, sizeof(cgroup), "-%s",
 			 r->flags & DT_CGROUP_MIXED ? "+" : "");
-	seq_printf(m, " %-8s %-9s", cgroup, lat_reached_name(r->stage));
+	seq_printf(m, " %-8s %-9s", cgroup, skbprof_reached_name(r->stage));
 	drops_put_time(m, r->first_ns);
 	drops_put_time(m, r->last_ns);
 
@@ -383,19 +356,11 @@ static void drops_stats(struct seq_file *m)
 		overflow += READ_ONCE(t->overflow);
 		used = max(used, READ_ONCE(t->used));
 	}
-	seq_printf(m, "drops_probe kfree_skb %s\n",
-		   drops_armed ? "armed" : "disarmed");
 	seq_printf(m, "drops_reasons %s\n", SKBPROF_DROP_REASON_TABLE);
 	seq_printf(m, "drops_keys_max %u\n", drop_keys);
 	seq_printf(m, "drops_keys_used %u\n", used);
 	seq_printf(m, "drops_total %llu\n", total);
 	seq_printf(m, "drops_overflow %llu\n", overflow);
-}
-
-static void drops_find_tp(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "kfree_skb"))
-		*(struct tracepoint **)priv = tp;
 }
 
 static void drops_free_tables(void)
@@ -436,88 +401,22 @@ static int drops_init(void)
 {
 	int err;
 
-	BUILD_BUG_ON(DT_NO_STAGE != LAT_REACHED_NONE);
+	BUILD_BUG_ON(DT_NO_STAGE != SKBPROF_REACHED_NONE);
 	if (drop_keys < DT_MAX_KEYS_MIN || drop_keys > DT_MAX_KEYS_MAX) {
 		pr_err("drop_keys=%u: out of range %u-%u\n", drop_keys,
 		       DT_MAX_KEYS_MIN, DT_MAX_KEYS_MAX);
 		return -EINVAL;
 	}
-	/* The probe must match the tracepoint: a build error otherwise. */
-	check_trace_callback_type_kfree_skb(drops_probe);
-
 	err = drops_fault(1);
 	if (!err)
 		err = drops_alloc_tables();
-	if (err)
-		return err;
-
-	drops_tp = NULL;
-	for_each_kernel_tracepoint(drops_find_tp, &drops_tp);
-	err = drops_fault(2);
-	if (!err && !drops_tp) {
-		pr_err("the kernel has no kfree_skb tracepoint\n");
-		err = -ENOENT;
-	}
-	if (!err)
-		err = tracepoint_probe_register(drops_tp, drops_probe, NULL);
-	if (err)
-		goto free;
-	drops_armed = true;
-	/* a failure with the probe in: it must be gone before the tables */
-	err = drops_fault(3);
-	if (err)
-		goto unregister;
-	return 0;
-
-unregister:
-	tracepoint_probe_unregister(drops_tp, drops_probe, NULL);
-	drops_armed = false;
-	tracepoint_synchronize_unregister();
-free:
-	drops_free_tables();
 	return err;
 }
 
+/* The free path's probes are gone by now (main.c orders the parts). */
 static void drops_exit(void)
 {
-	if (drops_armed)
-		tracepoint_probe_unregister(drops_tp, drops_probe, NULL);
-	drops_armed = false;
-	/* No probe may still run on the tables freed next. */
-	tracepoint_synchronize_unregister();
 	drops_free_tables();
-}
-
-/* The probe counts drops, and ends timelines and lifetimes with them. */
-static bool drops_needed(const struct skbprof_config *cfg)
-{
-	return cfg->stages & (BIT(SKBPROF_STAGE_DROPS) | SKBPROF_RX_STAGES |
-			      SKBPROF_TX_STAGES) || cfg->lifetime;
-}
-
-static int drops_arm(const struct skbprof_config *cfg, char *msg, size_t len)
-{
-	int err;
-
-	if (drops_armed || !drops_needed(cfg))
-		return 0;
-	err = tracepoint_probe_register(drops_tp, drops_probe, NULL);
-	if (err) {
-		snprintf(msg, len, "cannot arm the kfree_skb tracepoint: %d",
-			 err);
-		return err;
-	}
-	drops_armed = true;
-	return 0;
-}
-
-static void drops_trim(const struct skbprof_config *cfg)
-{
-	if (!drops_armed || drops_needed(cfg))
-		return;
-	/* a probe still running touches only what lives until unload */
-	if (!tracepoint_probe_unregister(drops_tp, drops_probe, NULL))
-		drops_armed = false;
 }
 
 static const struct skbprof_file drops_files[] = {
@@ -528,8 +427,6 @@ const struct skbprof_part skbprof_drops_part = {
 	.name	= "drops",
 	.init	= drops_init,
 	.exit	= drops_exit,
-	.arm	= drops_arm,
-	.trim	= drops_trim,
 	.reset	= drops_reset,
 	.stats	= drops_stats,
 	.files	= drops_files,

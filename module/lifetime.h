@@ -17,7 +17,7 @@
  */
 bool lifetime_follow(u64 *called);
 void lifetime_start(const struct sk_buff *skb, u64 called);
-/* From every free path (probes.c, and drops.c's kfree_skb): @skb goes. */
+/* From every free path (probes.c): @skb goes. */
 void lifetime_end(const struct sk_buff *skb);
 /* kfree_skb_partial(): @skb goes, its data joined another skb. */
 void lifetime_coalesced(const struct sk_buff *skb);

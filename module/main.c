@@ -20,6 +20,7 @@
 
 #include "config_live.h"
 #include "control.h"
+#include "drops.h"
 #include "lifetime.h"
 #include "pkttrace.h"
 #include "probes.h"
@@ -47,17 +48,17 @@ static int skbprof_init_fault(int step)
  * The parts, in initialisation order.  Control comes first: it puts the
  * configuration of the module parameters in force, which the others read
  * at their init (the trace part allocates its buffer for trace=on).  The
- * timelines (and their stamp table, which lifetime shares) come before
- * the probes that drive them, and before drops, whose rows ask them how
- * far a packet got.
+ * views (the timelines with their stamp table, which lifetime shares, and
+ * the drop tables) come before the probes that feed them, which go first
+ * at unload.
  */
 static const struct skbprof_part *const parts[] = {
 	&skbprof_control_part,
 	&skbprof_trace_part,
 	&skbprof_latency_part,
 	&skbprof_lifetime_part,
-	&skbprof_probes_part,
 	&skbprof_drops_part,
+	&skbprof_probes_part,
 };
 
 static int stats_show(struct seq_file *m, void *v)

@@ -81,6 +81,18 @@ int skbprof_fmt_flow(char *buf, size_t size, const struct skbprof_tuple *t,
  */
 void skbprof_clean_comm(char *c, const char *comm);
 
+/*
+ * What the timeline of a packet knew of it when it was dropped
+ * (lat_free()): how far it got, the filter's verdict, its sender.
+ */
+struct skbprof_seen {
+	u8 reached;		/* the last stage done, or SKBPROF_REACHED_* */
+	s8 matched;		/* the filter's verdict: 1, 0; -1: not yet */
+	pid_t pid;		/* 0: not known */
+	char comm[TASK_COMM_LEN];
+	u64 cgroup;		/* the process's cgroup v2 id, with pid */
+};
+
 /* Keep this matching packet under `sample N`?  (Per-CPU 1-in-N.) */
 bool skbprof_sample_keep(u32 n);
 

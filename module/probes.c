@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The probe points of the stage timelines.
+ * The probe points of the stage timelines, and the free path.
  *
  * Each point of a timeline (see timeline.h) is served by a group of
  * candidates: stable tracepoints where one sits at the right place, else
@@ -26,7 +26,8 @@
  * Arming.  A group is armed only while the configuration needs it
  * (group_needed()): the points of a direction while one of its stages is
  * measured, for the protocols those stages are for; the free paths and
- * the rekey while a timeline or lifetime is followed; software GSO while
+ * the rekey while a timeline or lifetime is followed, kfree_skb's (which
+ * feeds the drops view) also while drops are counted; software GSO while
  * a transmit timeline or lifetime is; lifetime's constructors, and its
  * own GRO probes, while lifetime is on.
  * Every group is registered at load, to learn whether the kernel serves
@@ -53,6 +54,7 @@
 #include <trace/events/skb.h>
 
 #include "config.h"
+#include "drops.h"
 #include "lifetime.h"
 #include "probes.h"
 #include "stamp.h"
@@ -74,6 +76,7 @@ enum group_view {
 	GV_REKEY,	/* any timeline */
 	GV_TX,		/* any transmit timeline, or lifetime */
 	GV_FREE,	/* any timeline, or lifetime */
+	GV_DROP,	/* the drops view, any timeline, or lifetime */
 	GV_LIFETIME,	/* lifetime */
 };
 
@@ -592,6 +595,26 @@ static void en_tx_drv(struct cand *c, const unsigned long *arg)
 
 /* ---- frees, head reallocation, lifetime ---- */
 
+/*
+ * kfree_skb: the kernel dropped @skb.  In order: its timelines end, in
+ * the one visit that also tells how far the packet got and who sent it;
+ * the drop is counted with that; its lifetime ends.
+ */
+static void free_dropped(void *data, struct sk_buff *skb, void *location,
+			 u32 reason)
+{
+	struct skbprof_seen seen;
+	bool tracked;
+
+	if (!hit(data))
+		return;
+	tracked = lat_free(skb, END_DROPPED, &seen);
+	drops_record(skb, location, reason, tracked ? &seen : NULL);
+	lifetime_end(skb);
+}
+
+SKBPROF_DEFINE_KFREE_SKB_PROBE(tp_kfree_skb, free_dropped)
+
 static void tp_consume_skb(SKBPROF_TP_CONSUME_SKB_ARGS)
 {
 	if (!hit(data))
@@ -799,8 +822,10 @@ static struct cand c_tx_drv[] = {
 	EN("dev_hard_start_xmit", en_tx_drv),
 };
 
+/* the drops, which end timelines and lifetimes too */
+static struct cand c_free_drop[] = { TP("kfree_skb", tp_kfree_skb) };
+
 static struct cand c_free[] = {
-	/* kfree_skb's probe is the drop monitor's, which ends timelines too */
 	TP("consume_skb", tp_consume_skb),
 	/* every release of an sk_buff, also those without a tracepoint */
 	EN("skb_release_head_state", en_free),
@@ -904,6 +929,8 @@ static struct group groups[] = {
 	GROUP("tx-ip6", STAMP_TX, TXP_IP, 0, false, c_tx_ip6),
 	GROUP("tx-dev", STAMP_TX, TXP_DEV, 0, false, c_tx_dev),
 	GROUP("tx-drv", STAMP_TX, TXP_DRV, 0, false, c_tx_drv),
+	{ .name = "free-drop", .kind = -1, .view = GV_DROP,
+	  .c = c_free_drop, .n = ARRAY_SIZE(c_free_drop) },
 	{ .name = "free", .kind = -1, .all = true, .view = GV_FREE,
 	  .c = c_free, .n = ARRAY_SIZE(c_free) },
 	{ .name = "rekey", .kind = -1, .all = true, .view = GV_REKEY,
@@ -1082,6 +1109,10 @@ static bool group_needed(const struct group *gr,
 	switch (gr->view) {
 	case GV_LIFETIME:
 		return cfg->lifetime;
+	case GV_DROP:
+		if (cfg->stages & BIT(SKBPROF_STAGE_DROPS))
+			return true;
+		fallthrough;
 	case GV_FREE:
 		if (cfg->lifetime)
 			return true;
@@ -1226,6 +1257,7 @@ static void __maybe_unused probes_typecheck(void)
 	check_trace_callback_type_net_dev_queue(tp_tx_dev);
 	check_trace_callback_type_net_dev_start_xmit(tp_tx_drv);
 	check_trace_callback_type_consume_skb(tp_consume_skb);
+	check_trace_callback_type_kfree_skb(tp_kfree_skb);
 	check_trace_callback_type_napi_gro_receive_entry(tp_life_gro_entry);
 	check_trace_callback_type_napi_gro_frags_entry(tp_life_gro_entry);
 	check_trace_callback_type_napi_gro_receive_exit(tp_life_gro_exit);

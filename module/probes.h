@@ -2,7 +2,8 @@
 /*
  * The probes part: the candidates that serve the timeline points, their
  * registration at load, their arming per view, and their lines in stats
- * (probes.c).  It drives the timelines (timeline.h); nothing calls it but
+ * (probes.c).  It drives the timelines (timeline.h), the drops view
+ * (drops.h) and lifetime (lifetime.h); nothing calls it but
  * main.c, through its part.
  */
 #ifndef _SKBPROF_PROBES_H

@@ -130,7 +130,6 @@ const char *skbprof_location(char *buf, unsigned long addr);
 extern bool skbprof_bench_empty;
 
 /* The parts. */
-extern const struct skbprof_part skbprof_drops_part;
 extern const struct skbprof_part skbprof_latency_part;
 
 #endif /* _SKBPROF_H */

@@ -49,6 +49,17 @@ const char *skbprof_dir_name(unsigned int dir)
 	return dir == SKBPROF_RX ? "rx" : dir == SKBPROF_TX ? "tx" : "-";
 }
 
+const char *skbprof_reached_name(u8 reached)
+{
+	if (reached < SKBPROF_TIMELINE_STAGES)
+		return skbprof_stages[reached].name;
+	if (reached == SKBPROF_REACHED_RX_DRV)
+		return "rx-drv";
+	if (reached == SKBPROF_REACHED_TX_APP)
+		return "tx-app";
+	return "-";
+}
+
 /*
  * The stage ending at each point, per direction and transport (0: other,
  * 1: TCP, 2: UDP), derived from the table by skbprof_stages_init(); -1

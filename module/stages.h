@@ -131,4 +131,15 @@ static inline int skbprof_stage_ending(unsigned int dir, unsigned int point,
 	return skbprof_stage_endings[dir][point][skbprof_proto_slot(proto)];
 }
 
+/*
+ * How far a packet got (the drops view): the last stage its timeline
+ * completed, or one of these.
+ */
+#define SKBPROF_REACHED_RX_DRV	0xfd	/* the driver hand-off, no stage done */
+#define SKBPROF_REACHED_TX_APP	0xfe	/* made for the application, no more */
+#define SKBPROF_REACHED_NONE	0xff	/* no timeline */
+
+/* "ip-udp", "rx-drv", "tx-app" or "-" for such a value. */
+const char *skbprof_reached_name(u8 reached);
+
 #endif /* _SKBPROF_STAGES_H */

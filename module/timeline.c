@@ -965,30 +965,22 @@ void lat_tx_point(const struct sk_buff *skb, enum tx_point point, u8 proto,
 }
 
 /* What the @kind timeline @s knew of its packet, for a drop's row. */
-static void seen_fill(const struct stamp *s, u8 kind, struct lat_seen *seen)
+static void seen_fill(const struct stamp *s, u8 kind,
+		      struct skbprof_seen *seen)
 {
 	int st;
 
 	if (s->point)
 		st = skbprof_stage_ending(kind, s->point, s->proto);
 	else
-		st = kind == STAMP_RX ? LAT_REACHED_RX_DRV : LAT_REACHED_TX_APP;
-	seen->reached = st < 0 ? LAT_REACHED_NONE : st;
-	seen->verdict = s->verdict;
+		st = kind == STAMP_RX ? SKBPROF_REACHED_RX_DRV :
+					SKBPROF_REACHED_TX_APP;
+	seen->reached = st < 0 ? SKBPROF_REACHED_NONE : st;
+	seen->matched = s->verdict == STAMP_UNDECIDED ? -1 :
+			s->verdict != STAMP_FILTERED;
 	seen->pid = s->pid;
 	memcpy(seen->comm, s->comm, sizeof(seen->comm));
 	seen->cgroup = s->cgroup;
-}
-
-const char *lat_reached_name(u8 reached)
-{
-	if (reached < SKBPROF_TIMELINE_STAGES)
-		return skbprof_stages[reached].name;
-	if (reached == LAT_REACHED_RX_DRV)
-		return "rx-drv";
-	if (reached == LAT_REACHED_TX_APP)
-		return "tx-app";
-	return "-";
 }
 
 /* ---- GRO ---- */
@@ -1086,7 +1078,7 @@ static enum lat_end rx_free_why(const struct stamp *s,
  * False when there is none.
  */
 static bool free_kind(const struct sk_buff *skb, unsigned long key, u8 kind,
-		      enum lat_end why, bool last, struct lat_seen *seen)
+		      enum lat_end why, bool last, struct skbprof_seen *seen)
 {
 	unsigned long flags;
 	struct stamp *s;
@@ -1114,7 +1106,7 @@ static bool free_kind(const struct sk_buff *skb, unsigned long key, u8 kind,
  * the first found telling *@seen.
  */
 static noinline bool free_found(const struct sk_buff *skb, unsigned long key,
-				enum lat_end why, struct lat_seen *seen)
+				enum lat_end why, struct skbprof_seen *seen)
 {
 	bool last = !skb_cloned(skb);
 
@@ -1127,7 +1119,7 @@ static noinline bool free_found(const struct sk_buff *skb, unsigned long key,
 
 /* Most frees are of packets no timeline follows (any more): one look. */
 bool lat_free(const struct sk_buff *skb, enum lat_end why,
-	      struct lat_seen *seen)
+	      struct skbprof_seen *seen)
 {
 	unsigned long key;
 

@@ -35,14 +35,14 @@ void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
 		  u16 via);
 void lat_tx_point(const struct sk_buff *skb, enum tx_point point, u8 proto,
 		  u16 via);
-struct lat_seen;
+struct skbprof_seen;
 /*
  * @skb is freed: the timelines it carried end, and *@seen (when not NULL)
- * gets what the first of them knew (see struct lat_seen): false when it
+ * gets what the first of them knew (pktinfo.h): false when it
  * carried none.
  */
 bool lat_free(const struct sk_buff *skb, enum lat_end why,
-	      struct lat_seen *seen);
+	      struct skbprof_seen *seen);
 /*
  * napi_gro_receive() or napi_gro_frags() takes @skb (its entry tracepoint,
  * before lat_rx_start()), hands it to the stack (the netif_receive_skb
@@ -64,22 +64,6 @@ void lat_rekey(const struct sk_buff *skb, const void *old_head);
  * continues @skb's transmit timeline under its own head.
  */
 void lat_tx_segmented(const struct sk_buff *skb, const struct sk_buff *segs);
-
-/* How far the timeline of a dropped skb got, for drops.c. */
-#define LAT_REACHED_RX_DRV	0xfd	/* the driver hand-off, no stage done */
-#define LAT_REACHED_TX_APP	0xfe	/* made for the application, no more */
-#define LAT_REACHED_NONE	0xff	/* no timeline */
-
-struct lat_seen {
-	u8 reached;		/* the last stage done, or LAT_REACHED_* */
-	u8 verdict;		/* enum stamp_verdict */
-	pid_t pid;		/* 0: not known */
-	char comm[TASK_COMM_LEN];
-	u64 cgroup;		/* the process's cgroup v2 id, with pid */
-};
-
-/* "ip-udp", "rx-drv", "tx-app" or "-" for a lat_seen.reached value. */
-const char *lat_reached_name(u8 reached);
 
 /*
  * The probes name the one behind each @via for the verbose trace; NULL

@@ -935,8 +935,6 @@ static const struct {
 	/* trace=on: control has allocated the trace buffer */
 	{ "trace=on procs_rows=3", EINVAL },
 	{ "drops_fail_init_at=1", ENOMEM },
-	{ "drops_fail_init_at=2", ENOMEM },
-	{ "drops_fail_init_at=3", ENOMEM },	/* with its probe in */
 };
 
 /* fail_init_at steps: one per part, then the files. */
