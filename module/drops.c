@@ -158,7 +158,7 @@ void drops_record(struct sk_buff *skb, void *location, u32 reason,
 		match = seen->matched;
 	else
 		match = skbprof_filter_match(&cfg->filter, &pi);
-	if (!match || !skbprof_sample_keep(cfg->sample))
+	if (!match || !skbprof_sample_keep(SKBPROF_SAMPLE_DROPS, cfg->sample))
 		goto out;
 
 	s.location = (unsigned long)location;

@@ -106,14 +106,11 @@ static void count_outcome(enum life_outcome o)
 	this_cpu_ptr(life_cpu)->outcomes[o]++;
 }
 
-/* Allocations seen, per CPU, for `lifetime N`'s one in N. */
-static DEFINE_PER_CPU(unsigned int, life_tick);
-
 bool lifetime_follow(u64 *called)
 {
 	u32 n = lifetime_sample();
 
-	if (!n || this_cpu_inc_return(life_tick) % n)
+	if (!n || !skbprof_sample_keep(SKBPROF_SAMPLE_LIFE, n))
 		return false;
 	*called = ktime_get_mono_fast_ns();
 	return true;

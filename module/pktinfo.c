@@ -229,12 +229,9 @@ void skbprof_clean_comm(char *c, const char *comm)
 		strscpy(c, "-", TASK_COMM_LEN);
 }
 
-static DEFINE_PER_CPU(u32, sample_count);
+DEFINE_PER_CPU(u32[SKBPROF_SAMPLERS], skbprof_sample_ticks);
 
-bool skbprof_sample_keep(u32 n)
+void skbprof_sample_restart(enum skbprof_sampler which, unsigned int cpu)
 {
-	if (n <= 1)
-		return true;
-	/* 1 in n of the matching packets seen by this CPU */
-	return this_cpu_inc_return(sample_count) % n == 0;
+	per_cpu(skbprof_sample_ticks[which], cpu) = 0;
 }

@@ -60,12 +60,6 @@ static const char *const point_names[2][STAMP_MAX_POINTS] = {
 	[STAMP_TX] = { "app", "l4", "ip", "dev", "drv" },
 };
 
-/*
- * The sampling counters of each direction, per CPU (sample()): this_cpu
- * ops, which interrupts cannot split, count the packets of every context.
- */
-static DEFINE_PER_CPU(u32[2], sample_tick);
-
 static u64 max_age_ns;
 static struct delayed_work reaper;
 
@@ -348,10 +342,11 @@ static void end_early(struct stamp *s, enum lat_end why)
 /* Sampling's verdict on a @kind timeline the filter matched. */
 static u8 sample(u8 kind, const struct skbprof_config *cfg)
 {
-	if (cfg->sample > 1 &&
-	    this_cpu_inc_return(sample_tick[kind]) % cfg->sample)
-		return STAMP_SAMPLED_OUT;
-	return STAMP_KEEP;
+	enum skbprof_sampler which = kind == STAMP_RX ? SKBPROF_SAMPLE_RX :
+							SKBPROF_SAMPLE_TX;
+
+	return skbprof_sample_keep(which, cfg->sample) ? STAMP_KEEP :
+							  STAMP_SAMPLED_OUT;
 }
 
 /*
@@ -1278,7 +1273,8 @@ static void reap(struct work_struct *w)
 
 static void reset_ticks(unsigned int cpu)
 {
-	memset(per_cpu_ptr(&sample_tick, cpu), 0, sizeof(sample_tick));
+	skbprof_sample_restart(SKBPROF_SAMPLE_RX, cpu);
+	skbprof_sample_restart(SKBPROF_SAMPLE_TX, cpu);
 }
 
 /*
