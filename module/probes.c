@@ -15,6 +15,14 @@
  * that fails is reported in stats with its error and never fails the
  * load.
  *
+ * The table (groups[]) is the one list of probes: a group names the
+ * point it serves (direction, point, transport protocol) and when it is
+ * armed; each of its candidates, the function or tracepoint and, for most
+ * points, the argument that is the skb (PT()), which one generic handler
+ * serves (point()).  Handlers are written out only where a probe does
+ * more: starts a timeline, tells peeks from reads, follows GRO, a free,
+ * a new head or a segmentation.
+ *
  * Every group must be served on every supported kernel: stats says so per
  * group ("group NAME served").  A group is "absent", not unserved, only
  * when it watches a function younger than some supported kernel
@@ -110,9 +118,13 @@ struct cand {
 	u8 type;
 	void *tp_fn;
 	entry_fn en;
+	u8 arg;			/* en_point(): the argument that is the skb */
 	kretprobe_handler_t entry, ret;
 	size_t data_size;
-	/* set at load */
+	/* set at load; a point's from its group (en_point(), tp_point()) */
+	s8 kind;
+	u8 point;
+	u8 proto;
 	u8 mech;
 	u8 state;
 	int err;
@@ -352,6 +364,44 @@ static int kp_entry(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
+/* ---- the points most rows serve: the skb is an argument ---- */
+
+/* @skb reaches the point @c serves, in its group's direction. */
+static __always_inline void point(const struct cand *c,
+				  const struct sk_buff *skb)
+{
+	if (c->kind == STAMP_RX)
+		lat_rx_point(skb, c->point, c->proto, c->id);
+	else
+		lat_tx_point(skb, c->point, c->proto, c->id);
+}
+
+/* A function entry whose argument @c->arg is the skb. */
+static void en_point(struct cand *c, const unsigned long *arg)
+{
+	point(c, (const struct sk_buff *)arg[c->arg]);
+}
+
+/* The tracepoints, by prototype: the skb comes first. */
+static void tp_point(void *data, struct sk_buff *skb)
+{
+	if (hit(data))
+		point(data, skb);
+}
+
+static void tp_point_len(void *data, const struct sk_buff *skb, int len)
+{
+	if (hit(data))
+		point(data, skb);
+}
+
+static void tp_point_dev(void *data, const struct sk_buff *skb,
+			 const struct net_device *dev)
+{
+	if (hit(data))
+		point(data, skb);
+}
+
 /* ---- receive ---- */
 
 /* netif_rx */
@@ -409,33 +459,6 @@ static void en_recv_tcp(struct cand *c, const unsigned long *arg)
 		    MSG_PEEK);
 }
 
-static void en_rx_ip(struct cand *c, const unsigned long *arg)
-{
-	lat_rx_point(ARG(0), RXP_IP, 0, c->id);
-}
-
-static void en_rx_tcp(struct cand *c, const unsigned long *arg)
-{
-	lat_rx_point(ARG(0), RXP_L4, IPPROTO_TCP, c->id);
-}
-
-static void en_rx_udp(struct cand *c, const unsigned long *arg)
-{
-	lat_rx_point(ARG(0), RXP_L4, IPPROTO_UDP, c->id);
-}
-
-static void tp_rx_app(void *data, const struct sk_buff *skb, int len)
-{
-	if (!hit(data))
-		return;
-	lat_rx_point(skb, RXP_APP, 0, ((struct cand *)data)->id);
-}
-
-static void en_rx_app(struct cand *c, const unsigned long *arg)
-{
-	lat_rx_point(ARG(0), RXP_APP, 0, c->id);
-}
-
 /*
  * skb_consume_udp(sk, skb, len): UDP's read of a datagram, with len its
  * length, or minus it for a peek (udp_recvmsg(), udpv6_recvmsg()).  A peek
@@ -448,7 +471,7 @@ static void en_rx_app_udp(struct cand *c, const unsigned long *arg)
 
 	if (len < 0 || (!len && refcount_read(&skb->users) > 1))
 		return;
-	lat_rx_point(skb, RXP_APP, IPPROTO_UDP, c->id);
+	point(c, skb);
 }
 
 /* ---- transmit ---- */
@@ -536,11 +559,6 @@ static int krp_tx_tcp_alloc(struct kretprobe_instance *ri,
 	return 0;
 }
 
-static void en_tx_tcp(struct cand *c, const unsigned long *arg)
-{
-	lat_tx_point(ARG(1), TXP_L4, IPPROTO_TCP, c->id);
-}
-
 /*
  * udp_send_skb(skb, fl4, cork), udp_v6_send_skb(skb, fl6, cork): the
  * datagram, whole, as UDP puts its header on.  Its transmit timeline
@@ -560,37 +578,6 @@ static void en_tx_udp6(struct cand *c, const unsigned long *arg)
 	const struct sk_buff *skb = ARG(0);
 
 	lat_tx_start(skb, skb->sk, NULL, IPPROTO_UDP, TXP_L4, c->id);
-}
-
-static void en_tx_ip(struct cand *c, const unsigned long *arg)
-{
-	/* (net, sk, skb) */
-	lat_tx_point(ARG(2), TXP_IP, 0, c->id);
-}
-
-static void tp_tx_dev(void *data, struct sk_buff *skb)
-{
-	if (!hit(data))
-		return;
-	lat_tx_point(skb, TXP_DEV, 0, ((struct cand *)data)->id);
-}
-
-static void en_tx_dev(struct cand *c, const unsigned long *arg)
-{
-	lat_tx_point(ARG(0), TXP_DEV, 0, c->id);
-}
-
-static void tp_tx_drv(void *data, const struct sk_buff *skb,
-		      const struct net_device *dev)
-{
-	if (!hit(data))
-		return;
-	lat_tx_point(skb, TXP_DRV, 0, ((struct cand *)data)->id);
-}
-
-static void en_tx_drv(struct cand *c, const unsigned long *arg)
-{
-	lat_tx_point(ARG(0), TXP_DRV, 0, c->id);
 }
 
 /* ---- frees, head reallocation, lifetime ---- */
@@ -731,6 +718,9 @@ static void tp_life_gro_frags_exit(void *data, int ret)
 
 #define TP(s, fn)	{ .sym = s, .type = CT_TP, .tp_fn = (void *)(fn) }
 #define EN(s, fn)	{ .sym = s, .type = CT_ENTRY, .en = fn }
+/* a point's function entry: its argument @n is the skb */
+#define PT(s, n)	{ .sym = s, .type = CT_ENTRY, .en = en_point, \
+			  .arg = (n) + BUILD_BUG_ON_ZERO((n) >= ENTRY_ARGS) }
 #define KRP(s, en, fn, sz) \
 	{ .sym = s, .type = CT_KRETPROBE, .entry = en, .ret = fn, \
 	  .data_size = sz }
@@ -757,32 +747,32 @@ static struct cand c_rx_recv[] = {
 };
 
 static struct cand c_rx_ip4[] = {
-	EN("ip_rcv_core", en_rx_ip),	/* ip_rcv and ip_list_rcv */
-	EN("ip_rcv", en_rx_ip),
+	PT("ip_rcv_core", 0),	/* ip_rcv and ip_list_rcv */
+	PT("ip_rcv", 0),
 };
 
 static struct cand c_rx_ip6[] = {
-	EN("ip6_rcv_core", en_rx_ip),	/* ipv6_rcv and ipv6_list_rcv */
-	EN("ipv6_rcv", en_rx_ip),
+	PT("ip6_rcv_core", 0),	/* ipv6_rcv and ipv6_list_rcv */
+	PT("ipv6_rcv", 0),
 };
 
-static struct cand c_rx_tcp4[] = { EN("tcp_v4_rcv", en_rx_tcp) };
+static struct cand c_rx_tcp4[] = { PT("tcp_v4_rcv", 0) };
 
-static struct cand c_rx_tcp6[] = { EN("tcp_v6_rcv", en_rx_tcp) };
+static struct cand c_rx_tcp6[] = { PT("tcp_v6_rcv", 0) };
 
 static struct cand c_rx_udp4[] = {
-	EN("udp_rcv", en_rx_udp),
-	EN("__udp4_lib_rcv", en_rx_udp),
+	PT("udp_rcv", 0),
+	PT("__udp4_lib_rcv", 0),
 };
 
 static struct cand c_rx_udp6[] = {
-	EN("udpv6_rcv", en_rx_udp),
-	EN("__udp6_lib_rcv", en_rx_udp),
+	PT("udpv6_rcv", 0),
+	PT("__udp6_lib_rcv", 0),
 };
 
 static struct cand c_rx_app[] = {
-	TP("skb_copy_datagram_iovec", tp_rx_app),
-	EN("skb_copy_datagram_iter", en_rx_app),
+	TP("skb_copy_datagram_iovec", tp_point_len),
+	PT("skb_copy_datagram_iter", 0),
 };
 
 static struct cand c_rx_app_udp[] = {
@@ -799,27 +789,27 @@ static struct cand c_tx_app_tcp[] = {
 };
 
 static struct cand c_tx_tcp[] = {
-	EN("__tcp_transmit_skb", en_tx_tcp),
-	EN("tcp_transmit_skb", en_tx_tcp),
+	PT("__tcp_transmit_skb", 1),
+	PT("tcp_transmit_skb", 1),
 };
 
 static struct cand c_tx_udp4[] = { EN("udp_send_skb", en_tx_udp4) };
 
 static struct cand c_tx_udp6[] = { EN("udp_v6_send_skb", en_tx_udp6) };
 
-static struct cand c_tx_ip4[] = { EN("ip_output", en_tx_ip) };
+static struct cand c_tx_ip4[] = { PT("ip_output", 2) };
 
-static struct cand c_tx_ip6[] = { EN("ip6_output", en_tx_ip) };
+static struct cand c_tx_ip6[] = { PT("ip6_output", 2) };
 
 static struct cand c_tx_dev[] = {
-	TP("net_dev_queue", tp_tx_dev),
-	EN("__dev_queue_xmit", en_tx_dev),
-	EN("dev_queue_xmit", en_tx_dev),
+	TP("net_dev_queue", tp_point),
+	PT("__dev_queue_xmit", 0),
+	PT("dev_queue_xmit", 0),
 };
 
 static struct cand c_tx_drv[] = {
-	TP("net_dev_start_xmit", tp_tx_drv),
-	EN("dev_hard_start_xmit", en_tx_drv),
+	TP("net_dev_start_xmit", tp_point_dev),
+	PT("dev_hard_start_xmit", 0),
 };
 
 /* the drops, which end timelines and lifetimes too */
@@ -1253,9 +1243,9 @@ static void __maybe_unused probes_typecheck(void)
 	check_trace_callback_type_napi_gro_frags_entry(tp_rx_gro_entry);
 	check_trace_callback_type_napi_gro_receive_exit(tp_rx_gro_exit);
 	check_trace_callback_type_napi_gro_frags_exit(tp_rx_gro_frags_exit);
-	check_trace_callback_type_skb_copy_datagram_iovec(tp_rx_app);
-	check_trace_callback_type_net_dev_queue(tp_tx_dev);
-	check_trace_callback_type_net_dev_start_xmit(tp_tx_drv);
+	check_trace_callback_type_skb_copy_datagram_iovec(tp_point_len);
+	check_trace_callback_type_net_dev_queue(tp_point);
+	check_trace_callback_type_net_dev_start_xmit(tp_point_dev);
 	check_trace_callback_type_consume_skb(tp_consume_skb);
 	check_trace_callback_type_kfree_skb(tp_kfree_skb);
 	check_trace_callback_type_napi_gro_receive_entry(tp_life_gro_entry);
@@ -1281,9 +1271,16 @@ static int probes_init(void)
 	unsigned int id = 0, unserved = 0, nlookup = 0;
 	size_t g, i;
 
-	for (g = 0; g < ARRAY_SIZE(groups); g++)
-		for (i = 0; i < groups[g].n; i++)
-			groups[g].c[i].id = id++;
+	for (g = 0; g < ARRAY_SIZE(groups); g++) {
+		for (i = 0; i < groups[g].n; i++) {
+			struct cand *c = &groups[g].c[i];
+
+			c->id = id++;
+			c->kind = groups[g].kind;
+			c->point = groups[g].point;
+			c->proto = groups[g].proto;
+		}
+	}
 	hits = __alloc_percpu(sizeof(u64) * id, sizeof(u64));
 	kp_batch = kcalloc(id, sizeof(*kp_batch), GFP_KERNEL);
 	krp_batch = kcalloc(id, sizeof(*krp_batch), GFP_KERNEL);
