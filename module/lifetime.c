@@ -42,6 +42,7 @@
 #include <linux/seq_file.h>
 
 #include "config.h"
+#include "gro.h"
 #include "hist.h"
 #include "lifetime.h"
 #include "stamp.h"
@@ -75,14 +76,11 @@ struct life_cpu {
 static struct life_cpu __percpu *life_cpu;
 
 /*
- * The frame napi_gro_receive() or napi_gro_frags() works on, on this CPU,
- * from its entry to its exit tracepoint (softirq, or bottom halves off):
- * whether GRO merged it is known only at the exit, after its free.  A
- * followed frame freed in between leaves its lifetime here (@freed, @ns)
+ * The GRO frame of this CPU (gro.h), freed before GRO's exit: whether GRO
+ * merged it is known only at the exit, so its lifetime waits here (@ns)
  * for the exit to decide.  Written by this CPU with interrupts off.
  */
 struct life_gro {
-	const struct sk_buff *skb;
 	bool freed;
 	u64 ns;
 };
@@ -177,7 +175,7 @@ static void life_end(const struct sk_buff *skb, bool coalesced)
 	g = this_cpu_ptr(&life_gro);
 	if (coalesced) {
 		count_outcome(LIFE_COALESCED);
-	} else if (g->skb == skb && !g->freed) {
+	} else if (gro_frame(skb) && !g->freed) {
 		g->freed = true;
 		g->ns = ns;
 	} else {
@@ -283,54 +281,37 @@ out:
 	rcu_read_unlock_sched();
 }
 
-void lifetime_gro_enter(const struct sk_buff *skb)
-{
-	struct life_gro *g = this_cpu_ptr(&life_gro);
-	unsigned long flags;
-
-	local_irq_save(flags);
-	g->skb = skb;
-	g->freed = false;
-	local_irq_restore(flags);
-}
-
 /*
- * GRO_MERGED: the frame joined another skb's frag_list, to be freed with
- * it.  GRO_MERGED_FREE: the frame was merged and freed, except from
- * napi_gro_frags() when its head was not stolen: napi_reuse_skb() then
- * kept the skb for the next frame, without a free, and the next frame
- * must not inherit its birth.  A frame freed otherwise (handed to the
- * stack and freed within the call) is a sample.
+ * GRO returned.  A followed frame it freed meanwhile was merged, or else
+ * (the stack took it and freed it within the call) is a sample.  One it
+ * kept, merged, ends as merged; one napi_gro_frags() kept for the next
+ * frame ends as reused: the next frame must not inherit its birth.  Only
+ * the skb's address is read: it may be gone.
  */
-void lifetime_gro_exit(int ret, bool frags)
+void lifetime_gro_end(const struct gro_end *end)
 {
 	struct life_gro *g = this_cpu_ptr(&life_gro);
-	const struct sk_buff *skb;
 	unsigned long flags;
 	struct stamp *s;
-	bool freed;
-	u64 ns;
 
-	local_irq_save(flags);
-	skb = g->skb;
-	freed = g->freed;
-	ns = g->ns;
-	g->skb = NULL;
-	g->freed = false;
-	if (freed) {
-		if (ret == GRO_MERGED || ret == GRO_MERGED_FREE)
+	if (unlikely(g->freed)) {
+		local_irq_save(flags);
+		g->freed = false;
+		if (end->fate != GRO_FATE_PASSED)
 			count_outcome(LIFE_MERGED);
 		else
-			hist_add(&this_cpu_ptr(life_cpu)->h, ns);
-	}
-	local_irq_restore(flags);
-	if (!skb || freed ||
-	    (ret != GRO_MERGED && !(frags && ret == GRO_MERGED_FREE)))
+			hist_add(&this_cpu_ptr(life_cpu)->h, g->ns);
+		local_irq_restore(flags);
 		return;
-	s = stamp_lock((unsigned long)skb, STAMP_LIFE, false, &flags);
+	}
+	if (!end->skb || end->fate == GRO_FATE_PASSED ||
+	    end->fate == GRO_FATE_FREED ||
+	    stamp_none((unsigned long)end->skb, STAMP_LIFE, false))
+		return;
+	s = stamp_lock((unsigned long)end->skb, STAMP_LIFE, false, &flags);
 	if (!s)
 		return;
-	count_outcome(ret == GRO_MERGED ? LIFE_MERGED : LIFE_REUSED);
+	count_outcome(end->fate == GRO_FATE_HELD ? LIFE_MERGED : LIFE_REUSED);
 	stamp_remove(s, flags);
 }
 
@@ -430,7 +411,6 @@ static void lifetime_sweep(const struct skbprof_config *cfg)
 
 		if (g->freed)
 			per_cpu_ptr(life_cpu, cpu)->outcomes[LIFE_DISARMED]++;
-		g->skb = NULL;
 		g->freed = false;
 	}
 }

@@ -27,13 +27,9 @@ void lifetime_coalesced(const struct sk_buff *skb);
  */
 void lifetime_segmented(const struct sk_buff *skb,
 			const struct sk_buff *segs);
-/*
- * napi_gro_receive() or napi_gro_frags() takes @skb (its entry
- * tracepoint) and returns @ret (its exit tracepoint): a merged frame's
- * lifetime ends there.
- */
-void lifetime_gro_enter(const struct sk_buff *skb);
-void lifetime_gro_exit(int ret, bool frags);
+struct gro_end;
+/* GRO returned, having kept a frame or not (gro.h). */
+void lifetime_gro_end(const struct gro_end *end);
 
 extern const struct skbprof_part skbprof_lifetime_part;
 

@@ -36,8 +36,9 @@
  * measured, for the protocols those stages are for; the free paths and
  * the rekey while a timeline or lifetime is followed, kfree_skb's (which
  * feeds the drops view) also while drops are counted; software GSO while
- * a transmit timeline or lifetime is; lifetime's constructors, and its
- * own GRO probes, while lifetime is on.
+ * a transmit timeline or lifetime is; lifetime's constructors while
+ * lifetime is on, and its own GRO probes while no receive stage is too
+ * (the receive groups feed the same GRO tracker then).
  * Every group is registered at load, to learn whether the kernel serves
  * it; main.c then disarms what the configuration does not need.  Later
  * control writes call probes_arm() before the new configuration is
@@ -63,6 +64,7 @@
 
 #include "config.h"
 #include "drops.h"
+#include "gro.h"
 #include "lifetime.h"
 #include "probes.h"
 #include "stamp.h"
@@ -86,6 +88,7 @@ enum group_view {
 	GV_FREE,	/* any timeline, or lifetime */
 	GV_DROP,	/* the drops view, any timeline, or lifetime */
 	GV_LIFETIME,	/* lifetime */
+	GV_LIFE_GRO,	/* lifetime, while no receive stage feeds GRO's tracker */
 };
 
 /*
@@ -425,7 +428,7 @@ static void tp_rx_gro_entry(void *data, const struct sk_buff *skb)
 {
 	if (!hit(data))
 		return;
-	lat_rx_gro_enter(skb);
+	gro_enter(skb);
 	lat_rx_start(skb, ((struct cand *)data)->id, false);
 }
 
@@ -434,22 +437,37 @@ static void tp_rx_core(void *data, struct sk_buff *skb)
 {
 	if (!hit(data))
 		return;
-	lat_rx_gro_deliver(skb);
+	gro_deliver(skb);
 	lat_rx_start(skb, ((struct cand *)data)->id, true);
 }
 
-static void tp_rx_gro_exit(void *data, int ret)
+/* GRO returns: what became of its frame, to the timelines, then lifetime */
+static void gro_returned(int ret, bool frags)
 {
-	if (!hit(data))
-		return;
-	lat_rx_gro_exit(ret, false);
+	struct gro_end end;
+
+	gro_exit(ret, frags, &end);
+	lat_rx_gro_end(&end);
+	lifetime_gro_end(&end);
 }
 
-static void tp_rx_gro_frags_exit(void *data, int ret)
+static void tp_gro_exit(void *data, int ret)
 {
-	if (!hit(data))
-		return;
-	lat_rx_gro_exit(ret, true);
+	if (hit(data))
+		gro_returned(ret, false);
+}
+
+static void tp_gro_frags_exit(void *data, int ret)
+{
+	if (hit(data))
+		gro_returned(ret, true);
+}
+
+/* GRO takes a frame, for lifetime alone (no receive timeline starts) */
+static void tp_gro_entry(void *data, const struct sk_buff *skb)
+{
+	if (hit(data))
+		gro_enter(skb);
 }
 
 /* tcp_recvmsg(sk, msg, len, [nonblock,] flags, addr_len): does it peek? */
@@ -692,28 +710,6 @@ static int krp_life_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
-/* napi_gro_receive_entry, napi_gro_frags_entry, for the lifetime view */
-static void tp_life_gro_entry(void *data, const struct sk_buff *skb)
-{
-	if (!hit(data))
-		return;
-	lifetime_gro_enter(skb);
-}
-
-static void tp_life_gro_exit(void *data, int ret)
-{
-	if (!hit(data))
-		return;
-	lifetime_gro_exit(ret, false);
-}
-
-static void tp_life_gro_frags_exit(void *data, int ret)
-{
-	if (!hit(data))
-		return;
-	lifetime_gro_exit(ret, true);
-}
-
 /* ---- the candidates ---- */
 
 #define TP(s, fn)	{ .sym = s, .type = CT_TP, .tp_fn = (void *)(fn) }
@@ -737,8 +733,8 @@ static struct cand c_rx_drv[] = {
 
 /* GRO's end: what became of the frame its entry tracepoint saw */
 static struct cand c_rx_gro[] = {
-	TP("napi_gro_receive_exit", tp_rx_gro_exit),
-	TP("napi_gro_frags_exit", tp_rx_gro_frags_exit),
+	TP("napi_gro_receive_exit", tp_gro_exit),
+	TP("napi_gro_frags_exit", tp_gro_frags_exit),
 };
 
 /* TCP's receive calls, IPv4 and IPv6: which of them peek */
@@ -867,16 +863,17 @@ static struct cand c_life_clone[] = {
 };
 
 /*
- * GRO, for the lifetime view: its own probes on the timelines' GRO
- * tracepoints, so that lifetime alone arms only these, which fire only
- * for frames GRO takes, and not every receive hand-off.
+ * GRO, for the lifetime view while no receive timeline is followed: the
+ * receive groups' GRO tracepoints feeding the same tracker (gro.h), so
+ * that lifetime alone arms only these, which fire only for frames GRO
+ * takes, and not every receive hand-off.
  */
 static struct cand c_life_gro[] = {
 	/* exits first: armed in this order, no entry goes without its exit */
-	TP("napi_gro_receive_exit", tp_life_gro_exit),
-	TP("napi_gro_frags_exit", tp_life_gro_frags_exit),
-	TP("napi_gro_receive_entry", tp_life_gro_entry),
-	TP("napi_gro_frags_entry", tp_life_gro_entry),
+	TP("napi_gro_receive_exit", tp_gro_exit),
+	TP("napi_gro_frags_exit", tp_gro_frags_exit),
+	TP("napi_gro_receive_entry", tp_gro_entry),
+	TP("napi_gro_frags_entry", tp_gro_entry),
 };
 
 #define GROUP(nm, k, pt, pr, every, cands) \
@@ -932,7 +929,7 @@ static struct group groups[] = {
 	LIFE_GROUP("life-napi-alloc", c_life_napi_alloc, false),
 	LIFE_GROUP("life-napi-build", c_life_napi_build, true),
 	LIFE_GROUP("life-clone", c_life_clone, false),
-	{ .name = "life-gro", .kind = -1, .all = true, .view = GV_LIFETIME,
+	{ .name = "life-gro", .kind = -1, .all = true, .view = GV_LIFE_GRO,
 	  .c = c_life_gro, .n = ARRAY_SIZE(c_life_gro) },
 };
 
@@ -1099,6 +1096,8 @@ static bool group_needed(const struct group *gr,
 	switch (gr->view) {
 	case GV_LIFETIME:
 		return cfg->lifetime;
+	case GV_LIFE_GRO:
+		return cfg->lifetime && !(cfg->stages & SKBPROF_RX_STAGES);
 	case GV_DROP:
 		if (cfg->stages & BIT(SKBPROF_STAGE_DROPS))
 			return true;
@@ -1241,17 +1240,15 @@ static void __maybe_unused probes_typecheck(void)
 	check_trace_callback_type_netif_receive_skb(tp_rx_core);
 	check_trace_callback_type_napi_gro_receive_entry(tp_rx_gro_entry);
 	check_trace_callback_type_napi_gro_frags_entry(tp_rx_gro_entry);
-	check_trace_callback_type_napi_gro_receive_exit(tp_rx_gro_exit);
-	check_trace_callback_type_napi_gro_frags_exit(tp_rx_gro_frags_exit);
+	check_trace_callback_type_napi_gro_receive_exit(tp_gro_exit);
+	check_trace_callback_type_napi_gro_frags_exit(tp_gro_frags_exit);
 	check_trace_callback_type_skb_copy_datagram_iovec(tp_point_len);
 	check_trace_callback_type_net_dev_queue(tp_point);
 	check_trace_callback_type_net_dev_start_xmit(tp_point_dev);
 	check_trace_callback_type_consume_skb(tp_consume_skb);
 	check_trace_callback_type_kfree_skb(tp_kfree_skb);
-	check_trace_callback_type_napi_gro_receive_entry(tp_life_gro_entry);
-	check_trace_callback_type_napi_gro_frags_entry(tp_life_gro_entry);
-	check_trace_callback_type_napi_gro_receive_exit(tp_life_gro_exit);
-	check_trace_callback_type_napi_gro_frags_exit(tp_life_gro_frags_exit);
+	check_trace_callback_type_napi_gro_receive_entry(tp_gro_entry);
+	check_trace_callback_type_napi_gro_frags_entry(tp_gro_entry);
 }
 
 /* The symbol or tracepoint of probe @id, for the verbose trace. */
@@ -1386,6 +1383,16 @@ static void probes_trim(const struct skbprof_config *cfg)
 	for (g = 0; g < ARRAY_SIZE(groups); g++)
 		if (group_armed(&groups[g]) && !group_needed(&groups[g], cfg))
 			group_disarm(&groups[g]);
+}
+
+/*
+ * No probe feeds GRO's tracker any more, and none still runs (main.c
+ * waited): a frame whose exit went unseen is forgotten.
+ */
+static void probes_sweep(const struct skbprof_config *cfg)
+{
+	if (!cfg->lifetime && !(cfg->stages & SKBPROF_RX_STAGES))
+		gro_forget();
 }
 
 static void probes_reset(void)
@@ -1543,6 +1550,7 @@ const struct skbprof_part skbprof_probes_part = {
 	.exit	= probes_exit,
 	.arm	= probes_arm,
 	.trim	= probes_trim,
+	.sweep	= probes_sweep,
 	.reset	= probes_reset,
 	.stats	= probes_stats,
 };

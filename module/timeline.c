@@ -43,6 +43,7 @@
 #include <net/sock.h>
 
 #include "config.h"
+#include "gro.h"
 #include "latency.h"
 #include "pktinfo.h"
 #include "pkttrace.h"
@@ -981,47 +982,27 @@ static void seen_fill(const struct stamp *s, u8 kind,
 /* ---- GRO ---- */
 
 /*
- * The skb napi_gro_receive() or napi_gro_frags() works on, on this CPU,
- * and its key: the skb may be freed before the exit tracepoint.  Written
- * by this CPU's GRO (softirq, or bottom halves off), so by nothing else
- * while set; the frees on this CPU compare against it.
+ * GRO kept the frame @end->skb without freeing it (GRO_MERGED, or reused
+ * by napi_gro_frags()): end its timeline, unless the stack took it
+ * meanwhile.  A frame merged and freed ended as merged at its free.  Only
+ * the skb's key is read: it may be gone.
  */
-struct gro_cur {
-	const struct sk_buff *skb;
-	unsigned long key;
-};
-
-static DEFINE_PER_CPU(struct gro_cur, gro_cur);
-
-void lat_rx_gro_enter(const struct sk_buff *skb)
+void lat_rx_gro_end(const struct gro_end *end)
 {
-	struct gro_cur *g = this_cpu_ptr(&gro_cur);
-
-	g->skb = skb;
-	g->key = skb ? head_key(skb) : 0;
-}
-
-void lat_rx_gro_deliver(const struct sk_buff *skb)
-{
-	/* handed to the stack: no longer a frame GRO may merge */
-	if (__this_cpu_read(gro_cur.skb) == skb)
-		__this_cpu_write(gro_cur.skb, NULL);
-}
-
-/*
- * GRO kept the frame @skb, the key @key at its entry, without freeing it:
- * end its timeline, unless it reached the stack meanwhile.
- */
-static void gro_end(unsigned long key, const struct sk_buff *skb,
-		    enum lat_end why)
-{
+	enum lat_end why;
 	unsigned long flags;
 	struct stamp *s;
 
+	if (!end->skb || end->fate == GRO_FATE_PASSED ||
+	    end->fate == GRO_FATE_FREED)
+		return;
+	why = end->fate == GRO_FATE_HELD ? END_MERGED : END_REUSED;
+	if (stamp_none(end->head, STAMP_RX, false))
+		return;
 	rcu_read_lock_sched();
-	s = stamp_lock(key, STAMP_RX, false, &flags);
+	s = stamp_lock(end->head, STAMP_RX, false, &flags);
 	if (s) {
-		if (s->owner == skb && s->point == RXP_DRV) {
+		if (s->owner == end->skb && s->point == RXP_DRV) {
 			end_early(s, why);
 			stamp_remove(s, flags);
 		} else {
@@ -1032,36 +1013,13 @@ static void gro_end(unsigned long key, const struct sk_buff *skb,
 }
 
 /*
- * GRO_MERGED: the frame joined another skb's frag_list, to be freed with
- * it.  GRO_MERGED_FREE: the frame was merged and freed (its timeline ended
- * as merged at the free), except from napi_gro_frags() when its head was
- * not stolen: napi_reuse_skb() then kept the skb and head for the next
- * frame, without a free, and the next frame would extend the timeline.
- * Only the skb's key is read: it may be gone.
- */
-void lat_rx_gro_exit(int ret, bool frags)
-{
-	struct gro_cur *g = this_cpu_ptr(&gro_cur);
-	const struct sk_buff *skb = g->skb;
-
-	g->skb = NULL;
-	if (!skb)
-		return;
-	if (ret == GRO_MERGED)
-		gro_end(g->key, skb, END_MERGED);
-	else if (frags && ret == GRO_MERGED_FREE)
-		gro_end(g->key, skb, END_REUSED);
-}
-
-/*
  * Why the receive timeline @s of @skb ends at its free: a frame GRO took
  * and freed before it reached the stack was merged into another skb.
  */
 static enum lat_end rx_free_why(const struct stamp *s,
 				const struct sk_buff *skb, enum lat_end why)
 {
-	if (why == END_FREED && s->point == RXP_DRV &&
-	    __this_cpu_read(gro_cur.skb) == skb)
+	if (why == END_FREED && s->point == RXP_DRV && gro_frame(skb))
 		return END_MERGED;
 	return why;
 }
@@ -1298,12 +1256,11 @@ static void swept(struct stamp *s)
 
 /*
  * A direction whose stages are all off has no probe left to end its
- * timelines: they end now, counted as disarmed, and so does GRO's state
- * of the frame in flight on each CPU, which no exit tracepoint clears.
+ * timelines: they end now, counted as disarmed.
  */
 static void timeline_sweep(const struct skbprof_config *cfg)
 {
-	unsigned int kinds = 0, cpu;
+	unsigned int kinds = 0;
 
 	if (!followed(cfg, STAMP_RX))
 		kinds |= BIT(STAMP_RX);
@@ -1311,9 +1268,6 @@ static void timeline_sweep(const struct skbprof_config *cfg)
 		kinds |= BIT(STAMP_TX);
 	if (kinds)
 		stamp_reap(kinds, 0, 0, swept);
-	if (kinds & BIT(STAMP_RX))
-		for_each_possible_cpu(cpu)
-			per_cpu_ptr(&gro_cur, cpu)->skb = NULL;
 }
 
 static int timeline_init(void)

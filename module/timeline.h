@@ -43,15 +43,9 @@ struct skbprof_seen;
  */
 bool lat_free(const struct sk_buff *skb, enum lat_end why,
 	      struct skbprof_seen *seen);
-/*
- * napi_gro_receive() or napi_gro_frags() takes @skb (its entry tracepoint,
- * before lat_rx_start()), hands it to the stack (the netif_receive_skb
- * tracepoint) or returns @ret (its exit tracepoint): a free in between is a
- * merge, and napi_gro_frags() keeps a merged skb for the next frame.
- */
-void lat_rx_gro_enter(const struct sk_buff *skb);
-void lat_rx_gro_deliver(const struct sk_buff *skb);
-void lat_rx_gro_exit(int ret, bool frags);
+struct gro_end;
+/* GRO returned, having kept a frame or not (gro.h). */
+void lat_rx_gro_end(const struct gro_end *end);
 /*
  * A TCP receive call of the current task begins (@peek: with MSG_PEEK):
  * until its next call, its copies are peeks, or are reads.  Peeks end no

@@ -215,13 +215,15 @@ static const char *life_groups(void)
 /* Each `stages` or `lifetime` write arms its views' groups and no other. */
 TEST(arming_follows_views)
 {
-	char life[256];
+	char life[256], life_rx[512];
 	int err;
 
 	err = skbprof_load("stages=drops");
 	CHECK(err == 0, "load: %s", strerror(-err));
 	/* lifetime follows packets through software GSO and GRO too */
 	snprintf(life, sizeof(life), "free-drop free tx-gso %s life-gro", life_groups());
+	/* the receive groups feed GRO's tracker then, not life-gro */
+	snprintf(life_rx, sizeof(life_rx), ALL " %s", life_groups());
 	/* kfree_skb's group, free-drop, counts drops and ends the others */
 	if (arm_as("stages drops\n", "free-drop") ||
 	    arm_as("stages ip-udp\n", RX_UDP " free-drop free rekey") ||
@@ -231,6 +233,8 @@ TEST(arming_follows_views)
 	    arm_as("stages all\n", ALL) ||
 	    arm_as("stages drops\n", "free-drop") ||
 	    arm_as("lifetime 4\n", life) ||
+	    arm_as("stages all\n", life_rx) ||
+	    arm_as("stages drops\n", life) ||
 	    arm_as("lifetime off\n", "free-drop"))
 		return -1;
 	CHECK(skbprof_unload() == 0, "unload");
