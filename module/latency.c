@@ -34,7 +34,7 @@
 #include "hist.h"
 #include "latency.h"
 #include "pktinfo.h"
-#include "stamp.h"
+#include "lat_stamp.h"
 
 static unsigned int procs_rows = 128;
 module_param(procs_rows, uint, 0400);
@@ -140,7 +140,7 @@ static struct lat_cpu **lcpu;
  * where a timeline starts, before any lock, so with this_cpu ops, which
  * interrupts cannot split.  Cleared by reset_cpu() with the rest.
  */
-static DEFINE_PER_CPU(u64 [2][STAMP_FILTERED + 1], lat_verdicts);
+static DEFINE_PER_CPU(u64 [2][LAT_FILTERED + 1], lat_verdicts);
 
 /* Interrupts are off in every caller: the CPU cannot change. */
 static inline struct lat_cpu *this_lat(void)
@@ -217,7 +217,7 @@ static inline struct hist *payer_hist(struct row_table *t, struct payer *p,
 	return take_row(t, p, st);
 }
 
-void latency_payer(struct lat_payer *p, const struct stamp *s)
+void latency_payer(struct lat_payer *p, const struct lat_stamp *s)
 {
 	static const char nobody[TASK_COMM_LEN];
 	struct lat_cpu *c = this_lat();
@@ -230,8 +230,8 @@ void latency_payer(struct lat_payer *p, const struct stamp *s)
 		return;
 	if (s->cgroup)
 		p->cgroup = find_payer(&c->cgroups, 0, nobody, s->cgroup,
-				       s->kind);
-	p->proc = find_payer(&c->procs, s->pid, s->comm, s->cgroup, s->kind);
+				       s->s.kind);
+	p->proc = find_payer(&c->procs, s->pid, s->comm, s->cgroup, s->s.kind);
 }
 
 /* Add @ns, of bucket @i, to @p's histogram of @st in @t, or overflow. */
@@ -248,7 +248,7 @@ static inline void charge(struct row_table *t, struct payer *p, int st,
 
 void latency_stage(const struct lat_payer *p, int st, u64 ns, u64 end)
 {
-	const struct stamp *s = p->s;
+	const struct lat_stamp *s = p->s;
 	struct lat_cpu *c = p->c;
 	unsigned int i = hist_index(ns);
 	struct exemplar *w;
@@ -272,11 +272,11 @@ void latency_stage(const struct lat_payer *p, int st, u64 ns, u64 end)
 }
 
 /* A measured timeline ended early (the others were never measured). */
-void latency_incomplete(const struct stamp *s, enum lat_end why)
+void latency_incomplete(const struct lat_stamp *s, enum lat_end why)
 {
-	if ((s->kind == STAMP_RX || s->kind == STAMP_TX) &&
-	    s->verdict == STAMP_KEEP)
-		this_lat()->incomplete[s->kind][why]++;
+	if ((s->s.kind == STAMP_RX || s->s.kind == STAMP_TX) &&
+	    s->verdict == LAT_KEEP)
+		this_lat()->incomplete[s->s.kind][why]++;
 }
 
 void latency_verdict(u8 kind, u8 verdict)
@@ -651,15 +651,19 @@ static const struct file_operations cgroups_fops = {
 	.release	= skbprof_snapshot_release,
 };
 
-static void show_live(struct seq_file *m, const struct stamp *s)
+static void show_live(struct seq_file *m, const struct stamp *st)
 {
 	static const char *const kinds[] = { "rx", "tx", "life" };
+	static const struct skbprof_tuple unknown;
+	const struct lat_stamp *s = lat_of_const(st);
+	bool life = st->kind == STAMP_LIFE;
 
+	/* a lifetime has no point, flow or process */
 	seq_printf(m, "inflight %s point %u age_ns %llu ",
-		   s->kind < ARRAY_SIZE(kinds) ? kinds[s->kind] : "?",
-		   s->point, ktime_get_ns() - s->t_start);
-	print_tuple(m, &s->tuple);
-	seq_printf(m, " pid %d\n", s->pid);
+		   st->kind < ARRAY_SIZE(kinds) ? kinds[st->kind] : "?",
+		   life ? 0 : s->point, ktime_get_ns() - st->t_start);
+	print_tuple(m, life ? &unknown : &s->tuple);
+	seq_printf(m, " pid %d\n", life ? 0 : s->pid);
 }
 
 /* ---- stats, reset, life ---- */
@@ -703,12 +707,12 @@ void latency_stats(struct seq_file *m)
 				   inc[k][r]);
 	for (k = 0; k < 2; k++) {
 		static const char *const vn[] = {
-			[STAMP_KEEP] = "kept",
-			[STAMP_SAMPLED_OUT] = "sampled_out",
-			[STAMP_FILTERED] = "filtered",
+			[LAT_KEEP] = "kept",
+			[LAT_SAMPLED_OUT] = "sampled_out",
+			[LAT_FILTERED] = "filtered",
 		};
 
-		for (r = STAMP_KEEP; r <= STAMP_FILTERED; r++) {
+		for (r = LAT_KEEP; r <= LAT_FILTERED; r++) {
 			u64 sum = 0;
 
 			for_each_possible_cpu(cpu)

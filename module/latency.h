@@ -4,7 +4,7 @@
  * (timeline.c) hand it, the one way in.  It makes per-CPU histograms,
  * worst packets, process and cgroup rows and counters of them, and the
  * files and stats lines that show them.  It knows a timeline only by the
- * struct stamp handed to it, and calls nothing of the timelines.
+ * struct lat_stamp handed to it, and calls nothing of the timelines.
  *
  * The calls from the hot path run with interrupts off (they write this
  * CPU's aggregates), but for latency_verdict().
@@ -16,7 +16,7 @@
 #include <linux/types.h>
 
 #include "skbprof.h"
-#include "stamp.h"
+#include "lat_stamp.h"
 
 /*
  * Who the stages of the timeline @s are charged to, found once per
@@ -25,19 +25,19 @@
 struct lat_cpu;
 struct payer;
 struct lat_payer {
-	const struct stamp *s;
+	const struct lat_stamp *s;
 	struct lat_cpu *c;
 	struct payer *proc, *cgroup;
 };
 
-void latency_payer(struct lat_payer *p, const struct stamp *s);
+void latency_payer(struct lat_payer *p, const struct lat_stamp *s);
 /*
  * The stage @st of the timeline took @ns, ending at @end: its histogram,
  * its worst packet, and the process and cgroup of @p.
  */
 void latency_stage(const struct lat_payer *p, int st, u64 ns, u64 end);
 /* The timeline @s ended without reaching its last point, because @why. */
-void latency_incomplete(const struct stamp *s, enum lat_end why);
+void latency_incomplete(const struct lat_stamp *s, enum lat_end why);
 /* The filter and sampling gave a @kind timeline @verdict (any context). */
 void latency_verdict(u8 kind, u8 verdict);
 /* Software GSO forked a transmit timeline to @segs segments; @full had none. */

@@ -45,6 +45,7 @@
 #include "gro.h"
 #include "hist.h"
 #include "lifetime.h"
+#include "pktinfo.h"
 #include "stamp.h"
 
 /* How a followed lifetime ended without being a sample. */
@@ -146,7 +147,6 @@ void lifetime_start(const struct sk_buff *skb, u64 called)
 	if (!fresh)
 		count_outcome(LIFE_ORPHANED);
 	s->t_start = now;
-	s->owner = skb;
 	stamp_unlock(s, flags);
 out:
 	rcu_read_unlock_sched();
@@ -226,7 +226,6 @@ static void fork_one(const struct sk_buff *seg, u64 born)
 	if (!s)
 		return;		/* counted in table_full */
 	s->t_start = born;
-	s->owner = seg;
 	stamp_unlock(s, flags);
 }
 

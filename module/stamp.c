@@ -31,17 +31,26 @@ MODULE_PARM_DESC(table_size,
 
 #define STAMP_MAX_LOCKS	1024
 
+/* The pools, by entry size: the timelines' (RX, TX), the lifetimes'. */
+enum stamp_pool { POOL_TIMELINE, POOL_LIFE, POOLS };
+
+static inline enum stamp_pool pool_of(u8 kind)
+{
+	return kind == STAMP_LIFE ? POOL_LIFE : POOL_TIMELINE;
+}
+
 struct stamp_cpu {
 	spinlock_t lock;		/* guards free, nfree */
-	struct stamp *free;
-	unsigned int nfree;
+	struct stamp *free[POOLS];
+	unsigned int nfree[POOLS];
 	u64 inserts;
 	u64 evictions[STAMP_KINDS];
 	u64 full;
 };
 
-static struct stamp *pool;
-static unsigned int capacity;
+static void *pools[POOLS];
+static size_t entry_size[POOLS];
+static unsigned int capacity;		/* of each pool */
 struct hlist_nulls_head *stamp_buckets;
 unsigned int stamp_bucket_bits;
 DEFINE_PER_CPU(u64, stamp_misses);
@@ -54,29 +63,35 @@ static inline spinlock_t *lock_of(unsigned int b)
 	return &locks[b & (nlocks - 1)];
 }
 
-/* Take a stamp from @c's free list, if it has one. */
-static struct stamp *pool_pop(struct stamp_cpu *c)
+/* Entry @i of pool @p. */
+static inline struct stamp *pool_entry(enum stamp_pool p, unsigned int i)
+{
+	return (struct stamp *)((char *)pools[p] + (size_t)i * entry_size[p]);
+}
+
+/* Take a stamp of pool @p from @c's free list, if it has one. */
+static struct stamp *pool_pop(struct stamp_cpu *c, enum stamp_pool p)
 {
 	struct stamp *s;
 
 	spin_lock(&c->lock);
-	s = c->free;
+	s = c->free[p];
 	if (s) {
-		c->free = s->free_next;
-		c->nfree--;
+		c->free[p] = s->free_next;
+		c->nfree[p]--;
 	}
 	spin_unlock(&c->lock);
 	return s;
 }
 
 /* Called with interrupts off. */
-static struct stamp *pool_get(void)
+static struct stamp *pool_get(enum stamp_pool p)
 {
 	int this = smp_processor_id(), cpu;
 	struct stamp_cpu *c;
 	struct stamp *s;
 
-	s = pool_pop(per_cpu_ptr(pcpu, this));
+	s = pool_pop(per_cpu_ptr(pcpu, this), p);
 	if (s)
 		return s;
 	/* This CPU ran dry (its stamps were freed elsewhere): take one. */
@@ -84,24 +99,25 @@ static struct stamp *pool_get(void)
 		if (cpu == this)
 			continue;
 		c = per_cpu_ptr(pcpu, cpu);
-		if (!READ_ONCE(c->nfree))
+		if (!READ_ONCE(c->nfree[p]))
 			continue;
-		s = pool_pop(c);
+		s = pool_pop(c, p);
 		if (s)
 			return s;
 	}
 	return NULL;
 }
 
-/* Called with interrupts off. */
+/* Called with interrupts off; @s keeps its kind, which names its pool. */
 static void pool_put(struct stamp *s)
 {
 	struct stamp_cpu *c = this_cpu_ptr(pcpu);
+	enum stamp_pool p = pool_of(s->kind);
 
 	spin_lock(&c->lock);
-	s->free_next = c->free;
-	c->free = s;
-	c->nfree++;
+	s->free_next = c->free[p];
+	c->free[p] = s;
+	c->nfree[p]++;
 	spin_unlock(&c->lock);
 }
 
@@ -199,16 +215,19 @@ struct stamp *__stamp_lock_insert(unsigned long key, u8 kind, bool *fresh,
 		__release(lock_of(b));		/* held: see stamp_bucket */
 		return s;
 	}
-	s = pool_get();
+	s = pool_get(pool_of(kind));
 	if (!s) {
 		this_cpu_inc(pcpu->full);
 		spin_unlock_irqrestore(lock_of(b), *flags);
 		return NULL;
 	}
-	/* Lock-free walkers may be reading node and key: leave node alone. */
-	stamp_clear(s);
+	/*
+	 * Lock-free walkers may be reading node and key: leave node alone.
+	 * The kind stays in its pool: walkers compare it with the key.
+	 */
 	WRITE_ONCE(s->key, key);
 	WRITE_ONCE(s->kind, kind);
+	s->t_start = 0;
 	s->lock = lock_of(b);
 	hlist_nulls_add_head_rcu(&s->node, &stamp_buckets[b]);
 	this_cpu_inc(pcpu->inserts);
@@ -294,13 +313,13 @@ void stamp_show_live(struct seq_file *m, unsigned int max,
 	}
 }
 
-unsigned int stamp_in_use(void)
+static unsigned int in_use(enum stamp_pool p)
 {
 	unsigned int nfree = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		nfree += READ_ONCE(per_cpu_ptr(pcpu, cpu)->nfree);
+		nfree += READ_ONCE(per_cpu_ptr(pcpu, cpu)->nfree[p]);
 	return nfree > capacity ? 0 : capacity - nfree;
 }
 
@@ -337,8 +356,10 @@ void stamp_stats(struct seq_file *m)
 		life_evictions += READ_ONCE(c->evictions[STAMP_LIFE]);
 		full += READ_ONCE(c->full);
 	}
+	/* the timelines' pool; the lifetimes' has as many entries */
 	seq_printf(m, "table_capacity %u\n", capacity);
-	seq_printf(m, "table_in_use %u\n", stamp_in_use());
+	seq_printf(m, "table_in_use %u\n", in_use(POOL_TIMELINE));
+	seq_printf(m, "table_in_use_lifetime %u\n", in_use(POOL_LIFE));
 	seq_printf(m, "table_inserts %llu\n", inserts);
 	seq_printf(m, "table_lookup_misses %llu\n", misses);
 	/* timelines; lifetimes older than max_age_ms on their own */
@@ -347,9 +368,10 @@ void stamp_stats(struct seq_file *m)
 	seq_printf(m, "table_full %llu\n", full);
 }
 
-int stamp_init(void)
+int stamp_init(size_t timeline_size)
 {
 	unsigned int i, nb, per, cpu_i = 0, ncpus = num_possible_cpus();
+	enum stamp_pool p;
 	int cpu;
 
 	if (table_size < 64 || table_size > (1U << 24)) {
@@ -362,11 +384,15 @@ int stamp_init(void)
 	stamp_bucket_bits = ilog2(nb);
 	nlocks = min_t(unsigned int, nb, STAMP_MAX_LOCKS);
 
-	pool = vzalloc(array_size(capacity, sizeof(*pool)));
+	entry_size[POOL_TIMELINE] = timeline_size;
+	entry_size[POOL_LIFE] = sizeof(struct stamp);
+	for (p = 0; p < POOLS; p++)
+		pools[p] = vzalloc(array_size(capacity, entry_size[p]));
 	stamp_buckets = vmalloc(array_size(nb, sizeof(*stamp_buckets)));
 	locks = kcalloc(nlocks, sizeof(*locks), GFP_KERNEL);
 	pcpu = alloc_percpu(struct stamp_cpu);
-	if (!pool || !stamp_buckets || !locks || !pcpu) {
+	if (!pools[POOL_TIMELINE] || !pools[POOL_LIFE] || !stamp_buckets ||
+	    !locks || !pcpu) {
 		stamp_exit();
 		return -ENOMEM;
 	}
@@ -384,9 +410,14 @@ int stamp_init(void)
 
 		spin_lock_init(&c->lock);
 		for (; i < end; i++) {
-			pool[i].free_next = c->free;
-			c->free = &pool[i];
-			c->nfree++;
+			for (p = 0; p < POOLS; p++) {
+				struct stamp *s = pool_entry(p, i);
+
+				s->kind = p == POOL_LIFE ? STAMP_LIFE : STAMP_RX;
+				s->free_next = c->free[p];
+				c->free[p] = s;
+				c->nfree[p]++;
+			}
 		}
 		cpu_i++;
 	}
@@ -401,6 +432,8 @@ void stamp_exit(void)
 	locks = NULL;
 	vfree(stamp_buckets);
 	stamp_buckets = NULL;
-	vfree(pool);
-	pool = NULL;
+	vfree(pools[POOL_LIFE]);
+	vfree(pools[POOL_TIMELINE]);
+	pools[POOL_LIFE] = NULL;
+	pools[POOL_TIMELINE] = NULL;
 }

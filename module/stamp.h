@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The stamp table: one timeline per packet and direction, keyed by an
+ * The stamp table: one entry per packet followed and kind, keyed by an
  * address (skb->head for the stage timelines, which clones share; the skb
- * itself for lifetimes) and a kind.
+ * itself for lifetimes) and the kind.  It keeps what every user needs:
+ * the key, the kind and when the entry was made (for eviction by age).
+ * A user's entry begins with a struct stamp and carries the rest: a
+ * timeline's is struct lat_stamp (lat_stamp.h), a lifetime's is the bare
+ * struct stamp.
  *
- * Fixed capacity, preallocated: entries come from per-CPU free lists (a
- * CPU that runs dry takes from the others), so nothing is allocated in the
+ * Fixed capacity, preallocated: one pool per entry size (timelines,
+ * lifetimes), table_size entries each, from per-CPU free lists (a CPU
+ * that runs dry takes from the others), so nothing is allocated in the
  * hot path.  Lookups are lock-free walks of hlist_nulls chains, which need
  * no RCU read section: the entries live as long as the table.  An
  * entry can be reused at once for another key (like SLAB_TYPESAFE_BY_RCU),
@@ -18,18 +23,13 @@
 #define _SKBPROF_STAMP_H
 
 #include <linux/hash.h>
-#include <linux/if.h>
 #include <linux/list_nulls.h>
 #include <linux/percpu.h>
-#include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
-#include <linux/string.h>
-#include <linux/in6.h>
 #include <linux/types.h>
 
 #include "compat.h"
-#include "pktinfo.h"
 #include "stages.h"
 
 /* The timelines of the two directions (stages.h), and lifetimes. */
@@ -40,33 +40,6 @@ enum stamp_kind {
 	STAMP_KINDS
 };
 
-/* Most points a timeline can pass (stages.h). */
-#define STAMP_MAX_POINTS	SKBPROF_MAX_POINTS
-
-/* What the filter and sampling made of a timeline (struct stamp.verdict). */
-enum stamp_verdict {
-	STAMP_UNDECIDED,	/* the filter needs a later point */
-	STAMP_KEEP,		/* matched and sampled: measured */
-	STAMP_SAMPLED_OUT,	/* matched, not sampled */
-	STAMP_FILTERED,		/* did not match */
-};
-
-/* How a timeline ended without reaching its last point. */
-enum lat_end {
-	END_DROPPED,	/* kfree_skb */
-	END_FREED,	/* consumed or released before the end */
-	END_EVICTED,	/* older than max_age */
-	END_RESTARTED,	/* its first point came again */
-	END_REKEYED,	/* the skb's head was reallocated */
-	/* outcomes of a frame whose data went on in another skb: */
-	END_MERGED,	/* GRO merged it into another skb, then freed it */
-	END_REUSED,	/* GRO merged it, and its skb is the next frame's */
-	END_COALESCED,	/* its data joined another skb (kfree_skb_partial) */
-	END_DISARMED,	/* its view was switched off (control) */
-	END_ORPHANED,	/* another skb came with its head: its free was missed */
-	END_REASONS
-};
-
 struct stamp {
 	struct hlist_nulls_node node;
 	union {
@@ -75,31 +48,7 @@ struct stamp {
 	};
 	unsigned long key;
 	u8 kind;
-	/* the timeline, from here on; stamp_clear() zeroes up to @via */
-	u8 point;		/* the last point reached */
-	u8 proto;		/* IPPROTO_TCP / IPPROTO_UDP, 0 unknown */
-	u8 verdict;		/* enum stamp_verdict */
-	u8 decide_at;		/* the point where the filter is applied */
-	u8 reached;		/* bit per point reached */
-	u16 settled;		/* stages recorded already (settle()) */
-	/* the skb that last carried the timeline: its free ends it */
-	const void *owner;
-	u64 t_start;		/* the first point: age, totals */
-	u32 stages;		/* SKBPROF_STAGE_* bits measured */
-	u32 mark;
-	u64 netns;		/* 0: not known */
-	pid_t pid;		/* the task charged, 0: not known yet */
-	bool stage_rows;	/* procs and cgroups rows per stage, not just totals */
-	u64 cgroup;		/* its cgroup v2 id, with pid */
-	/*
-	 * Not cleared: each is read only where a field above says it was
-	 * written, or has its first bytes cleared by stamp_clear().
-	 */
-	u16 via[STAMP_MAX_POINTS];	/* the probe that served each point */
-	u64 t_point[STAMP_MAX_POINTS];	/* when each point was reached */
-	char comm[TASK_COMM_LEN];	/* with @pid; "" before */
-	char dev[IFNAMSIZ];	/* "": not known */
-	struct skbprof_tuple tuple;	/* family 0: not known */
+	u64 t_start;		/* when it began: age, eviction */
 };
 
 /* The chains, read inline by stamp_none(); set by stamp_init(). */
@@ -133,7 +82,11 @@ static inline bool stamp_none(unsigned long key, u8 kind, bool count_miss)
 	return true;
 }
 
-int stamp_init(void);
+/*
+ * @timeline_size: the size of a timeline's entry (RX and TX kinds), which
+ * begins with its struct stamp; a lifetime's is a struct stamp.
+ */
+int stamp_init(size_t timeline_size);
 /* Callers must have stopped every user and waited for RCU readers. */
 void stamp_exit(void);
 
@@ -161,8 +114,9 @@ struct stamp *__stamp_lock_hit(unsigned long key, u8 kind, bool count_miss,
 	__s; })
 /*
  * Find or create the entry of (key, kind) and lock it.  *@fresh tells a
- * new entry (zeroed but for key and kind) from an existing one.  NULL when
- * the table is full.
+ * new entry from an existing one: a new one has its key and kind, a
+ * t_start of 0, and the rest of it for its user to set.  NULL when the
+ * kind's pool is empty.
  */
 struct stamp *__stamp_lock_insert(unsigned long key, u8 kind, bool *fresh,
 				  unsigned long *flags);
@@ -179,33 +133,6 @@ static inline void stamp_unlock(struct stamp *s, unsigned long flags)
 	__releases(stamp_bucket)
 {
 	spin_unlock_irqrestore(s->lock, flags);
-}
-
-#define STAMP_TIMELINE	offsetof(struct stamp, point)
-#define STAMP_CLEARED	offsetof(struct stamp, via)
-
-/*
- * Forget the timeline of a locked entry, keeping its key.  It runs at
- * every timeline's start, so it zeroes only the fields that say what the
- * rest holds, not the per-point arrays and names behind them.
- */
-static inline void stamp_clear(struct stamp *s)
-{
-	memset((char *)s + STAMP_TIMELINE, 0, STAMP_CLEARED - STAMP_TIMELINE);
-	s->comm[0] = '\0';
-	s->dev[0] = '\0';
-	/* addresses are read only for a known family */
-	s->tuple.family = 0;
-	s->tuple.proto = 0;
-	s->tuple.sport = 0;
-	s->tuple.dport = 0;
-}
-
-/* Give @dst the whole timeline of @src, keeping its own key. */
-static inline void stamp_copy(struct stamp *dst, const struct stamp *src)
-{
-	memcpy((char *)dst + STAMP_TIMELINE, (const char *)src + STAMP_TIMELINE,
-	       sizeof(*dst) - STAMP_TIMELINE);
 }
 
 /* Unlink a locked entry, give it back and unlock. */
@@ -227,7 +154,5 @@ void stamp_show_live(struct seq_file *m, unsigned int max,
 
 void stamp_reset_counters(void);
 void stamp_stats(struct seq_file *m);
-/* Entries in use now. */
-unsigned int stamp_in_use(void);
 
 #endif /* _SKBPROF_STAMP_H */

@@ -47,7 +47,7 @@
 #include "latency.h"
 #include "pktinfo.h"
 #include "pkttrace.h"
-#include "stamp.h"
+#include "lat_stamp.h"
 #include "timeline.h"
 
 static unsigned int max_age_ms = 60000;
@@ -56,7 +56,7 @@ MODULE_PARM_DESC(max_age_ms,
 		 "Timelines and lifetimes older than this are evicted (at least 1, default 60000 ms)");
 
 /* The points' names in the verbose trace; the transport's is its own. */
-static const char *const point_names[2][STAMP_MAX_POINTS] = {
+static const char *const point_names[2][LAT_MAX_POINTS] = {
 	[STAMP_RX] = { "drv", "ip", "l4", "app" },
 	[STAMP_TX] = { "app", "l4", "ip", "dev", "drv" },
 };
@@ -76,7 +76,7 @@ static inline unsigned long head_key(const struct sk_buff *skb)
  * in softirq (5.10's TCP segmentation allocates there) or in an interrupt
  * would charge whoever it interrupted.
  */
-static void set_owner_current(struct stamp *s)
+static void set_owner_current(struct lat_stamp *s)
 {
 	if (!in_task())
 		return;
@@ -131,9 +131,9 @@ static void tuple_from_sk(const struct sock *sk, const struct flowi4 *fl4,
  * @now may have been read before another CPU stamped @s: a stamp younger
  * than @now is fresh, not 584 years old.
  */
-static inline bool stale(const struct stamp *s, u64 now)
+static inline bool stale(const struct lat_stamp *s, u64 now)
 {
-	return (s64)(now - s->t_start) > (s64)max_age_ns;
+	return (s64)(now - s->s.t_start) > (s64)max_age_ns;
 }
 
 /*
@@ -144,13 +144,13 @@ static inline bool stale(const struct stamp *s, u64 now)
  * nmissed).  Such a stamp never lends its points to the new packet.  The
  * same skb at the same address again cannot be told apart.
  */
-static inline bool foreign(const struct stamp *s, const struct sk_buff *skb)
+static inline bool foreign(const struct lat_stamp *s, const struct sk_buff *skb)
 {
 	return s->owner != skb && !skb->cloned;
 }
 
 /* Why @s, found under @skb's head where its packet cannot be, ends. */
-static inline enum lat_end gone_why(const struct stamp *s,
+static inline enum lat_end gone_why(const struct lat_stamp *s,
 				    const struct sk_buff *skb, u64 now)
 {
 	if (stale(s, now))
@@ -165,13 +165,13 @@ static inline bool followed(const struct skbprof_config *cfg, u8 kind)
 						 SKBPROF_TX_STAGES);
 }
 
-static inline bool reached(const struct stamp *s, unsigned int point)
+static inline bool reached(const struct lat_stamp *s, unsigned int point)
 {
 	return s->reached & BIT(point);
 }
 
 /* Mark @point reached by @skb at @now, through probe @via. */
-static void reach(struct stamp *s, const struct sk_buff *skb, u8 point,
+static void reach(struct lat_stamp *s, const struct sk_buff *skb, u8 point,
 		  u16 via, u64 now)
 {
 	s->point = point;
@@ -181,17 +181,17 @@ static void reach(struct stamp *s, const struct sk_buff *skb, u8 point,
 	s->owner = skb;
 }
 
-static void start(struct stamp *s, const struct sk_buff *skb,
+static void start(struct lat_stamp *s, const struct sk_buff *skb,
 		  const struct skbprof_config *cfg, u16 via, u64 now)
 {
-	s->t_start = now;
+	s->s.t_start = now;
 	s->stages = cfg->stages;
 	s->stage_rows = cfg->procs_stages;
 	reach(s, skb, 0, via, now);
 }
 
 /* The packet as the filter sees it: what its timeline learnt so far. */
-static void stamp_pktinfo(const struct stamp *s, struct skbprof_pktinfo *pi)
+static void stamp_pktinfo(const struct lat_stamp *s, struct skbprof_pktinfo *pi)
 {
 	memset(pi, 0, sizeof(*pi));
 	skbprof_flow_pktinfo(&s->tuple, pi);
@@ -206,7 +206,7 @@ static void stamp_pktinfo(const struct stamp *s, struct skbprof_pktinfo *pi)
 }
 
 /* Does the timeline @s match filter @f?  No filter: no packet to build. */
-static bool stamp_matches(const struct stamp *s, const struct skbprof_filter *f)
+static bool stamp_matches(const struct lat_stamp *s, const struct skbprof_filter *f)
 {
 	struct skbprof_pktinfo pi;
 
@@ -217,21 +217,21 @@ static bool stamp_matches(const struct stamp *s, const struct skbprof_filter *f)
 }
 
 /* "RX", "TX" */
-static const char *kind_name(const struct stamp *s)
+static const char *kind_name(const struct lat_stamp *s)
 {
-	return s->kind == STAMP_RX ? "RX" : "TX";
+	return s->s.kind == STAMP_RX ? "RX" : "TX";
 }
 
-static const char *point_name(const struct stamp *s, unsigned int point)
+static const char *point_name(const struct lat_stamp *s, unsigned int point)
 {
-	bool l4 = (s->kind == STAMP_RX && point == RXP_L4) ||
-		  (s->kind == STAMP_TX && point == TXP_L4);
+	bool l4 = (s->s.kind == STAMP_RX && point == RXP_L4) ||
+		  (s->s.kind == STAMP_TX && point == TXP_L4);
 
 	if (l4 && s->proto == IPPROTO_TCP)
 		return "tcp";
 	if (l4 && s->proto == IPPROTO_UDP)
 		return "udp";
-	return point_names[s->kind][point];
+	return point_names[s->s.kind][point];
 }
 
 /* The probes' names by @via, for the verbose trace (lat_via_names()). */
@@ -247,7 +247,7 @@ void lat_via_names(const char *(*name)(unsigned int via))
  * (CLOCK_MONOTONIC, as ktime_get_mono_fast_ns()) and its offset from the
  * timeline's first point.
  */
-static void trace_hit(const struct stamp *s, unsigned int point, u16 via,
+static void trace_hit(const struct lat_stamp *s, unsigned int point, u16 via,
 		      u64 t)
 {
 	const char *(*name)(unsigned int via) = READ_ONCE(via_name);
@@ -256,7 +256,7 @@ static void trace_hit(const struct stamp *s, unsigned int point, u16 via,
 	u64 sec, off_us;
 
 	sec = div_u64_rem(t, NSEC_PER_SEC, &ns);
-	off_us = div_u64_rem(t - s->t_start, NSEC_PER_USEC, &off_ns);
+	off_us = div_u64_rem(t - s->s.t_start, NSEC_PER_USEC, &off_ns);
 	skbprof_fmt_flow(flow, sizeof(flow), &s->tuple, SKBPROF_FLOW_TRACE);
 	skbprof_trace_printf("HIT %s %s %s %llu.%09u +%llu.%03uus | %s",
 			     kind_name(s), point_name(s, point),
@@ -269,7 +269,7 @@ static void trace_hit(const struct stamp *s, unsigned int point, u16 via,
  * the process.  "RX drv-ip 23.104us ip-udp 5.200us udp-app 189.000us |
  * UDP a:p > b:p | cgroup 1234 | comm pid" ("cgroup -" when not known)
  */
-static void trace_timeline(const struct stamp *s)
+static void trace_timeline(const struct lat_stamp *s)
 {
 	char line[SKBPROF_TRACE_LINE_MAX / 2], comm[TASK_COMM_LEN];
 	char flow[SKBPROF_FLOW_LEN], cgroup[24] = "-";
@@ -277,11 +277,11 @@ static void trace_timeline(const struct stamp *s)
 	int st;
 
 	n = scnprintf(line, sizeof(line), "%s", kind_name(s));
-	for (i = 1; i <= skbprof_last_point(s->kind); i++) {
+	for (i = 1; i <= skbprof_last_point(s->s.kind); i++) {
 		u64 d;
 		u32 ns;
 
-		st = skbprof_stage_ending(s->kind, i, s->proto);
+		st = skbprof_stage_ending(s->s.kind, i, s->proto);
 		if (st < 0 || !(s->stages & BIT(st)) || !reached(s, i) ||
 		    !reached(s, i - 1))
 			continue;
@@ -306,7 +306,7 @@ static void trace_timeline(const struct stamp *s)
  * at a GSO fork for the stages before it, which the segments do not
  * repeat.
  */
-static void settle(struct stamp *s, u64 end)
+static void settle(struct lat_stamp *s, u64 end)
 {
 	unsigned int i, slot = skbprof_proto_slot(s->proto);
 	const s8 (*ending)[3];
@@ -314,11 +314,11 @@ static void settle(struct stamp *s, u64 end)
 	int st;
 
 	/* the reaper ends lifetime stamps too */
-	if (s->kind > STAMP_TX || s->verdict != STAMP_KEEP)
+	if (s->s.kind > STAMP_TX || s->verdict != LAT_KEEP)
 		return;
-	ending = skbprof_stage_endings[s->kind];
+	ending = skbprof_stage_endings[s->s.kind];
 	latency_payer(&p, s);
-	for (i = 1; i <= skbprof_last_point(s->kind); i++) {
+	for (i = 1; i <= skbprof_last_point(s->s.kind); i++) {
 		/* the stage from the point before: both reached, measured */
 		st = ending[i][slot];
 		if (st < 0 || (s->reached & (3U << (i - 1))) != 3U << (i - 1) ||
@@ -328,13 +328,13 @@ static void settle(struct stamp *s, u64 end)
 		latency_stage(&p, st, s->t_point[i] - s->t_point[i - 1],
 			      s->t_point[i]);
 	}
-	st = s->kind == STAMP_RX ? SKBPROF_STAGE_RX_TOTAL : SKBPROF_STAGE_TX_TOTAL;
+	st = s->s.kind == STAMP_RX ? SKBPROF_STAGE_RX_TOTAL : SKBPROF_STAGE_TX_TOTAL;
 	if (end && (s->stages & BIT(st)))
-		latency_stage(&p, st, end - s->t_start, end);
+		latency_stage(&p, st, end - s->s.t_start, end);
 }
 
 /* A timeline ends before its last point: the stages it measured count. */
-static void end_early(struct stamp *s, enum lat_end why)
+static void end_early(struct lat_stamp *s, enum lat_end why)
 {
 	settle(s, 0);
 	latency_incomplete(s, why);
@@ -346,8 +346,8 @@ static u8 sample(u8 kind, const struct skbprof_config *cfg)
 	enum skbprof_sampler which = kind == STAMP_RX ? SKBPROF_SAMPLE_RX :
 							SKBPROF_SAMPLE_TX;
 
-	return skbprof_sample_keep(which, cfg->sample) ? STAMP_KEEP :
-							  STAMP_SAMPLED_OUT;
+	return skbprof_sample_keep(which, cfg->sample) ? LAT_KEEP :
+							  LAT_SAMPLED_OUT;
 }
 
 /*
@@ -355,14 +355,14 @@ static u8 sample(u8 kind, const struct skbprof_config *cfg)
  * asks about are known (@s->decide_at).  A kept timeline then gets the
  * verbose lines of the points it passed before.
  */
-static noinline void decide(struct stamp *s, const struct skbprof_config *cfg)
+static noinline void decide(struct lat_stamp *s, const struct skbprof_config *cfg)
 {
 	unsigned int i;
 
 	s->verdict = stamp_matches(s, &cfg->filter) ?
-		     sample(s->kind, cfg) : STAMP_FILTERED;
-	latency_verdict(s->kind, s->verdict);
-	if (s->verdict != STAMP_KEEP)
+		     sample(s->s.kind, cfg) : LAT_FILTERED;
+	latency_verdict(s->s.kind, s->verdict);
+	if (s->verdict != LAT_KEEP)
 		return;
 	for (i = 0; i <= s->point; i++) {
 		if (reached(s, i) && cfg->trace == SKBPROF_TRACE_VERBOSE)
@@ -371,31 +371,31 @@ static noinline void decide(struct stamp *s, const struct skbprof_config *cfg)
 }
 
 /* A point reached for the first time: decide, or trace, or neither. */
-static __always_inline void progress(struct stamp *s,
+static __always_inline void progress(struct lat_stamp *s,
 				     const struct skbprof_config *cfg, u8 point)
 {
-	if (s->verdict == STAMP_UNDECIDED) {
+	if (s->verdict == LAT_UNDECIDED) {
 		if (point >= s->decide_at)
 			decide(s, cfg);
 		return;
 	}
-	if (s->verdict == STAMP_KEEP && cfg->trace == SKBPROF_TRACE_VERBOSE)
+	if (s->verdict == LAT_KEEP && cfg->trace == SKBPROF_TRACE_VERBOSE)
 		trace_hit(s, point, s->via[point], s->t_point[point]);
 }
 
 /* A point the timeline passed already: a second probe, a retransmission. */
-static void repeat(const struct stamp *s, const struct skbprof_config *cfg,
+static void repeat(const struct lat_stamp *s, const struct skbprof_config *cfg,
 		   u8 point, u16 via, u64 now)
 {
-	if (s->verdict == STAMP_KEEP && cfg->trace == SKBPROF_TRACE_VERBOSE)
+	if (s->verdict == LAT_KEEP && cfg->trace == SKBPROF_TRACE_VERBOSE)
 		trace_hit(s, point, via, now);
 }
 
 /* The end of a kept timeline: its stages, its total, its trace line. */
-static void finish(struct stamp *s, const struct skbprof_config *cfg,
+static void finish(struct lat_stamp *s, const struct skbprof_config *cfg,
 		   u64 now)
 {
-	if (s->verdict != STAMP_KEEP)
+	if (s->verdict != LAT_KEEP)
 		return;
 	settle(s, now);
 	if (cfg->trace != SKBPROF_TRACE_OFF)
@@ -432,12 +432,12 @@ static u8 tx_decide_at(const struct skbprof_filter *f,
 }
 
 /* What the first point teaches a timeline about its packet. */
-static void learn_first(struct stamp *s, const struct sk_buff *skb,
+static void learn_first(struct lat_stamp *s, const struct sk_buff *skb,
 			const struct skbprof_config *cfg,
 			const struct sock *sk, const struct flowi4 *fl4,
 			u8 proto)
 {
-	if (s->kind == STAMP_RX) {
+	if (s->s.kind == STAMP_RX) {
 		/* only the filter asks about them, and reading costs */
 		if (cfg->filter.terms & (SKBPROF_F_DEV | SKBPROF_F_NETNS))
 			s->netns = skbprof_skb_dev_info(skb, s->dev);
@@ -458,9 +458,9 @@ static void learn_first(struct stamp *s, const struct sk_buff *skb,
 }
 
 /* A timeline the filter or sampling decided not to follow. */
-static inline bool decided_out(const struct stamp *s)
+static inline bool decided_out(const struct lat_stamp *s)
 {
-	return s->verdict == STAMP_SAMPLED_OUT || s->verdict == STAMP_FILTERED;
+	return s->verdict == LAT_SAMPLED_OUT || s->verdict == LAT_FILTERED;
 }
 
 /*
@@ -470,14 +470,14 @@ static inline bool decided_out(const struct stamp *s)
 static void end_previous(const struct sk_buff *skb, u8 kind)
 {
 	unsigned long flags;
-	struct stamp *s;
+	struct lat_stamp *s;
 
 	if (stamp_none(head_key(skb), kind, false))
 		return;
-	s = stamp_lock(head_key(skb), kind, false, &flags);
+	s = lat_lock(head_key(skb), kind, false, &flags);
 	if (s) {
 		end_early(s, gone_why(s, skb, ktime_get_mono_fast_ns()));
-		stamp_remove(s, flags);
+		lat_remove(s, flags);
 	}
 }
 
@@ -488,14 +488,14 @@ static void end_previous(const struct sk_buff *skb, u8 kind)
  * points then miss the table without taking a lock.  False for such a
  * packet.
  */
-static bool admit(struct stamp *tmp, u8 kind, const struct sk_buff *skb,
+static bool admit(struct lat_stamp *tmp, u8 kind, const struct sk_buff *skb,
 		  const struct skbprof_config *cfg, const struct sock *sk,
 		  const struct flowi4 *fl4, u8 proto, u16 via, u64 now)
 {
 	unsigned long flags;
 
-	stamp_clear(tmp);
-	tmp->kind = kind;
+	lat_stamp_clear(tmp);
+	tmp->s.kind = kind;
 	start(tmp, skb, cfg, via, now);
 	learn_first(tmp, skb, cfg, sk, fl4, proto);
 	if (tmp->decide_at != 0)
@@ -503,7 +503,7 @@ static bool admit(struct stamp *tmp, u8 kind, const struct sk_buff *skb,
 	local_irq_save(flags);
 	decide(tmp, cfg);
 	local_irq_restore(flags);
-	if (tmp->verdict == STAMP_KEEP)
+	if (tmp->verdict == LAT_KEEP)
 		return true;
 	end_previous(skb, kind);
 	return false;
@@ -516,11 +516,11 @@ static bool admit(struct stamp *tmp, u8 kind, const struct sk_buff *skb,
  * transmit timeline has one probe at its first point: a stamp there is an
  * earlier packet's.
  */
-static bool first_point_again(struct stamp *s, const struct sk_buff *skb,
+static bool first_point_again(struct lat_stamp *s, const struct sk_buff *skb,
 			      const struct skbprof_config *cfg, u16 via,
 			      u64 now)
 {
-	if (s->point != 0 || s->kind != STAMP_RX || stale(s, now) ||
+	if (s->point != 0 || s->s.kind != STAMP_RX || stale(s, now) ||
 	    foreign(s, skb))
 		return false;
 	s->owner = skb;
@@ -533,13 +533,13 @@ static bool first_point_again(struct stamp *s, const struct sk_buff *skb,
  * when @s stays (first_point_again()), true when it was ended and cleared
  * for a new start.
  */
-static bool restart(struct stamp *s, const struct sk_buff *skb,
+static bool restart(struct lat_stamp *s, const struct sk_buff *skb,
 		    const struct skbprof_config *cfg, u16 via, u64 now)
 {
 	if (first_point_again(s, skb, cfg, via, now))
 		return false;
 	end_early(s, gone_why(s, skb, now));
-	stamp_clear(s);
+	lat_stamp_clear(s);
 	return true;
 }
 
@@ -548,26 +548,28 @@ static bool restart(struct stamp *s, const struct sk_buff *skb,
  * timeline ended: NULL when the table is full, or when the entry under
  * the key stays (restart(): another probe of the same first point).
  */
-static struct stamp *__start_lock(const struct sk_buff *skb, u8 kind,
-				  const struct skbprof_config *cfg, u16 via,
-				  u64 now, unsigned long *flags)
+static struct lat_stamp *__start_lock(const struct sk_buff *skb, u8 kind,
+				      const struct skbprof_config *cfg,
+				      u16 via, u64 now, unsigned long *flags)
 {
-	struct stamp *s;
+	struct lat_stamp *s;
 	bool fresh;
 
-	s = stamp_lock_insert(head_key(skb), kind, &fresh, flags);
+	s = lat_lock_insert(head_key(skb), kind, &fresh, flags);
 	if (!s)
 		return NULL;
 	if (!fresh && !restart(s, skb, cfg, via, now)) {
-		stamp_unlock(s, *flags);
+		lat_unlock(s, *flags);
 		return NULL;
 	}
+	if (fresh)
+		lat_stamp_clear(s);
 	__release(stamp_bucket);	/* held: the caller unlocks */
 	return s;
 }
 
 #define start_lock(skb, kind, cfg, via, now, flags) ({			\
-	struct stamp *__s;						\
+	struct lat_stamp *__s;						\
 	skbprof_cond_lock(stamp_bucket, (__s = __start_lock(skb, kind, cfg, \
 							   via, now, flags))); \
 	__s; })
@@ -583,7 +585,7 @@ static noinline void start_filtered(u8 kind, const struct sk_buff *skb,
 				    u16 via, u64 now)
 {
 	unsigned long flags;
-	struct stamp *s, tmp;
+	struct lat_stamp *s, tmp;
 
 	if (!admit(&tmp, kind, skb, cfg, sk, fl4, proto, via, now))
 		return;
@@ -594,8 +596,8 @@ static noinline void start_filtered(u8 kind, const struct sk_buff *skb,
 	s = start_lock(skb, kind, cfg, via, now, &flags);
 	if (!s)
 		return;
-	stamp_copy(s, &tmp);
-	stamp_unlock(s, flags);
+	lat_stamp_copy(s, &tmp);
+	lat_unlock(s, flags);
 }
 
 /*
@@ -612,7 +614,7 @@ static void start_timeline(u8 kind, const struct sk_buff *skb,
 			   u8 proto, u8 also, u16 via)
 {
 	unsigned long flags;
-	struct stamp *s;
+	struct lat_stamp *s;
 	u8 verdict;
 	u64 now;
 
@@ -623,7 +625,7 @@ static void start_timeline(u8 kind, const struct sk_buff *skb,
 	}
 	verdict = sample(kind, cfg);
 	latency_verdict(kind, verdict);
-	if (verdict != STAMP_KEEP) {
+	if (verdict != LAT_KEEP) {
 		end_previous(skb, kind);
 		return;
 	}
@@ -633,14 +635,14 @@ static void start_timeline(u8 kind, const struct sk_buff *skb,
 		return;
 	start(s, skb, cfg, via, now);
 	learn_first(s, skb, cfg, sk, fl4, proto);
-	s->verdict = STAMP_KEEP;
+	s->verdict = LAT_KEEP;
 	if (cfg->trace == SKBPROF_TRACE_VERBOSE)
 		trace_hit(s, 0, via, now);
 	if (also) {
 		reach(s, skb, also, via, now);
 		progress(s, cfg, also);
 	}
-	stamp_unlock(s, flags);
+	lat_unlock(s, flags);
 }
 
 /*
@@ -658,11 +660,11 @@ static void rx_start_core(const struct sk_buff *skb,
 			  const struct skbprof_config *cfg, u16 via)
 {
 	unsigned long flags;
-	struct stamp *s;
+	struct lat_stamp *s;
 	u64 now;
 
 	/* most packets come with the stamp their entry tracepoint made */
-	s = stamp_lock_hit(head_key(skb), STAMP_RX, false, &flags);
+	s = lat_lock_hit(head_key(skb), STAMP_RX, false, &flags);
 	if (s) {
 		/*
 		 * Only the verbose trace prints this time: staleness, judged
@@ -672,9 +674,9 @@ static void rx_start_core(const struct sk_buff *skb,
 		      ktime_get_mono_fast_ns() : ktime_get_coarse_ns();
 		if (first_point_again(s, skb, cfg, via, now)) {
 			if (decided_out(s))
-				stamp_remove(s, flags);
+				lat_remove(s, flags);
 			else
-				stamp_unlock(s, flags);
+				lat_unlock(s, flags);
 			return;
 		}
 		/*
@@ -683,7 +685,7 @@ static void rx_start_core(const struct sk_buff *skb,
 		 * a new timeline starts.
 		 */
 		end_early(s, gone_why(s, skb, now));
-		stamp_remove(s, flags);
+		lat_remove(s, flags);
 	}
 	if (!cfg->filter.terms && cfg->sample > 1)
 		return;
@@ -694,7 +696,7 @@ void lat_rx_start(const struct sk_buff *skb, u16 via, bool core)
 {
 	const struct skbprof_config *cfg;
 	unsigned long flags;
-	struct stamp *s;
+	struct lat_stamp *s;
 	u64 now;
 
 	if (!skb)
@@ -719,7 +721,7 @@ void lat_rx_start(const struct sk_buff *skb, u16 via, bool core)
 	start(s, skb, cfg, via, now);
 	learn_first(s, skb, cfg, NULL, NULL, 0);
 	progress(s, cfg, 0);
-	stamp_unlock(s, flags);
+	lat_unlock(s, flags);
 out:
 	rcu_read_unlock_sched();
 }
@@ -742,9 +744,9 @@ out:
 }
 
 /* What reaching @point teaches a timeline about its packet. */
-static void learn(struct stamp *s, const struct sk_buff *skb, u8 point)
+static void learn(struct lat_stamp *s, const struct sk_buff *skb, u8 point)
 {
-	if (s->kind == STAMP_RX) {
+	if (s->s.kind == STAMP_RX) {
 		/*
 		 * At IP, or at the next point when IP's kprobe missed the
 		 * packet (nmissed: a softirq run on an interrupt's exit
@@ -768,11 +770,11 @@ static void learn(struct stamp *s, const struct sk_buff *skb, u8 point)
 	 */
 	if (point == TXP_IP &&
 	    (s->tuple.family != AF_INET || !s->tuple.dport ||
-	     s->verdict == STAMP_UNDECIDED))
+	     s->verdict == LAT_UNDECIDED))
 		skbprof_flow_parse(skb, &s->tuple);
 	/* only a filter with `dev` asks, there (tx_decide_at()) */
 	if (point >= TXP_DEV && s->decide_at == TXP_DEV &&
-	    s->verdict == STAMP_UNDECIDED && !s->dev[0])
+	    s->verdict == LAT_UNDECIDED && !s->dev[0])
 		skbprof_skb_dev_info(skb, s->dev);
 }
 
@@ -856,7 +858,7 @@ void lat_rx_recv(bool peek)
  * apart (@proto UDP), not its copy; the others' reads are copies outside
  * a TCP receive call that peeks.
  */
-static bool rx_reader(const struct stamp *s, const struct sk_buff *skb,
+static bool rx_reader(const struct lat_stamp *s, const struct sk_buff *skb,
 		      u8 proto)
 {
 	if (s->owner != skb)
@@ -875,38 +877,38 @@ static noinline void point_found(const struct sk_buff *skb, u8 kind,
 {
 	const struct skbprof_config *cfg;
 	unsigned long flags;
-	struct stamp *s;
+	struct lat_stamp *s;
 	u64 now;
 
 	rcu_read_lock_sched();
-	s = stamp_lock_hit(head_key(skb), kind, count_miss, &flags);
+	s = lat_lock_hit(head_key(skb), kind, count_miss, &flags);
 	if (!s)
 		goto out;
 	cfg = skbprof_config();
 	if (foreign(s, skb)) {
 		end_early(s, END_ORPHANED);
-		stamp_remove(s, flags);
+		lat_remove(s, flags);
 		goto out;
 	}
 	if (kind == STAMP_RX && point == RXP_APP && !rx_reader(s, skb, proto)) {
-		stamp_unlock(s, flags);
+		lat_unlock(s, flags);
 		goto out;
 	}
 	now = ktime_get_mono_fast_ns();
 	if (stale(s, now)) {
 		end_early(s, END_EVICTED);
-		stamp_remove(s, flags);
+		lat_remove(s, flags);
 		goto out;
 	}
 	/* past the first point, nothing needs it to tell a repeat apart */
 	if (decided_out(s)) {
-		stamp_remove(s, flags);
+		lat_remove(s, flags);
 		goto out;
 	}
 	/* seen already: another probe, another pass, a retransmission */
 	if (point <= s->point) {
 		repeat(s, cfg, point, via, now);
-		stamp_unlock(s, flags);
+		lat_unlock(s, flags);
 		goto out;
 	}
 	/*
@@ -915,7 +917,7 @@ static noinline void point_found(const struct sk_buff *skb, u8 kind,
 	 */
 	if (kind == STAMP_TX && point == TXP_L4 && proto == IPPROTO_TCP &&
 	    !skb->len) {
-		stamp_remove(s, flags);
+		lat_remove(s, flags);
 		goto out;
 	}
 	if (proto)
@@ -924,15 +926,15 @@ static noinline void point_found(const struct sk_buff *skb, u8 kind,
 	reach(s, skb, point, via, now);
 	progress(s, cfg, point);
 	if (decided_out(s)) {
-		stamp_remove(s, flags);
+		lat_remove(s, flags);
 		goto out;
 	}
 	if (point != skbprof_last_point(kind)) {
-		stamp_unlock(s, flags);
+		lat_unlock(s, flags);
 		goto out;
 	}
 	finish(s, cfg, now);
-	stamp_remove(s, flags);
+	lat_remove(s, flags);
 out:
 	rcu_read_unlock_sched();
 }
@@ -961,7 +963,7 @@ void lat_tx_point(const struct sk_buff *skb, enum tx_point point, u8 proto,
 }
 
 /* What the @kind timeline @s knew of its packet, for a drop's row. */
-static void seen_fill(const struct stamp *s, u8 kind,
+static void seen_fill(const struct lat_stamp *s, u8 kind,
 		      struct skbprof_seen *seen)
 {
 	int st;
@@ -972,8 +974,8 @@ static void seen_fill(const struct stamp *s, u8 kind,
 		st = kind == STAMP_RX ? SKBPROF_REACHED_RX_DRV :
 					SKBPROF_REACHED_TX_APP;
 	seen->reached = st < 0 ? SKBPROF_REACHED_NONE : st;
-	seen->matched = s->verdict == STAMP_UNDECIDED ? -1 :
-			s->verdict != STAMP_FILTERED;
+	seen->matched = s->verdict == LAT_UNDECIDED ? -1 :
+			s->verdict != LAT_FILTERED;
 	seen->pid = s->pid;
 	memcpy(seen->comm, s->comm, sizeof(seen->comm));
 	seen->cgroup = s->cgroup;
@@ -991,7 +993,7 @@ void lat_rx_gro_end(const struct gro_end *end)
 {
 	enum lat_end why;
 	unsigned long flags;
-	struct stamp *s;
+	struct lat_stamp *s;
 
 	if (!end->skb || end->fate == GRO_FATE_PASSED ||
 	    end->fate == GRO_FATE_FREED)
@@ -1000,13 +1002,13 @@ void lat_rx_gro_end(const struct gro_end *end)
 	if (stamp_none(end->head, STAMP_RX, false))
 		return;
 	rcu_read_lock_sched();
-	s = stamp_lock(end->head, STAMP_RX, false, &flags);
+	s = lat_lock(end->head, STAMP_RX, false, &flags);
 	if (s) {
 		if (s->owner == end->skb && s->point == RXP_DRV) {
 			end_early(s, why);
-			stamp_remove(s, flags);
+			lat_remove(s, flags);
 		} else {
-			stamp_unlock(s, flags);
+			lat_unlock(s, flags);
 		}
 	}
 	rcu_read_unlock_sched();
@@ -1016,7 +1018,7 @@ void lat_rx_gro_end(const struct gro_end *end)
  * Why the receive timeline @s of @skb ends at its free: a frame GRO took
  * and freed before it reached the stack was merged into another skb.
  */
-static enum lat_end rx_free_why(const struct stamp *s,
+static enum lat_end rx_free_why(const struct lat_stamp *s,
 				const struct sk_buff *skb, enum lat_end why)
 {
 	if (why == END_FREED && s->point == RXP_DRV && gro_frame(skb))
@@ -1034,21 +1036,21 @@ static bool free_kind(const struct sk_buff *skb, unsigned long key, u8 kind,
 		      enum lat_end why, bool last, struct skbprof_seen *seen)
 {
 	unsigned long flags;
-	struct stamp *s;
+	struct lat_stamp *s;
 
-	s = stamp_lock(key, kind, false, &flags);
+	s = lat_lock(key, kind, false, &flags);
 	if (!s)
 		return false;
 	if (seen)
 		seen_fill(s, kind, seen);
 	if (foreign(s, skb)) {
 		end_early(s, END_ORPHANED);
-		stamp_remove(s, flags);
+		lat_remove(s, flags);
 	} else if (s->owner == skb || last) {
 		end_early(s, kind == STAMP_RX ? rx_free_why(s, skb, why) : why);
-		stamp_remove(s, flags);
+		lat_remove(s, flags);
 	} else {
-		stamp_unlock(s, flags);
+		lat_unlock(s, flags);
 	}
 	return true;
 }
@@ -1089,22 +1091,22 @@ static void rekey_one(const struct sk_buff *skb, const void *old_head,
 		      u8 kind)
 {
 	unsigned long flags;
-	struct stamp *s, tmp;
+	struct lat_stamp *s, tmp;
 	bool fresh;
 
-	s = stamp_lock((unsigned long)old_head, kind, false, &flags);
+	s = lat_lock((unsigned long)old_head, kind, false, &flags);
 	if (!s)
 		return;
 	if (s->owner != skb) {
-		stamp_unlock(s, flags);
+		lat_unlock(s, flags);
 		return;
 	}
 	tmp = *s;
-	stamp_remove(s, flags);
-	s = stamp_lock_insert(head_key(skb), kind, &fresh, &flags);
+	lat_remove(s, flags);
+	s = lat_lock_insert(head_key(skb), kind, &fresh, &flags);
 	if (s) {
-		stamp_copy(s, &tmp);
-		stamp_unlock(s, flags);
+		lat_stamp_copy(s, &tmp);
+		lat_unlock(s, flags);
 		return;
 	}
 	local_irq_save(flags);
@@ -1137,21 +1139,21 @@ void lat_rekey(const struct sk_buff *skb, const void *old_head)
  * segment's copy (segments cloned from one frag_list skb share it), or
  * the timeline of an skb whose free skbprof did not see.
  */
-static bool fork_one(const struct sk_buff *seg, const struct stamp *tl,
+static bool fork_one(const struct sk_buff *seg, const struct lat_stamp *tl,
 		     u64 now)
 {
 	unsigned long flags;
-	struct stamp *s;
+	struct lat_stamp *s;
 	bool fresh;
 
-	s = stamp_lock_insert(head_key(seg), STAMP_TX, &fresh, &flags);
+	s = lat_lock_insert(head_key(seg), STAMP_TX, &fresh, &flags);
 	if (!s)
 		return false;
-	if (!fresh && s->t_start != tl->t_start)
+	if (!fresh && s->s.t_start != tl->s.t_start)
 		end_early(s, gone_why(s, seg, now));
-	stamp_copy(s, tl);
+	lat_stamp_copy(s, tl);
 	s->owner = seg;
-	stamp_unlock(s, flags);
+	lat_unlock(s, flags);
 	return true;
 }
 
@@ -1170,7 +1172,7 @@ void lat_tx_segmented(const struct sk_buff *skb, const struct sk_buff *segs)
 	const struct sk_buff *seg;
 	unsigned int n = 0, full = 0;
 	bool kept_head = false;
-	struct stamp *s, tl;
+	struct lat_stamp *s, tl;
 	u64 now;
 
 	if (!skb)
@@ -1179,11 +1181,11 @@ void lat_tx_segmented(const struct sk_buff *skb, const struct sk_buff *segs)
 	if (!followed(skbprof_config(), STAMP_TX))
 		goto out;
 	key = head_key(skb);
-	s = stamp_lock(key, STAMP_TX, false, &flags);
+	s = lat_lock(key, STAMP_TX, false, &flags);
 	if (!s)
 		goto out;
-	if (s->verdict != STAMP_KEEP && s->verdict != STAMP_UNDECIDED) {
-		stamp_unlock(s, flags);
+	if (s->verdict != LAT_KEEP && s->verdict != LAT_UNDECIDED) {
+		lat_unlock(s, flags);
 		goto out;
 	}
 	/* the stages before the fork count once, not per segment */
@@ -1193,9 +1195,9 @@ void lat_tx_segmented(const struct sk_buff *skb, const struct sk_buff *segs)
 		kept_head = head_key(seg) == key;
 	/* gone first: its entry may serve a segment when the table is full */
 	if (kept_head)
-		stamp_unlock(s, flags);
+		lat_unlock(s, flags);
 	else
-		stamp_remove(s, flags);
+		lat_remove(s, flags);
 	now = ktime_get_mono_fast_ns();
 	for (seg = segs; seg; seg = seg->next) {
 		if (head_key(seg) == key)
@@ -1214,9 +1216,11 @@ out:
 
 /* ---- the reaper ---- */
 
-static void reaped(struct stamp *s)
+static void reaped(struct stamp *st)
 {
-	end_early(s, END_EVICTED);
+	/* a lifetime's eviction is the table's to count */
+	if (st->kind != STAMP_LIFE)
+		end_early(lat_of(st), END_EVICTED);
 }
 
 static void reap(struct work_struct *w)
@@ -1249,9 +1253,10 @@ static void timeline_reset(void)
 	stamp_reset_counters();
 }
 
-static void swept(struct stamp *s)
+/* a timeline's: the sweep reaps no lifetime */
+static void swept(struct stamp *st)
 {
-	end_early(s, END_DISARMED);
+	end_early(lat_of(st), END_DISARMED);
 }
 
 /*
@@ -1284,7 +1289,7 @@ static int timeline_init(void)
 	err = latency_init();
 	if (err)
 		return err;
-	err = stamp_init();
+	err = stamp_init(sizeof(struct lat_stamp));
 	if (err)
 		goto err_latency;
 	INIT_DELAYED_WORK(&reaper, reap);

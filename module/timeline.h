@@ -11,7 +11,7 @@
 #include <linux/skbuff.h>
 
 #include "skbprof.h"
-#include "stamp.h"
+#include "lat_stamp.h"
 
 /*
  * Events from the probes (any context but NMI).  @via names the probe

@@ -331,18 +331,18 @@ TEST(sweep_lifetime_off_leaves_no_stamp)
 	CHECK(err == 0, "load: %s", strerror(-err));
 	if (pair_open(&rq, PORT_RQ) || fill_receive_queue(&rq, 49152))
 		goto out;
-	before = stat_value("table_in_use");
+	before = stat_value("table_in_use_lifetime");
 	err = write_file(CONTROL, "lifetime off\n");
 	if (err) {
 		fail("lifetime off: %s", strerror(-err));
 		goto out;
 	}
-	after = stat_value("table_in_use");
+	after = stat_value("table_in_use_lifetime");
 	disarmed = stat_value("lifetime_disarmed");
-	note("lifetime off: table_in_use %lld -> %lld, %lld disarmed", before,
-	     after, disarmed);
+	note("lifetime off: table_in_use_lifetime %lld -> %lld, %lld disarmed",
+	     before, after, disarmed);
 	if (after != 0 || disarmed < 1) {
-		fail("table_in_use %lld -> %lld, lifetime_disarmed %lld",
+		fail("table_in_use_lifetime %lld -> %lld, lifetime_disarmed %lld",
 		     before, after, disarmed);
 		goto out;
 	}
