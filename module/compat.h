@@ -140,6 +140,21 @@ static inline const char *skbprof_drop_reason_name(u32 reason)
 #define skbprof_cond_lock(x, c)	(c)
 #endif
 
+/*
+ * The backlog drops of a CPU's softnet_data, as /proc/net/softnet_stat
+ * shows them (softnet.c): an unsigned int, an atomic_t from 6.9, NUMA
+ * drop counters in 7.x; module/Kbuild tests the header for the last two.
+ */
+#include <linux/netdevice.h>
+
+#if defined(SKBPROF_SOFTNET_NUMA_DROPS)
+#define skbprof_softnet_dropped(sd)	((unsigned int)numa_drop_read(&(sd)->drop_counters))
+#elif defined(SKBPROF_SOFTNET_ATOMIC_DROPS)
+#define skbprof_softnet_dropped(sd)	((unsigned int)atomic_read(&(sd)->dropped))
+#else
+#define skbprof_softnet_dropped(sd)	READ_ONCE((sd)->dropped)
+#endif
+
 /* Stage latency (timeline.c, probes.c). */
 #include <linux/kprobes.h>
 

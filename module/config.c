@@ -631,6 +631,16 @@ static int parse_line(struct parser *ps, struct skbprof_config *cfg,
 			cfg->procs_stages = v;
 		return ret;
 	}
+	if (tok_is(cmd, "softnet")) {
+		static const char *const softnet_words[] = { "off", "on",
+							     NULL };
+
+		ret = parse_choice(ps, "softnet", softnet_words, "on or off",
+				   &v);
+		if (!ret)
+			cfg->softnet = v;
+		return ret;
+	}
 	if (tok_is(cmd, "trace")) {
 		static const char *const trace_words[] = {
 			[SKBPROF_TRACE_OFF] = "off",
@@ -852,6 +862,7 @@ int skbprof_config_print(const struct skbprof_config *cfg,
 	else
 		put(&o, "lifetime off\n");
 	put(&o, "procs %s\n", cfg->procs_stages ? "stages" : "totals");
+	put(&o, "softnet %s\n", cfg->softnet ? "on" : "off");
 	put(&o, "trace %s\n", cfg->trace == SKBPROF_TRACE_ON ? "on" :
 	    cfg->trace == SKBPROF_TRACE_VERBOSE ? "verbose" : "off");
 	return o.len;

@@ -20,6 +20,7 @@
  *   lifetime N|off     follow 1 in N skb allocations to their free (N >= 1)
  *   procs totals|stages  procs and cgroups: each direction's total, or
  *                      every stage too
+ *   softnet on|off     time softirqs and NAPI polls per CPU (softnet)
  *   trace on|off|verbose
  *   reset              zero every counter, histogram and table row
  *   # ...              a comment
@@ -101,6 +102,7 @@ struct skbprof_config {
 	u32 stages;		/* bit i: stage names[i] is measured */
 	u32 lifetime;		/* follow 1 in lifetime allocations; 0: off */
 	bool procs_stages;	/* procs and cgroups rows for every stage */
+	bool softnet;		/* the softnet view's probes are armed */
 	u8 trace;		/* enum skbprof_trace_mode */
 };
 

@@ -20,7 +20,8 @@ unsigned int skbprof_config_views(const struct skbprof_config *cfg)
 {
 	return (cfg->stages & SKBPROF_RX_STAGES ? SKBPROF_VIEW_RX : 0) |
 	       (cfg->stages & SKBPROF_TX_STAGES ? SKBPROF_VIEW_TX : 0) |
-	       (cfg->lifetime ? SKBPROF_VIEW_LIFETIME : 0);
+	       (cfg->lifetime ? SKBPROF_VIEW_LIFETIME : 0) |
+	       (cfg->softnet ? SKBPROF_VIEW_SOFTNET : 0);
 }
 
 void skbprof_config_lock(void)

@@ -39,13 +39,15 @@ static inline const struct skbprof_config *skbprof_config(void)
 }
 
 /*
- * The views of @cfg that follow packets in the stamp table, whose stamps
- * must end when the view is switched off (struct skbprof_part's sweep).
+ * The views of @cfg that keep state between probe hits (stamps in the
+ * stamp table, softnet's runs in flight), which must end when the view
+ * is switched off (struct skbprof_part's sweep).
  */
 enum {
 	SKBPROF_VIEW_RX = 1 << 0,	/* a receive stage */
 	SKBPROF_VIEW_TX = 1 << 1,	/* a transmit stage */
 	SKBPROF_VIEW_LIFETIME = 1 << 2,	/* lifetime N */
+	SKBPROF_VIEW_SOFTNET = 1 << 3,	/* softnet on */
 };
 
 unsigned int skbprof_config_views(const struct skbprof_config *cfg);

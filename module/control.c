@@ -22,8 +22,8 @@
  * "last_error: <message>" ("none" when no write has been rejected); the
  * parser ignores that line, so the output can be written back as is.
  *
- * The module parameters filter=, sample=, stages=, trace= and
- * lifetime_sample= give the same settings at load time.
+ * The module parameters filter=, sample=, stages=, trace=,
+ * lifetime_sample= and softnet= give the same settings at load time.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -63,6 +63,11 @@ MODULE_PARM_DESC(sample, "Keep 1 in N matching packets (default 1)");
 static char *trace_param;
 module_param_named(trace, trace_param, charp, 0400);
 MODULE_PARM_DESC(trace, "Packet trace at load time: on, off or verbose");
+static char *softnet_param;
+module_param_named(softnet, softnet_param, charp, 0400);
+MODULE_PARM_DESC(softnet,
+		 "Time softirqs and NAPI polls per CPU from load: on or off (default)");
+
 static unsigned int lifetime_param;
 module_param_named(lifetime_sample, lifetime_param, uint, 0400);
 MODULE_PARM_DESC(lifetime_sample,
@@ -218,6 +223,8 @@ static int control_init(void)
 		err = control_param("stages", stages_param);
 	if (!err && trace_param && *trace_param)
 		err = control_param("trace", trace_param);
+	if (!err && softnet_param && *softnet_param)
+		err = control_param("softnet", softnet_param);
 	if (!err) {
 		snprintf(num, sizeof(num), "%u", sample_param);
 		err = control_param("sample", num);

@@ -24,6 +24,7 @@
 #include "lifetime.h"
 #include "pkttrace.h"
 #include "probes.h"
+#include "softnet.h"
 #include "skbprof.h"
 
 /* /sys/kernel/debug/skbprof/, made once every part is up. */
@@ -48,9 +49,9 @@ static int skbprof_init_fault(int step)
  * The parts, in initialisation order.  Control comes first: it puts the
  * configuration of the module parameters in force, which the others read
  * at their init (the trace part allocates its buffer for trace=on).  The
- * views (the timelines with their stamp table, which lifetime shares, and
- * the drop tables) come before the probes that feed them, which go first
- * at unload.
+ * views (the timelines with their stamp table, which lifetime shares, the
+ * drop tables and softnet) come before the probes that feed them, which
+ * go first at unload.
  */
 static const struct skbprof_part *const parts[] = {
 	&skbprof_control_part,
@@ -58,6 +59,7 @@ static const struct skbprof_part *const parts[] = {
 	&skbprof_latency_part,
 	&skbprof_lifetime_part,
 	&skbprof_drops_part,
+	&skbprof_softnet_part,
 	&skbprof_probes_part,
 };
 

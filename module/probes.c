@@ -38,7 +38,8 @@
  * feeds the drops view) also while drops are counted; software GSO while
  * a transmit timeline or lifetime is; lifetime's constructors while
  * lifetime is on, and its own GRO probes while no receive stage is too
- * (the receive groups feed the same GRO tracker then).
+ * (the receive groups feed the same GRO tracker then); softnet's
+ * softirq and NAPI tracepoints while softnet is on.
  * Every group is registered at load, to learn whether the kernel serves
  * it; main.c then disarms what the configuration does not need.  Later
  * control writes call probes_arm() before the new configuration is
@@ -59,6 +60,8 @@
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
 #include <linux/utsname.h>
+#include <trace/events/irq.h>
+#include <trace/events/napi.h>
 #include <trace/events/net.h>
 #include <trace/events/skb.h>
 
@@ -67,6 +70,7 @@
 #include "gro.h"
 #include "lifetime.h"
 #include "probes.h"
+#include "softnet.h"
 #include "stamp.h"
 #include "timeline.h"
 
@@ -89,6 +93,7 @@ enum group_view {
 	GV_DROP,	/* the drops view, any timeline, or lifetime */
 	GV_LIFETIME,	/* lifetime */
 	GV_LIFE_GRO,	/* lifetime, while no receive stage feeds GRO's tracker */
+	GV_SOFTNET,	/* softnet */
 };
 
 /*
@@ -710,6 +715,33 @@ static int krp_life_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return 0;
 }
 
+/* ---- below the stack: softirqs and NAPI polls (softnet.c) ---- */
+
+static void tp_softirq_raise(void *data, unsigned int vec)
+{
+	if (hit(data))
+		softnet_raise(vec);
+}
+
+static void tp_softirq_entry(void *data, unsigned int vec)
+{
+	if (hit(data))
+		softnet_entry(vec);
+}
+
+static void tp_softirq_exit(void *data, unsigned int vec)
+{
+	if (hit(data))
+		softnet_exit(vec);
+}
+
+static void tp_napi_poll(void *data, struct napi_struct *napi, int work,
+			 int budget)
+{
+	if (hit(data))
+		softnet_poll(work, budget);
+}
+
 /* ---- the candidates ---- */
 
 #define TP(s, fn)	{ .sym = s, .type = CT_TP, .tp_fn = (void *)(fn) }
@@ -876,6 +908,14 @@ static struct cand c_life_gro[] = {
 	TP("napi_gro_frags_entry", tp_gro_entry),
 };
 
+/* softnet: exits first, armed in this order (a run's end ends no run) */
+static struct cand c_softnet[] = {
+	TP("softirq_exit", tp_softirq_exit),
+	TP("napi_poll", tp_napi_poll),
+	TP("softirq_entry", tp_softirq_entry),
+	TP("softirq_raise", tp_softirq_raise),
+};
+
 #define GROUP(nm, k, pt, pr, every, cands) \
 	{ .name = nm, .kind = k, .point = pt, .proto = pr, .all = every, \
 	  .view = GV_POINT, .c = cands, .n = ARRAY_SIZE(cands) }
@@ -931,6 +971,8 @@ static struct group groups[] = {
 	LIFE_GROUP("life-clone", c_life_clone, false),
 	{ .name = "life-gro", .kind = -1, .all = true, .view = GV_LIFE_GRO,
 	  .c = c_life_gro, .n = ARRAY_SIZE(c_life_gro) },
+	{ .name = "softnet", .kind = -1, .all = true, .view = GV_SOFTNET,
+	  .c = c_softnet, .n = ARRAY_SIZE(c_softnet) },
 };
 
 /* ---- registration ---- */
@@ -1098,6 +1140,8 @@ static bool group_needed(const struct group *gr,
 		return cfg->lifetime;
 	case GV_LIFE_GRO:
 		return cfg->lifetime && !(cfg->stages & SKBPROF_RX_STAGES);
+	case GV_SOFTNET:
+		return cfg->softnet;
 	case GV_DROP:
 		if (cfg->stages & BIT(SKBPROF_STAGE_DROPS))
 			return true;
@@ -1249,6 +1293,10 @@ static void __maybe_unused probes_typecheck(void)
 	check_trace_callback_type_kfree_skb(tp_kfree_skb);
 	check_trace_callback_type_napi_gro_receive_entry(tp_gro_entry);
 	check_trace_callback_type_napi_gro_frags_entry(tp_gro_entry);
+	check_trace_callback_type_softirq_raise(tp_softirq_raise);
+	check_trace_callback_type_softirq_entry(tp_softirq_entry);
+	check_trace_callback_type_softirq_exit(tp_softirq_exit);
+	check_trace_callback_type_napi_poll(tp_napi_poll);
 }
 
 /* The symbol or tracepoint of probe @id, for the verbose trace. */

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The softnet view against the kernel's own counters.
+ *
+ * Topology: loopback only, with RPS steering every packet of lo to CPU 1.
+ * UDP datagrams sent from CPU 0 to a bound socket of 127.0.0.1 go through
+ * netif_rx() to CPU 1's backlog and a NET_RX softirq there.  With the
+ * budget of a NET_RX run and the backlog's weight at 1, every run that
+ * polls squeezes (time_squeeze), and the sender outruns CPU 1's backlog
+ * of 2 (the guest's CPUs take turns on one host thread): backlog drops.
+ *
+ * Ground truth: /proc/softirqs (NET_RX) and /proc/net/softnet_stat
+ * (processed, dropped, time_squeeze), read before the reset (A), after it
+ * (B) and after the last read of the module's files (C).  A counter the
+ * module has since the reset lies in [C - B, C - A]: the kernel counts
+ * between A and B may fall either side of the reset.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sched.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define CONTROL		DEBUGFS_DIR "/control"
+#define SOFTNET		DEBUGFS_DIR "/softnet"
+#define COUNTERS	DEBUGFS_DIR "/softnet_counters"
+#define STATS		DEBUGFS_DIR "/stats"
+#define PORT_SINK	7401
+#define DATAGRAMS	4000
+
+/* The kernel's side, summed over CPUs. */
+struct kernel_counts {
+	long long net_rx;	/* /proc/softirqs NET_RX */
+	long long processed, dropped, squeeze;	/* /proc/net/softnet_stat */
+};
+
+static int kernel_read(struct kernel_counts *k)
+{
+	char *s = read_file("/proc/softirqs"), *line, *save = NULL, *p, *end;
+	unsigned int v[3];
+	long long n;
+
+	memset(k, 0, sizeof(*k));
+	CHECK(s, "cannot read /proc/softirqs");
+	line = strstr(s, "NET_RX:");
+	CHECK(line, "no NET_RX line in /proc/softirqs");
+	for (p = line + 7;; p = end) {
+		n = strtoll(p, &end, 10);
+		if (end == p)
+			break;
+		k->net_rx += n;
+	}
+	free(s);
+	s = read_file("/proc/net/softnet_stat");
+	CHECK(s, "cannot read /proc/net/softnet_stat");
+	for (line = strtok_r(s, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%x %x %x", &v[0], &v[1], &v[2]) != 3)
+			continue;
+		k->processed += v[0];
+		k->dropped += v[1];
+		k->squeeze += v[2];
+	}
+	free(s);
+	return 0;
+}
+
+/* The module's counters, its `all` row of softnet_counters. */
+struct module_counts {
+	long long net_rx, polls, polls_full, squeeze, dropped, ksoftirqd,
+		  processed;
+};
+
+static int module_read(struct module_counts *m)
+{
+	static const char header[] =
+		"# cpu net_rx polls polls_full time_squeeze backlog_drops ksoftirqd processed\n";
+	char *s = read_file(COUNTERS);
+	const char *all;
+
+	CHECK(s, "cannot read %s", COUNTERS);
+	CHECK(!strncmp(s, header, strlen(header)),
+	      "softnet_counters header:\n%s", s);
+	all = strstr(s, "\nall ");
+	if (!all || sscanf(all + 5, "%lld %lld %lld %lld %lld %lld %lld",
+			   &m->net_rx, &m->polls, &m->polls_full, &m->squeeze,
+			   &m->dropped, &m->ksoftirqd, &m->processed) != 7) {
+		note("%s:\n%s", COUNTERS, s);
+		free(s);
+		return fail("no all row in %s", COUNTERS);
+	}
+	free(s);
+	return 0;
+}
+
+/* The count of softnet's `all` row for @what, or -1. */
+static long long softnet_count(const char *text, const char *what)
+{
+	char key[32];
+	const char *p;
+
+	snprintf(key, sizeof(key), "\nall %s ", what);
+	p = strstr(text, key);
+	return p ? atoll(p + strlen(key)) : -1;
+}
+
+/* The sysctls the test turns down, and what they were. */
+static const char *const knobs[] = {
+	"/proc/sys/net/core/netdev_budget",
+	"/proc/sys/net/core/dev_weight",
+	"/proc/sys/net/core/netdev_max_backlog",
+	"/sys/class/net/lo/queues/rx-0/rps_cpus",
+};
+#define KNOBS	(sizeof(knobs) / sizeof(knobs[0]))
+static char *saved[KNOBS];
+
+static void knobs_restore(void)
+{
+	size_t i;
+
+	for (i = KNOBS; i-- > 0;) {
+		if (saved[i])
+			write_file(knobs[i], saved[i]);
+		free(saved[i]);
+		saved[i] = NULL;
+	}
+}
+
+static int knobs_squeeze(void)
+{
+	static const char *const low[KNOBS] = { "1\n", "1\n", "2\n", "2\n" };
+	size_t i;
+
+	for (i = 0; i < KNOBS; i++) {
+		saved[i] = read_file(knobs[i]);
+		if (!saved[i] || write_file(knobs[i], low[i])) {
+			knobs_restore();
+			return fail("cannot set %s to %s", knobs[i], low[i]);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Send DATAGRAMS from CPU 0 to a bound socket of 127.0.0.1; its queue may
+ * drop them.
+ */
+static int flood_loopback(void)
+{
+	cpu_set_t was, cpu0;
+
+	struct sockaddr_in a = {
+		.sin_family = AF_INET,
+		.sin_port = htons(PORT_SINK),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	int rx = socket(AF_INET, SOCK_DGRAM, 0);
+	int tx = socket(AF_INET, SOCK_DGRAM, 0);
+	char buf[64] = "softnet";
+	int i = 0;
+
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	if (sched_getaffinity(0, sizeof(was), &was) ||
+	    sched_setaffinity(0, sizeof(cpu0), &cpu0)) {
+		fail("affinity: %s", strerror(errno));
+		goto out;
+	}
+	if (rx < 0 || tx < 0 || bind(rx, (void *)&a, sizeof(a))) {
+		fail("sockets: %s", strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < DATAGRAMS; i++)
+		sendto(tx, buf, sizeof(buf), 0, (void *)&a, sizeof(a));
+	sched_setaffinity(0, sizeof(was), &was);
+out:
+	if (rx >= 0)
+		close(rx);
+	if (tx >= 0)
+		close(tx);
+	return i == DATAGRAMS ? 0 : -1;
+}
+
+/* NET_RX stood still for 5 reads 20 ms apart: the backlogs are empty. */
+static int net_rx_settle(void)
+{
+	struct kernel_counts k;
+	long long last = -1;
+	int i, still = 0;
+
+	for (i = 0; i < 500 && still < 5; i++) {
+		if (kernel_read(&k))
+			return -1;
+		still = k.net_rx == last ? still + 1 : 0;
+		last = k.net_rx;
+		sleep_ms(20);
+	}
+	CHECK(still >= 5, "NET_RX still counting after 10 s");
+	return 0;
+}
+
+/* [C - B, C - A] holds @got, which is @name since the reset. */
+static int bracket(const char *name, long long got, long long a, long long b,
+		   long long c)
+{
+	note("%s: module %lld, kernel %lld..%lld", name, got, c - b, c - a);
+	CHECK(got >= c - b && got <= c - a,
+	      "%s: module %lld, kernel's delta %lld..%lld", name, got, c - b,
+	      c - a);
+	return 0;
+}
+
+/*
+ * Under a squeezed loopback flood, the module's NET_RX, time_squeeze,
+ * backlog drop and processed counts equal the kernel's deltas since the
+ * reset, and each is not zero; the runs the histograms timed are those
+ * the kernel counted, less at most one in flight per CPU at the reset.
+ */
+TEST(softnet_counts_match_kernel)
+{
+	struct kernel_counts a, b, c;
+	struct module_counts m;
+	long long runs, polls;
+	char *text = NULL;
+	int err, rc = -1;
+
+	err = skbprof_load("stages=drops softnet=on");
+	CHECK(err == 0, "load: %s", strerror(-err));
+	if (knobs_squeeze())
+		return -1;
+	/* counts before the reset, which the module must leave out */
+	if (flood_loopback() || net_rx_settle())
+		goto out;
+	if (kernel_read(&a) || write_file(CONTROL, "reset\n") ||
+	    kernel_read(&b) || flood_loopback() || net_rx_settle() ||
+	    module_read(&m))
+		goto out;
+	text = read_file(SOFTNET);
+	if (!text || kernel_read(&c)) {
+		fail("cannot read %s", SOFTNET);
+		goto out;
+	}
+	note("%s", text);
+	free(text);
+	text = read_file(COUNTERS);
+	note("%s", text ? text : "(no counters)");
+	free(text);
+	text = read_file(SOFTNET);
+	if (!text) {
+		fail("cannot read %s", SOFTNET);
+		goto out;
+	}
+	runs = softnet_count(text, "net-rx-run");
+	polls = softnet_count(text, "napi-poll");
+	note("ksoftirqd ran NET_RX %lld times; %lld polls, %lld used their budget",
+	     m.ksoftirqd, m.polls, m.polls_full);
+	if (bracket("net_rx", m.net_rx, a.net_rx, b.net_rx, c.net_rx) ||
+	    bracket("time_squeeze", m.squeeze, a.squeeze, b.squeeze,
+		    c.squeeze) ||
+	    bracket("backlog_drops", m.dropped, a.dropped, b.dropped,
+		    c.dropped) ||
+	    bracket("processed", m.processed, a.processed, b.processed,
+		    c.processed))
+		goto out;
+	if (m.net_rx <= 0 || m.squeeze <= 0 || m.dropped <= 0) {
+		fail("the flood made net_rx %lld, time_squeeze %lld, drops %lld: want each > 0",
+		     m.net_rx, m.squeeze, m.dropped);
+		goto out;
+	}
+	if (runs < c.net_rx - b.net_rx - get_nprocs_conf() ||
+	    runs > c.net_rx - a.net_rx) {
+		fail("net-rx-run counted %lld runs, the kernel %lld..%lld",
+		     runs, c.net_rx - b.net_rx, c.net_rx - a.net_rx);
+		goto out;
+	}
+	/* each datagram is one backlog poll of weight 1, in a NET_RX run */
+	if (polls <= 0 || polls > m.polls || m.polls_full <= 0) {
+		fail("napi-poll %lld of %lld polls, %lld full", polls, m.polls,
+		     m.polls_full);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(text);
+	knobs_restore();
+	return rc;
+}
+
+/* Write @cmd; then stats must show the softnet group @state. */
+static int softnet_set(const char *cmd, const char *state)
+{
+	char want[64], *s;
+	int err;
+
+	err = write_file(CONTROL, cmd);
+	CHECK(err == 0, "%s: %s", cmd, strerror(-err));
+	snprintf(want, sizeof(want), "\ngroup softnet served %s\n", state);
+	s = read_file(STATS);
+	CHECK(s && strstr(s, want), "after %s stats:\n%s", cmd, s);
+	free(s);
+	return 0;
+}
+
+/* Flood, settle; the NET_RX runs softnet timed, or -1. */
+static long long runs_timed(void)
+{
+	long long runs;
+	char *s;
+
+	if (flood_loopback() || net_rx_settle())
+		return -1;
+	s = read_file(SOFTNET);
+	runs = s ? softnet_count(s, "net-rx-run") : -1;
+	if (runs >= 0 && softnet_count(s, "net-rx-wait") < (runs > 0))
+		runs = -1;
+	free(s);
+	return runs;
+}
+
+/*
+ * softnet is off by default: its probes are disarmed and the histograms
+ * stay empty under traffic; `softnet on` arms them, `softnet off` disarms
+ * them, and reset empties what they timed.
+ */
+TEST(softnet_switch_and_reset)
+{
+	long long runs;
+	char *s;
+	int err;
+
+	err = skbprof_load("stages=drops");
+	CHECK(err == 0, "load: %s", strerror(-err));
+	if (softnet_set("# load\n", "disarmed"))
+		return -1;
+	runs = runs_timed();
+	CHECK(runs == 0, "softnet off timed %lld runs", runs);
+	if (softnet_set("softnet on\n", "armed"))
+		return -1;
+	runs = runs_timed();
+	CHECK(runs > 0, "softnet on timed %lld runs (or no wait)", runs);
+	if (softnet_set("softnet off\nreset\n", "disarmed"))
+		return -1;
+	s = read_file(SOFTNET);
+	CHECK(s && softnet_count(s, "net-rx-run") == 0 &&
+	      softnet_count(s, "napi-poll") == 0, "after reset:\n%s", s);
+	free(s);
+	return 0;
+}
+
