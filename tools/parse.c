@@ -323,6 +323,35 @@ static json_object *table_row(const struct header *h, char *line, bool label)
 	return r;
 }
 
+/*
+ * A file of comment lines, a header line ("# NAME..."), then rows, such
+ * as softnet and softnet_counters: {@rows_key: [rows by the header's
+ * names]}.  The header is the last comment line before the first row.
+ */
+json_object *parse_table(char *text, const char *rows_key)
+{
+	json_object *o = json_object_new_object();
+	json_object *rows = json_object_new_array();
+	char *p = text, *line, *tok[MAXTOK];
+	struct header h = { 0 };
+	json_object *r;
+	int n;
+
+	while ((line = next_line(&p))) {
+		if (line[0] == '#') {
+			n = split(line, tok, MAXTOK);
+			if (!json_object_array_length(rows))
+				set_header(&h, tok, n);
+			continue;
+		}
+		r = table_row(&h, line, false);
+		if (r)
+			json_object_array_add(rows, r);
+	}
+	json_object_object_add(o, rows_key, rows);
+	return o;
+}
+
 /* ---- drops ---- */
 
 /* The drops file's clocks, read when it was opened. */

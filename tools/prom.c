@@ -230,6 +230,80 @@ static void cgroups(json_object *c)
 	}
 }
 
+/*
+ * A line per CPU row of @rows, "all" left out (the sums): @name, the
+ * labels @keys and the column @col, in seconds from ns when @secs.
+ */
+static void per_cpu(const char *name, json_object *rows,
+		    const char *const *keys, const char *col, bool secs)
+{
+	size_t i, n = json_object_array_length(rows);
+	json_object *r;
+
+	for (i = 0; i < n; i++) {
+		r = json_object_array_get_idx(rows, i);
+		if (!json_object_is_type(json_object_object_get(r, "cpu"), json_type_int))
+			continue;
+		fputs(name, stdout);
+		put_labels(r, keys);
+		if (secs)
+			printf("} %.9f\n", jget_u64(r, col) * 1e-9);
+		else
+			printf("} %llu\n", (unsigned long long)jget_u64(r, col));
+	}
+}
+
+/*
+ * The softnet view, per CPU (its "all" rows are the sums: left out): the
+ * softirq runs and polls timed and their p50, p99 and max, and the
+ * counters since the reset.
+ */
+static void softnet(json_object *t, json_object *c)
+{
+	static const char *const keys[] = { "cpu", "what", NULL };
+	static const struct {
+		const char *name, *col, *help;
+	} q[] = {
+		{ "skbprof_softnet_p50_seconds", "p50",
+		  "Median time of a softirq wait or run, or a NAPI poll, per CPU." },
+		{ "skbprof_softnet_p99_seconds", "p99",
+		  "99th percentile time of a softirq wait or run, or a NAPI poll, per CPU." },
+		{ "skbprof_softnet_max_seconds", "max",
+		  "Longest softirq wait or run, or NAPI poll, per CPU." },
+	};
+	static const struct {
+		const char *col, *name, *help;
+	} k[] = {
+		{ "net_rx", "skbprof_softnet_net_rx_total", "NET_RX softirqs run (the kernel's count)." },
+		{ "polls", "skbprof_softnet_polls_total", "NAPI polls seen." },
+		{ "polls_full", "skbprof_softnet_polls_full_total", "NAPI polls that used their whole budget." },
+		{ "time_squeeze", "skbprof_softnet_time_squeeze_total",
+		  "NET_RX runs that ended with work left (the kernel's time_squeeze)." },
+		{ "backlog_drops", "skbprof_softnet_backlog_drops_total",
+		  "Packets dropped by a full receive backlog (the kernel's count)." },
+		{ "ksoftirqd", "skbprof_softnet_ksoftirqd_total", "NET_RX runs in ksoftirqd." },
+		{ "processed", "skbprof_softnet_processed_total",
+		  "Packets taken off the backlog or polled (the kernel's count)." },
+	};
+	static const char *const cpu_keys[] = { "cpu", NULL };
+	size_t j;
+
+	family("skbprof_softnet_events_total", "counter",
+	       "Softirq waits and runs, and NAPI polls, timed per CPU.");
+	per_cpu("skbprof_softnet_events_total", json_object_object_get(t, "softnet"),
+		keys, "count", false);
+	for (j = 0; j < sizeof(q) / sizeof(q[0]); j++) {
+		family(q[j].name, "gauge", q[j].help);
+		per_cpu(q[j].name, json_object_object_get(t, "softnet"), keys,
+			q[j].col, true);
+	}
+	for (j = 0; j < sizeof(k) / sizeof(k[0]); j++) {
+		family(k[j].name, "counter", k[j].help);
+		per_cpu(k[j].name, json_object_object_get(c, "counters"),
+			cpu_keys, k[j].col, false);
+	}
+}
+
 static bool is_gauge(const char *key)
 {
 	static const char *const gauges[] = {
@@ -361,6 +435,27 @@ int prom_main(void)
 		c = parse_hists(text, "cgroups");
 		free(text);
 		cgroups(c);
+	}
+	/* softnet: a module before it has no such file */
+	snprintf(path, sizeof(path), "%s/softnet", opt.root);
+	if (access(path, F_OK) == 0) {
+		json_object *sn, *snc;
+
+		text = read_view("softnet", &rc);
+		if (!text)
+			goto out;
+		sn = parse_table(text, "softnet");
+		free(text);
+		text = read_view("softnet_counters", &rc);
+		if (!text) {
+			json_object_put(sn);
+			goto out;
+		}
+		snc = parse_table(text, "counters");
+		free(text);
+		softnet(sn, snc);
+		json_object_put(sn);
+		json_object_put(snc);
 	}
 	probes(t[0]);
 	counters(t[0]);

@@ -2,7 +2,7 @@
 /*
  * skbprof - read and steer the skbprof module (see skbprof.8).
  *
- *   skbprof [OPTIONS] latency|drops|procs|cgroups|lifetime|stats|control
+ *   skbprof [OPTIONS] latency|drops|procs|cgroups|lifetime|softnet|stats|control
  *   skbprof [OPTIONS] filter ['TERMS'|clear]
  *   skbprof [OPTIONS] reset|trace|top|prom
  */
@@ -32,6 +32,8 @@ static void usage(FILE *f)
 		"  procs               per-process stage latency\n"
 		"  cgroups             per-cgroup stage latency\n"
 		"  lifetime            skb lifetime, allocation to free\n"
+		"  softnet             softirqs and NAPI polls per CPU, and the\n"
+		"                      kernel's softnet counters since the reset\n"
 		"  stats               probes, stages, tables, counters\n"
 		"  control             the configuration in force and last_error\n"
 		"  filter ['TERMS']    show, or set the filter (see skbprof.8)\n"
@@ -111,6 +113,38 @@ static int control_write(const char *line)
 	json_object_put(c);
 	free(text);
 	return rc;
+}
+
+/* softnet: its file, then its counters; JSON: {"softnet", "counters"} */
+static int softnet_view(void)
+{
+	json_object *o, *c;
+	char *text, *counters;
+	int rc;
+
+	text = read_view("softnet", &rc);
+	if (!text)
+		return rc;
+	counters = read_view("softnet_counters", &rc);
+	if (!counters) {
+		free(text);
+		return rc;
+	}
+	if (!opt.json) {
+		rc = printf("%s\n%s", text, counters) < 0 || fflush(stdout) ?
+		     EXIT_RUNTIME : 0;
+		free(text);
+		free(counters);
+		return rc;
+	}
+	o = parse_table(text, "softnet");
+	c = parse_table(counters, "counters");
+	json_object_object_add(o, "counters",
+			       json_object_get(json_object_object_get(c, "counters")));
+	json_object_put(c);
+	free(text);
+	free(counters);
+	return print_json(o);
 }
 
 static int cat_or_json(const char *view)
@@ -292,6 +326,8 @@ int main(int argc, char **argv)
 		return trace_main();
 	if (!strcmp(view, "top"))
 		return top_main();
+	if (!strcmp(view, "softnet"))
+		return softnet_view();
 	if (!strcmp(view, "prom"))
 		return prom_main();
 	return usage_error("unknown view '%s'", view);

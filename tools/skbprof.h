@@ -90,6 +90,8 @@ json_object *read_buckets(const char *name, int *rc);
 /* Give each row of @rows its "sum" and "histogram" from @buckets. */
 void add_buckets(json_object *rows, json_object *buckets);
 json_object *parse_control(char *text);
+/* Comment lines, a "# NAME..." header, rows: {@rows_key: [rows]}. */
+json_object *parse_table(char *text, const char *rows_key);
 /* One trace line; @line without its newline. */
 json_object *parse_trace_line(const char *line);
 

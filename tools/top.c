@@ -193,9 +193,44 @@ static const char *str(json_object *o, const char *k)
 	return s ? s : "-";
 }
 
-static int frame(json_object *lat, json_object *plat, json_object *drp,
-		 json_object *pdrp, double secs, bool first)
+/* The softnet counters' columns top shows, as rates. */
+static const char *const sn_cols[] = {
+	"net_rx", "time_squeeze", "backlog_drops", "ksoftirqd",
+};
+#define SN_COLS	(sizeof(sn_cols) / sizeof(sn_cols[0]))
+
+/*
+ * Per second over the interval, from the "all" rows of softnet_counters
+ * now (@sn) and before (@psn); false without them (an older module).
+ */
+static bool sn_rates(json_object *sn, json_object *psn, double secs,
+		     double *rate)
 {
+	json_object *rows = json_object_object_get(sn, "counters");
+	json_object *prows = json_object_object_get(psn, "counters");
+	json_object *a, *pa;
+	uint64_t v, pv;
+	size_t i;
+
+	if (!rows || !prows || !json_object_array_length(rows) ||
+	    !json_object_array_length(prows))
+		return false;
+	a = json_object_array_get_idx(rows, json_object_array_length(rows) - 1);
+	pa = json_object_array_get_idx(prows, json_object_array_length(prows) - 1);
+	for (i = 0; i < SN_COLS; i++) {
+		v = jget_u64(a, sn_cols[i]);
+		pv = jget_u64(pa, sn_cols[i]);
+		rate[i] = (v < pv ? v : v - pv) / secs;
+	}
+	return true;
+}
+
+static int frame(json_object *lat, json_object *plat, json_object *drp,
+		 json_object *pdrp, json_object *sn, json_object *psn,
+		 double secs, bool first)
+{
+	double snr[SN_COLS];
+	bool have_sn = sn_rates(sn, psn, secs, snr);
 	json_object *rows = json_object_object_get(lat, "rows");
 	json_object *prows = json_object_object_get(plat, "rows");
 	json_object *drows = json_object_object_get(drp, "drops");
@@ -287,6 +322,16 @@ static int frame(json_object *lat, json_object *plat, json_object *drp,
 		json_object_object_add(o, "drops", a2);
 		json_object_object_add(o, "drops_count", json_object_new_uint64(dtotal));
 		json_object_object_add(o, "drops_rate", json_object_new_double(dtotal / secs));
+		if (have_sn) {
+			json_object *n = json_object_new_object();
+			char key[48];
+
+			for (i = 0; i < SN_COLS; i++) {
+				snprintf(key, sizeof(key), "%s_rate", sn_cols[i]);
+				json_object_object_add(n, key, json_object_new_double(snr[i]));
+			}
+			json_object_object_add(o, "softnet", n);
+		}
 		/* one frame per line, even with --pretty */
 		opt.pretty = false;
 		rc = print_json(o);
@@ -324,6 +369,9 @@ static int frame(json_object *lat, json_object *plat, json_object *drp,
 		printf("%10.1f %8llu %-24s %-10s %s\n", dr[i].rate,
 		       (unsigned long long)dr[i].count, str(dr[i].row, "reason"),
 		       str(dr[i].row, "proto"), str(dr[i].row, "location"));
+	if (have_sn)
+		printf("softnet NET_RX %.1f/s, squeezed %.1f/s, backlog drops %.1f/s, in ksoftirqd %.1f/s\n",
+		       snr[0], snr[1], snr[2], snr[3]);
 	rc = fflush(stdout) ? EXIT_RUNTIME : 0;
 out:
 	free(st);
@@ -331,19 +379,37 @@ out:
 	return rc;
 }
 
-/* The latency_buckets and drops trees of this moment. */
-static int snapshot(json_object **lat, json_object **drp)
+/*
+ * The latency_buckets, drops and softnet_counters trees of this moment
+ * (*@sn NULL from a module without softnet).
+ */
+static int snapshot(json_object **lat, json_object **drp, json_object **sn)
 {
-	char *text;
+	char *text, path[4096];
 	int rc;
 
+	*sn = NULL;
+	snprintf(path, sizeof(path), "%s/softnet_counters", opt.root);
+	if (access(path, F_OK) == 0) {
+		text = read_view("softnet_counters", &rc);
+		if (!text)
+			return rc;
+		*sn = parse_table(text, "counters");
+		free(text);
+	}
+
 	*lat = read_buckets("latency_buckets", &rc);
-	if (!*lat)
+	if (!*lat) {
+		json_object_put(*sn);
+		*sn = NULL;
 		return rc;
+	}
 	text = read_view("drops", &rc);
 	if (!text) {
 		json_object_put(*lat);
+		json_object_put(*sn);
 		*lat = NULL;
+		*sn = NULL;
 		return rc;
 	}
 	*drp = parse_drops(text);
@@ -354,6 +420,7 @@ static int snapshot(json_object **lat, json_object **drp)
 int top_main(void)
 {
 	json_object *lat = NULL, *drp = NULL, *plat = NULL, *pdrp = NULL;
+	json_object *sn = NULL, *psn = NULL;
 	struct sigaction sa;
 	struct timespec ts;
 	double t0, t1;
@@ -365,7 +432,7 @@ int top_main(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	rc = snapshot(&plat, &pdrp);
+	rc = snapshot(&plat, &pdrp, &psn);
 	if (rc)
 		return rc;
 	t0 = now_s();
@@ -376,15 +443,17 @@ int top_main(void)
 			;
 		if (stop)
 			break;
-		rc = snapshot(&lat, &drp);
+		rc = snapshot(&lat, &drp, &sn);
 		if (rc)
 			break;
 		t1 = now_s();
-		rc = frame(lat, plat, drp, pdrp, t1 - t0, frames == 0);
+		rc = frame(lat, plat, drp, pdrp, sn, psn, t1 - t0, frames == 0);
 		json_object_put(plat);
 		json_object_put(pdrp);
+		json_object_put(psn);
 		plat = lat;
 		pdrp = drp;
+		psn = sn;
 		t0 = t1;
 		frames++;
 		if (rc)
@@ -392,6 +461,7 @@ int top_main(void)
 	}
 	json_object_put(plat);
 	json_object_put(pdrp);
+	json_object_put(psn);
 	if (rc == EXIT_RUNTIME && errno == EPIPE)
 		rc = 0;
 	return rc;

@@ -27,6 +27,7 @@
 #include <sched.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
+#include <json-c/json.h>
 
 #include "harness.h"
 
@@ -356,3 +357,66 @@ TEST(softnet_switch_and_reset)
 	return 0;
 }
 
+/* The sum of every skbprof_softnet_net_rx_total{cpu="N"} line, or -1. */
+static long long prom_net_rx(const char *text)
+{
+	static const char name[] = "skbprof_softnet_net_rx_total{cpu=\"";
+	long long sum = -1;
+	const char *p;
+
+	for (p = strstr(text, name); p; p = strstr(p + 1, name)) {
+		const char *v = strstr(p, "} ");
+
+		sum = (sum < 0 ? 0 : sum) + (v ? atoll(v + 2) : 0);
+	}
+	return sum;
+}
+
+/*
+ * The tool shows the same: `skbprof -j softnet`'s all row and the sum
+ * of `skbprof prom`'s per-CPU NET_RX counters lie within the kernel's
+ * NET_RX delta since the reset, and `top -j` has a softnet object.
+ */
+TEST(softnet_tool_matches_kernel)
+{
+	struct kernel_counts a, b, c;
+	json_object *o = NULL, *rows, *all;
+	long long json_rx = -1, prom_rx;
+	char *out = NULL, *prom = NULL, *top = NULL;
+	int st, rc = -1;
+	size_t n;
+
+	CHECK(skbprof_load("softnet=on") == 0, "load");
+	if (kernel_read(&a) || write_file(CONTROL, "reset\n") ||
+	    kernel_read(&b) || flood_loopback() || net_rx_settle())
+		return -1;
+	out = sh_out(&st, TOOL " -j softnet 2>&1");
+	prom = sh_out(NULL, TOOL " prom 2>&1");
+	if (kernel_read(&c))
+		goto out;
+	o = json_tokener_parse(out);
+	if (st || !o || !json_object_object_get_ex(o, "counters", &rows) ||
+	    !(n = json_object_array_length(rows))) {
+		fail("skbprof -j softnet: exit %d: %.300s", st, out);
+		goto out;
+	}
+	all = json_object_array_get_idx(rows, n - 1);
+	if (json_object_object_get_ex(all, "net_rx", &all))
+		json_rx = json_object_get_int64(all);
+	prom_rx = prom ? prom_net_rx(prom) : -1;
+	if (bracket("json net_rx", json_rx, a.net_rx, b.net_rx, c.net_rx) ||
+	    bracket("prom net_rx", prom_rx, a.net_rx, b.net_rx, c.net_rx))
+		goto out;
+	top = sh_out(&st, TOOL " top -j -n 1 -i 0.2 2>&1");
+	if (st || !strstr(top, "\"softnet\":{\"net_rx_rate\":")) {
+		fail("skbprof top -j: exit %d: %.300s", st, top);
+		goto out;
+	}
+	rc = 0;
+out:
+	json_object_put(o);
+	free(out);
+	free(prom);
+	free(top);
+	return rc;
+}

@@ -164,7 +164,7 @@ TEST(tool_views)
 {
 	static const char *const views[] = {
 		"stats", "drops", "latency", "procs", "cgroups", "lifetime",
-		"control", "prom", "filter", NULL
+		"softnet", "control", "prom", "filter", NULL
 	};
 	char args[64], *out;
 	json_object *o;

@@ -456,7 +456,7 @@ else
 fi
 man_txt=$(MANWIDTH=80 man -l "$top/tools/skbprof.8" 2>"$tmp/man.err")
 if [ -s "$tmp/man.err" ]; then fail man-renders "$(head -c 300 "$tmp/man.err")"; else ok man-renders; fi
-for w in latency drops procs cgroups lifetime stats control filter reset trace top prom --json --pretty \
+for w in latency drops procs cgroups lifetime softnet stats control filter reset trace top prom --json --pretty \
 	 --interval --count --root SKBPROF_ROOT 'EXIT STATUS' promtool skbprof.rst; do
 	grep -q -- "$w" <<< "$man_txt" || missing="${missing:-} $w"
 done
