@@ -14,7 +14,7 @@
 
 secs=2
 rounds=5
-modes=none,drops,rx,tx,all,sample100,sample100f,lifetime,trace,empty,all-kprobe,empty-kprobe,bpftrace
+modes=none,drops,rx,tx,all,sample100,sample100f,lifetime,softnet,trace,empty,all-kprobe,empty-kprobe,bpftrace
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	skbprof.bench_secs=*) secs=${arg#*=} ;;
@@ -137,6 +137,7 @@ mode_start() {
 	tx)	skbprof_load; ctl "stages $TX_STAGES" ;;
 	all)	skbprof_load ;;
 	lifetime) skbprof_load; ctl "stages drops"; ctl "lifetime 16" ;;
+	softnet) skbprof_load; ctl "stages drops"; ctl "softnet on" ;;
 	sample100) skbprof_load; ctl "sample 100" ;;
 	sample100f) skbprof_load; ctl "filter proto udp"; ctl "sample 100" ;;
 	trace)	skbprof_load; ctl "trace on"

@@ -13,7 +13,7 @@ import statistics
 import sys
 
 MODES = ["none", "drops", "rx", "tx", "all", "sample100", "sample100f",
-         "lifetime",
+         "lifetime", "softnet",
          "trace", "trace-nodrain", "empty", "all-kprobe", "empty-kprobe",
          "bpftrace"]
 MODE_TEXT = {
@@ -25,6 +25,7 @@ MODE_TEXT = {
     "sample100": "all stages, sample 100",
     "sample100f": "all stages, sample 100, filter proto udp",
     "lifetime": "drops + lifetime 16",
+    "softnet": "drops + softnet on",
     "trace": "all stages, trace on (drained)",
     "trace-nodrain": "all stages, trace on (not read)",
     "empty": "empty handlers (floor)",
@@ -33,14 +34,14 @@ MODE_TEXT = {
     "bpftrace": "bpftrace, same stages",
 }
 SKBPROF_MODES = ["drops", "rx", "tx", "all", "sample100", "sample100f",
-                 "lifetime",
+                 "lifetime", "softnet",
                  "trace", "trace-nodrain", "all-kprobe"]
 # The per-view table: what each view costs on its own (mode, column head).
 VIEW_COLUMNS = [("drops", "drops"), ("rx", "rx stages"), ("tx", "tx stages"),
                 ("all", "all stages = insmod defaults"),
                 ("sample100", "all, sample 100"),
                 ("sample100f", "all, sample 100, filter proto udp"),
-                ("lifetime", "lifetime 16"),
+                ("lifetime", "lifetime 16"), ("softnet", "softnet"),
                 ("trace", "all + trace"), ("empty", "probe floor"),
                 ("all-kprobe", "all stages, kprobes"),
                 ("empty-kprobe", "probe floor, kprobes")]
@@ -408,7 +409,8 @@ def main():
           "stages (with drops); every stage, which is what `insmod skbprof.ko` "
           "with no parameters arms; every stage sampled 1 in 100, without "
           "a filter and with `filter proto udp` (applied at IP on receive); "
-          "`stages drops` with `lifetime 16`; every stage with `trace on` "
+          "`stages drops` with `lifetime 16`; `stages drops` with `softnet on`; "
+          "every stage with `trace on` "
           "and a reader; and the empty handlers of every probe.")
     print()
     heads = [h for m, h in VIEW_COLUMNS]
