@@ -20,6 +20,7 @@
 
 #include "config_live.h"
 #include "control.h"
+#include "devdrops.h"
 #include "drops.h"
 #include "lifetime.h"
 #include "pkttrace.h"
@@ -59,6 +60,7 @@ static const struct skbprof_part *const parts[] = {
 	&skbprof_latency_part,
 	&skbprof_lifetime_part,
 	&skbprof_drops_part,
+	&skbprof_devdrops_part,
 	&skbprof_softnet_part,
 	&skbprof_probes_part,
 };

@@ -304,6 +304,29 @@ static void softnet(json_object *t, json_object *c)
 	}
 }
 
+/* drops_devices: a series per device and counter with a count. */
+static void device_drops(json_object *t)
+{
+	json_object *rows = json_object_object_get(t, "devices");
+	size_t i, n = json_object_array_length(rows);
+
+	family("skbprof_device_drops_total", "counter",
+	       "Drops a network device counted since the reset (dev_get_stats()), by counter.");
+	for (i = 0; i < n; i++) {
+		json_object *r = json_object_array_get_idx(rows, i);
+
+		json_object_object_foreach(r, k, v) {
+			if (!strcmp(k, "netns") || !strcmp(k, "dev") ||
+			    !json_object_get_uint64(v))
+				continue;
+			fputs("skbprof_device_drops_total", stdout);
+			put_labels(r, (const char *const[]){ "netns", "dev", NULL });
+			put_label("counter", k, false);
+			printf("} %llu\n", (unsigned long long)json_object_get_uint64(v));
+		}
+	}
+}
+
 static bool is_gauge(const char *key)
 {
 	static const char *const gauges[] = {
@@ -435,6 +458,19 @@ int prom_main(void)
 		c = parse_hists(text, "cgroups");
 		free(text);
 		cgroups(c);
+	}
+	/* drops_devices: a module before it has no such file */
+	snprintf(path, sizeof(path), "%s/drops_devices", opt.root);
+	if (access(path, F_OK) == 0) {
+		json_object *dd;
+
+		text = read_view("drops_devices", &rc);
+		if (!text)
+			goto out;
+		dd = parse_table(text, "devices");
+		free(text);
+		device_drops(dd);
+		json_object_put(dd);
 	}
 	/* softnet: a module before it has no such file */
 	snprintf(path, sizeof(path), "%s/softnet", opt.root);

@@ -147,18 +147,55 @@ static int softnet_view(void)
 	return print_json(o);
 }
 
+/*
+ * The drops devices counted, from drops_devices: NULL from a module
+ * without it (*@rc 0), or on an error (*@rc set).
+ */
+static char *read_devices(int *rc)
+{
+	char path[4096];
+
+	*rc = 0;
+	snprintf(path, sizeof(path), "%s/drops_devices", opt.root);
+	if (access(path, F_OK))
+		return NULL;
+	return read_view("drops_devices", rc);
+}
+
+/* Has @text a line that is not a comment? */
+static bool has_rows(const char *text)
+{
+	const char *p;
+
+	for (p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (*p != '#' && *p != '\n')
+			return true;
+	return false;
+}
+
 static int cat_or_json(const char *view)
 {
+	char *text, *devices = NULL;
 	json_object *o;
-	char *text;
 	int rc;
 
 	text = read_view(view, &rc);
 	if (!text)
 		return rc;
+	if (!strcmp(view, "drops")) {
+		devices = read_devices(&rc);
+		if (rc) {
+			free(text);
+			return rc;
+		}
+	}
 	if (!opt.json && !strcmp(view, "drops")) {
 		rc = print_drops(text);
+		if (!rc && devices && has_rows(devices))
+			rc = printf("\n# drops the devices counted (not freed by the stack's kfree_skb)\n%s",
+				    devices) < 0 || fflush(stdout) ? EXIT_RUNTIME : 0;
 		free(text);
+		free(devices);
 		return rc;
 	}
 	if (!opt.json) {
@@ -171,6 +208,14 @@ static int cat_or_json(const char *view)
 	} else if (!strcmp(view, "drops")) {
 		o = parse_drops(text);
 		add_cgroup_paths(json_object_object_get(o, "drops"));
+		if (devices) {
+			json_object *d = parse_table(devices, "devices");
+
+			json_object_object_add(o, "devices",
+					       json_object_get(json_object_object_get(d, "devices")));
+			json_object_put(d);
+			free(devices);
+		}
 	} else if (!strcmp(view, "control")) {
 		o = parse_control(text);
 	} else if (!strcmp(view, "latency")) {

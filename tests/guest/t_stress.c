@@ -938,7 +938,7 @@ static const struct {
 };
 
 /* fail_init_at steps: one per part, then the files. */
-#define INIT_STEPS	7
+#define INIT_STEPS	9
 #define ROUNDS		3
 
 TEST(lifecycle_failing_loads)

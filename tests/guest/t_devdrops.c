@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * drops_devices against the devices' own counters.
+ *
+ * Topology: a veth pair in the initial namespace, IPv6 off, no address:
+ *   skdd0 --- skdd1
+ * Frames of an ethertype nothing handles (0x88b5, local experimental),
+ * sent on skdd0 from an AF_PACKET socket, are dropped by skdd1's receive
+ * path, which counts them in rx_dropped.
+ *
+ * Ground truth: /sys/class/net/DEV/statistics/, read before the reset
+ * and after it (the devices are idle then: both reads agree) and after
+ * the module's file.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define CONTROL		DEBUGFS_DIR "/control"
+#define DEVICES		DEBUGFS_DIR "/drops_devices"
+#define ETH_P_EXP	0x88b5
+#define IP		"/usr/sbin/ip"
+
+static const char *const counters[] = {
+	"rx_dropped", "rx_missed_errors", "rx_fifo_errors", "rx_over_errors",
+	"rx_nohandler", "tx_dropped",
+};
+#define NCOUNTERS	(sizeof(counters) / sizeof(counters[0]))
+
+static int pair_up(void)
+{
+	CHECK(kmod_probe("veth") == 0, "cannot load veth");
+	sh(IP " link del skdd0 2>/dev/null");
+	CHECK(sh(IP " link add skdd0 type veth peer name skdd1") == 0,
+	      "ip link add");
+	CHECK(write_file("/proc/sys/net/ipv6/conf/skdd0/disable_ipv6", "1") == 0 &&
+	      write_file("/proc/sys/net/ipv6/conf/skdd1/disable_ipv6", "1") == 0,
+	      "IPv6 off on the pair");
+	CHECK(sh(IP " link set skdd0 up && " IP " link set skdd1 up") == 0,
+	      "bringing the pair up");
+	return 0;
+}
+
+/* @n frames of ETH_P_EXP to the broadcast address, sent on skdd0. */
+static int send_frames(int n)
+{
+	struct sockaddr_ll to = {
+		.sll_family = AF_PACKET,
+		.sll_protocol = htons(ETH_P_EXP),
+		.sll_halen = ETH_ALEN,
+		.sll_addr = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+	};
+	unsigned char frame[60] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0x02, 0x00, 0x00, 0x00, 0xdd, 0x00,
+		ETH_P_EXP >> 8, ETH_P_EXP & 0xff,
+	};
+	int fd, i, sent = 0;
+
+	to.sll_ifindex = if_nametoindex("skdd0");
+	fd = socket(AF_PACKET, SOCK_RAW, 0);
+	CHECK(fd >= 0 && to.sll_ifindex, "AF_PACKET on skdd0: %s",
+	      strerror(errno));
+	for (i = 0; i < n; i++)
+		sent += sendto(fd, frame, sizeof(frame), 0, (void *)&to,
+			       sizeof(to)) == (ssize_t)sizeof(frame);
+	close(fd);
+	CHECK(sent == n, "sent %d of %d frames", sent, n);
+	return 0;
+}
+
+static void sysfs_read(const char *dev, long long *v)
+{
+	size_t i;
+
+	for (i = 0; i < NCOUNTERS; i++)
+		v[i] = netdev_stat(dev, counters[i]);
+}
+
+/* @dev's row of drops_devices in the initial namespace; zeros if none. */
+static int module_row(const char *text, const char *dev, long long *v)
+{
+	char head[96], *line;
+	struct stat st;
+
+	memset(v, 0, NCOUNTERS * sizeof(*v));
+	CHECK(stat("/proc/1/ns/net", &st) == 0, "netns inode");
+	snprintf(head, sizeof(head), "\n%llu %s ", (unsigned long long)st.st_ino,
+		 dev);
+	line = strstr(text, head);
+	if (!line)
+		return 0;
+	CHECK(sscanf(line + strlen(head), "%lld %lld %lld %lld %lld %lld",
+		     &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) == 6,
+	      "row of %s: %.120s", dev, line + 1);
+	return 0;
+}
+
+/*
+ * The tool says @want for skdd1's rx_dropped: in `-j drops`' devices and
+ * in `prom`'s skbprof_device_drops_total.
+ */
+static int tool_agrees(long long want)
+{
+	char *out, line[160];
+	struct stat st;
+	int status, ok;
+
+	CHECK(stat("/proc/1/ns/net", &st) == 0, "netns inode");
+	out = sh_out(&status, TOOL " -j drops 2>&1");
+	snprintf(line, sizeof(line),
+		 "{\"netns\":%llu,\"dev\":\"skdd1\",\"rx_dropped\":%lld,",
+		 (unsigned long long)st.st_ino, want);
+	ok = status == 0 && strstr(out, line);
+	if (!ok)
+		note("skbprof -j drops, want %s:\n%.1000s", line, out);
+	free(out);
+	CHECK(ok, "skbprof -j drops: no skdd1 row with rx_dropped %lld", want);
+	out = sh_out(&status, TOOL " prom 2>&1");
+	snprintf(line, sizeof(line),
+		 "skbprof_device_drops_total{netns=\"%llu\",dev=\"skdd1\",counter=\"rx_dropped\"} %lld\n",
+		 (unsigned long long)st.st_ino, want);
+	ok = status == 0 && strstr(out, line);
+	free(out);
+	CHECK(ok, "skbprof prom: no line %s", line);
+	return 0;
+}
+
+/*
+ * The rows of skdd0 and skdd1 equal their counters' deltas since the
+ * reset, each counter; devices without drops have no row; a reset
+ * empties them.
+ */
+TEST(drops_devices_equal_sysfs)
+{
+	static const char *const devs[] = { "skdd0", "skdd1" };
+	long long a[2][NCOUNTERS], b[2][NCOUNTERS], c[2][NCOUNTERS];
+	long long got[NCOUNTERS];
+	char *text = NULL;
+	size_t d, i;
+	int rc = -1, tries;
+
+	CHECK(skbprof_load("stages=drops") == 0, "load");
+	if (pair_up())
+		goto out;
+	/* the pair idle across the reset: both reads agree */
+	for (tries = 0; tries < 20; tries++) {
+		for (d = 0; d < 2; d++)
+			sysfs_read(devs[d], a[d]);
+		if (write_file(CONTROL, "reset\n")) {
+			fail("reset");
+			goto out;
+		}
+		for (d = 0; d < 2; d++)
+			sysfs_read(devs[d], b[d]);
+		if (!memcmp(a, b, sizeof(a)))
+			break;
+	}
+	if (tries == 20) {
+		fail("the pair's counters moved across every reset");
+		goto out;
+	}
+	text = read_file(DEVICES);
+	if (!text || strstr(text, " skdd0 ") || strstr(text, " skdd1 ")) {
+		fail("rows before any drop:\n%s", text ? text : "(none)");
+		goto out;
+	}
+	free(text);
+	if (send_frames(37))
+		goto out;
+	text = read_file(DEVICES);
+	for (d = 0; d < 2; d++)
+		sysfs_read(devs[d], c[d]);
+	if (!text) {
+		fail("cannot read %s", DEVICES);
+		goto out;
+	}
+	note("%s", text);
+	for (d = 0; d < 2; d++) {
+		if (module_row(text, devs[d], got))
+			goto out;
+		for (i = 0; i < NCOUNTERS; i++) {
+			if (got[i] == c[d][i] - b[d][i])
+				continue;
+			fail("%s %s: module %lld, the device's delta %lld",
+			     devs[d], counters[i], got[i], c[d][i] - b[d][i]);
+			goto out;
+		}
+	}
+	if (c[1][0] - b[1][0] < 37) {
+		fail("skdd1 rx_dropped rose by %lld: want 37", c[1][0] - b[1][0]);
+		goto out;
+	}
+	free(text);
+	text = NULL;
+	if (tool_agrees(c[1][0] - b[1][0]))
+		goto out;
+	if (write_file(CONTROL, "reset\n"))
+		goto out;
+	text = read_file(DEVICES);
+	if (!text || strstr(text, " skdd0 ") || strstr(text, " skdd1 ")) {
+		fail("rows after reset:\n%s", text ? text : "(none)");
+		goto out;
+	}
+	rc = 0;
+out:
+	free(text);
+	sh(IP " link del skdd0 2>/dev/null");
+	return rc;
+}
