@@ -8,6 +8,9 @@
  * sent on skdd0 from an AF_PACKET socket, are dropped by skdd1's receive
  * path, which counts them in rx_dropped.
  *
+ * A tun device, sktun0, whose queue nobody reads: tun_net_xmit() drops
+ * what no longer fits its queue and counts it in tx_dropped itself.
+ *
  * Ground truth: /sys/class/net/DEV/statistics/, read before the reset
  * and after it (the devices are idle then: both reads agree) and after
  * the module's file.
@@ -15,7 +18,11 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/if_packet.h>
+#include <linux/if_tun.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <net/ethernet.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -217,5 +224,75 @@ TEST(drops_devices_equal_sysfs)
 out:
 	free(text);
 	sh(IP " link del skdd0 2>/dev/null");
+	return rc;
+}
+
+/*
+ * sktun0, held open and never read, takes datagrams to 10.203.0.2 until
+ * its queue is full: tun drops the rest itself (tx_dropped).  The row
+ * equals the device's counters since the reset.
+ */
+TEST(drops_devices_tun_tx_dropped)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = htons(9) };
+	long long b[NCOUNTERS], c[NCOUNTERS], got[NCOUNTERS];
+	struct ifreq ifr;
+	int fd = -1, s = -1, i, rc = -1;
+	char *text = NULL;
+	size_t k;
+
+	CHECK(kmod_probe("tun") == 0, "cannot load tun");
+	CHECK(skbprof_load("stages=drops") == 0, "load");
+	fd = open("/dev/net/tun", O_RDWR);
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "sktun0");
+	if (fd < 0 || ioctl(fd, TUNSETIFF, &ifr)) {
+		fail("/dev/net/tun: %s", strerror(errno));
+		goto out;
+	}
+	if (write_file("/proc/sys/net/ipv6/conf/sktun0/disable_ipv6", "1") ||
+	    sh(IP " addr add 10.203.0.1/24 dev sktun0 && " IP " link set sktun0 up")) {
+		fail("sktun0 up");
+		goto out;
+	}
+	sysfs_read("sktun0", b);
+	if (write_file(CONTROL, "reset\n")) {
+		fail("reset");
+		goto out;
+	}
+	sysfs_read("sktun0", c);
+	if (memcmp(b, c, sizeof(b))) {
+		fail("sktun0 counted across the reset");
+		goto out;
+	}
+	s = socket(AF_INET, SOCK_DGRAM, 0);
+	inet_pton(AF_INET, "10.203.0.2", &to.sin_addr);
+	for (i = 0; s >= 0 && i < 1000; i++)
+		sendto(s, "x", 1, 0, (void *)&to, sizeof(to));
+	text = read_file(DEVICES);
+	sysfs_read("sktun0", c);
+	if (!text || module_row(text, "sktun0", got))
+		goto out;
+	note("%s", text);
+	for (k = 0; k < NCOUNTERS; k++) {
+		if (got[k] == c[k] - b[k])
+			continue;
+		fail("sktun0 %s: module %lld, the device's delta %lld",
+		     counters[k], got[k], c[k] - b[k]);
+		goto out;
+	}
+	if (c[5] - b[5] <= 0) {
+		fail("sktun0 dropped nothing of 1000 datagrams");
+		goto out;
+	}
+	rc = 0;
+out:
+	free(text);
+	if (s >= 0)
+		close(s);
+	if (fd >= 0)
+		close(fd);
 	return rc;
 }
