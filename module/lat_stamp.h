@@ -29,6 +29,16 @@ enum lat_verdict {
 	LAT_FILTERED,		/* did not match */
 };
 
+/*
+ * A received packet queued at its first point (netif_rx(), RPS) waits in
+ * a CPU's backlog until the stack's core takes it: the backlog stage.
+ */
+enum lat_queue {
+	LAT_NOT_QUEUED,
+	LAT_QUEUED,		/* in a backlog */
+	LAT_DEQUEUED,		/* taken: t_point[0] to t_dequeued */
+};
+
 /* How a timeline ended without reaching its last point. */
 enum lat_end {
 	END_DROPPED,	/* kfree_skb */
@@ -54,6 +64,7 @@ struct lat_stamp {
 	u8 decide_at;		/* the point where the filter is applied */
 	u8 reached;		/* bit per point reached */
 	u16 settled;		/* stages recorded already (settle()) */
+	u8 queued;		/* enum lat_queue: a backlog's wait */
 	/* the skb that last carried the timeline: its free ends it */
 	const void *owner;
 	u32 stages;		/* SKBPROF_STAGE_* bits measured */
@@ -62,6 +73,7 @@ struct lat_stamp {
 	pid_t pid;		/* the task charged, 0: not known yet */
 	bool stage_rows;	/* procs and cgroups rows per stage, not just totals */
 	u64 cgroup;		/* its cgroup v2 id, with pid */
+	u64 t_dequeued;		/* LAT_DEQUEUED: when the core took it */
 	/*
 	 * Not cleared: each is read only where a field above says it was
 	 * written, or has its first bytes cleared by lat_stamp_clear().

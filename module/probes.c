@@ -412,12 +412,12 @@ static void tp_point_dev(void *data, const struct sk_buff *skb,
 
 /* ---- receive ---- */
 
-/* netif_rx */
+/* netif_rx: to a CPU's backlog */
 static void tp_rx_start(void *data, struct sk_buff *skb)
 {
 	if (!hit(data))
 		return;
-	lat_rx_start(skb, ((struct cand *)data)->id, false);
+	lat_rx_start(skb, ((struct cand *)data)->id, LAT_RX_QUEUED);
 }
 
 /* the *_entry tracepoints, whose skb is const */
@@ -425,7 +425,7 @@ static void tp_rx_start_entry(void *data, const struct sk_buff *skb)
 {
 	if (!hit(data))
 		return;
-	lat_rx_start(skb, ((struct cand *)data)->id, false);
+	lat_rx_start(skb, ((struct cand *)data)->id, LAT_RX_ENTRY);
 }
 
 /* napi_gro_receive_entry, napi_gro_frags_entry: a frame GRO may merge */
@@ -434,7 +434,7 @@ static void tp_rx_gro_entry(void *data, const struct sk_buff *skb)
 	if (!hit(data))
 		return;
 	gro_enter(skb);
-	lat_rx_start(skb, ((struct cand *)data)->id, false);
+	lat_rx_start(skb, ((struct cand *)data)->id, LAT_RX_ENTRY);
 }
 
 /* netif_receive_skb: the core, where GRO hands its skbs to the stack */
@@ -443,7 +443,7 @@ static void tp_rx_core(void *data, struct sk_buff *skb)
 	if (!hit(data))
 		return;
 	gro_deliver(skb);
-	lat_rx_start(skb, ((struct cand *)data)->id, true);
+	lat_rx_start(skb, ((struct cand *)data)->id, LAT_RX_CORE);
 }
 
 /* GRO returns: what became of its frame, to the timelines, then lifetime */

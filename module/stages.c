@@ -17,6 +17,9 @@
 		.name = nm, .dir = d, .from = f, .to = t, .total = true }
 
 const struct skbprof_stage_def skbprof_stages[SKBPROF_NR_STAGES] = {
+	[SKBPROF_STAGE_BACKLOG] = { .name = "backlog", .dir = SKBPROF_RX,
+				    .from = RXP_DRV, .to = RXP_DRV,
+				    .within = true },
 	STAGE(DRV_IP,	"drv-ip",   SKBPROF_RX, RXP_DRV, RXP_IP,  0),
 	STAGE(IP_TCP,	"ip-tcp",   SKBPROF_RX, RXP_IP,  RXP_L4,  TCP),
 	STAGE(IP_UDP,	"ip-udp",   SKBPROF_RX, RXP_IP,  RXP_L4,  UDP),
@@ -78,7 +81,7 @@ void skbprof_stages_init(void)
 	for (st = 0; st < SKBPROF_TIMELINE_STAGES; st++) {
 		const struct skbprof_stage_def *s = &skbprof_stages[st];
 
-		if (s->total)
+		if (s->total || s->within)
 			continue;
 		for (k = 0; k < 3; k++)
 			if (!s->proto || skbprof_proto_slot(s->proto) == k)

@@ -8,7 +8,10 @@
  * A stage runs between two points of one direction's timeline; the
  * points are in timeline order, and a stage between consecutive points
  * may be for one transport protocol only (ip-tcp, ip-udp).  The totals
- * span the whole timeline.  `drops` is the drop monitor's, on no
+ * span the whole timeline.  The backlog is the wait of a packet queued
+ * at its first point (netif_rx(), RPS) to the stack's core: a stage
+ * within that point, from == to, which only such packets pass; their
+ * drv-ip starts where it ends.  `drops` is the drop monitor's, on no
  * timeline.
  */
 #ifndef _SKBPROF_STAGES_H
@@ -53,6 +56,7 @@ enum tx_point {
  * is described by its entry of skbprof_stages[].
  */
 enum skbprof_stage {
+	SKBPROF_STAGE_BACKLOG,
 	SKBPROF_STAGE_DRV_IP,
 	SKBPROF_STAGE_IP_TCP,
 	SKBPROF_STAGE_IP_UDP,
@@ -73,7 +77,7 @@ enum skbprof_stage {
 /* The stages of the timelines: all but drops. */
 #define SKBPROF_TIMELINE_STAGES	SKBPROF_STAGE_DROPS
 #define SKBPROF_RX_STAGES	GENMASK(SKBPROF_STAGE_RX_TOTAL, \
-					SKBPROF_STAGE_DRV_IP)
+					SKBPROF_STAGE_BACKLOG)
 #define SKBPROF_TX_STAGES	GENMASK(SKBPROF_STAGE_TX_TOTAL, \
 					SKBPROF_STAGE_APP_TCP)
 
@@ -83,6 +87,7 @@ struct skbprof_stage_def {
 	u8 from, to;		/* the points it runs between */
 	u8 proto;		/* IPPROTO_TCP/UDP when for one; 0: any */
 	bool total;		/* first point to last */
+	bool within;		/* within its point (the backlog): from == to */
 };
 
 extern const struct skbprof_stage_def skbprof_stages[SKBPROF_NR_STAGES];

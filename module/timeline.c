@@ -165,6 +165,14 @@ static inline bool followed(const struct skbprof_config *cfg, u8 kind)
 						 SKBPROF_TX_STAGES);
 }
 
+/* Where the stage ending at point @i began: the point before, or the core. */
+static inline u64 stage_from(const struct lat_stamp *s, unsigned int i)
+{
+	if (i == 1 && s->queued == LAT_DEQUEUED)
+		return s->t_dequeued;
+	return s->t_point[i - 1];
+}
+
 static inline bool reached(const struct lat_stamp *s, unsigned int point)
 {
 	return s->reached & BIT(point);
@@ -182,9 +190,11 @@ static void reach(struct lat_stamp *s, const struct sk_buff *skb, u8 point,
 }
 
 static void start(struct lat_stamp *s, const struct sk_buff *skb,
-		  const struct skbprof_config *cfg, u16 via, u64 now)
+		  const struct skbprof_config *cfg, u16 via, u64 now,
+		  bool queued)
 {
 	s->s.t_start = now;
+	s->queued = queued ? LAT_QUEUED : LAT_NOT_QUEUED;
 	s->stages = cfg->stages;
 	s->stage_rows = cfg->procs_stages;
 	reach(s, skb, 0, via, now);
@@ -277,6 +287,16 @@ static void trace_timeline(const struct lat_stamp *s)
 	int st;
 
 	n = scnprintf(line, sizeof(line), "%s", kind_name(s));
+	if (s->queued == LAT_DEQUEUED &&
+	    (s->stages & BIT(SKBPROF_STAGE_BACKLOG))) {
+		u32 ns;
+		u64 d = div_u64_rem(s->t_dequeued - s->t_point[0],
+				    NSEC_PER_USEC, &ns);
+
+		n += scnprintf(line + n, sizeof(line) - n, " %s %llu.%03uus",
+			       skbprof_stages[SKBPROF_STAGE_BACKLOG].name, d,
+			       ns);
+	}
 	for (i = 1; i <= skbprof_last_point(s->s.kind); i++) {
 		u64 d;
 		u32 ns;
@@ -285,7 +305,7 @@ static void trace_timeline(const struct lat_stamp *s)
 		if (st < 0 || !(s->stages & BIT(st)) || !reached(s, i) ||
 		    !reached(s, i - 1))
 			continue;
-		d = div_u64_rem(s->t_point[i] - s->t_point[i - 1],
+		d = div_u64_rem(s->t_point[i] - stage_from(s, i),
 				NSEC_PER_USEC, &ns);
 		n += scnprintf(line + n, sizeof(line) - n, " %s %llu.%03uus",
 			       skbprof_stages[st].name, d, ns);
@@ -318,6 +338,12 @@ static void settle(struct lat_stamp *s, u64 end)
 		return;
 	ending = skbprof_stage_endings[s->s.kind];
 	latency_payer(&p, s);
+	st = SKBPROF_STAGE_BACKLOG;
+	if (s->queued == LAT_DEQUEUED && (s->stages & ~s->settled & BIT(st))) {
+		s->settled |= BIT(st);
+		latency_stage(&p, st, s->t_dequeued - s->t_point[0],
+			      s->t_dequeued);
+	}
 	for (i = 1; i <= skbprof_last_point(s->s.kind); i++) {
 		/* the stage from the point before: both reached, measured */
 		st = ending[i][slot];
@@ -325,7 +351,7 @@ static void settle(struct lat_stamp *s, u64 end)
 		    !(s->stages & ~s->settled & BIT(st)))
 			continue;
 		s->settled |= BIT(st);
-		latency_stage(&p, st, s->t_point[i] - s->t_point[i - 1],
+		latency_stage(&p, st, s->t_point[i] - stage_from(s, i),
 			      s->t_point[i]);
 	}
 	st = s->s.kind == STAMP_RX ? SKBPROF_STAGE_RX_TOTAL : SKBPROF_STAGE_TX_TOTAL;
@@ -496,7 +522,7 @@ static bool admit(struct lat_stamp *tmp, u8 kind, const struct sk_buff *skb,
 
 	lat_stamp_clear(tmp);
 	tmp->s.kind = kind;
-	start(tmp, skb, cfg, via, now);
+	start(tmp, skb, cfg, via, now, false);
 	learn_first(tmp, skb, cfg, sk, fl4, proto);
 	if (tmp->decide_at != 0)
 		return true;
@@ -611,7 +637,7 @@ static noinline void start_filtered(u8 kind, const struct sk_buff *skb,
 static void start_timeline(u8 kind, const struct sk_buff *skb,
 			   const struct skbprof_config *cfg,
 			   const struct sock *sk, const struct flowi4 *fl4,
-			   u8 proto, u8 also, u16 via)
+			   u8 proto, u8 also, u16 via, bool queued)
 {
 	unsigned long flags;
 	struct lat_stamp *s;
@@ -633,7 +659,7 @@ static void start_timeline(u8 kind, const struct sk_buff *skb,
 	s = start_lock(skb, kind, cfg, via, now, &flags);
 	if (!s)
 		return;
-	start(s, skb, cfg, via, now);
+	start(s, skb, cfg, via, now, queued);
 	learn_first(s, skb, cfg, sk, fl4, proto);
 	s->verdict = LAT_KEEP;
 	if (cfg->trace == SKBPROF_TRACE_VERBOSE)
@@ -656,6 +682,16 @@ static void start_timeline(u8 kind, const struct sk_buff *skb,
  * never sampled twice); otherwise it starts the timeline of one that
  * only the core sees, as a transmit timeline starts.
  */
+/*
+ * The core takes a packet queued at its first point: its backlog wait
+ * ends, and its drv-ip starts, now.
+ */
+static void dequeued(struct lat_stamp *s)
+{
+	s->t_dequeued = ktime_get_mono_fast_ns();
+	s->queued = LAT_DEQUEUED;
+}
+
 static void rx_start_core(const struct sk_buff *skb,
 			  const struct skbprof_config *cfg, u16 via)
 {
@@ -673,6 +709,8 @@ static void rx_start_core(const struct sk_buff *skb,
 		now = cfg->trace == SKBPROF_TRACE_VERBOSE ?
 		      ktime_get_mono_fast_ns() : ktime_get_coarse_ns();
 		if (first_point_again(s, skb, cfg, via, now)) {
+			if (s->queued == LAT_QUEUED)
+				dequeued(s);
 			if (decided_out(s))
 				lat_remove(s, flags);
 			else
@@ -689,10 +727,10 @@ static void rx_start_core(const struct sk_buff *skb,
 	}
 	if (!cfg->filter.terms && cfg->sample > 1)
 		return;
-	start_timeline(STAMP_RX, skb, cfg, NULL, NULL, 0, 0, via);
+	start_timeline(STAMP_RX, skb, cfg, NULL, NULL, 0, 0, via, false);
 }
 
-void lat_rx_start(const struct sk_buff *skb, u16 via, bool core)
+void lat_rx_start(const struct sk_buff *skb, u16 via, enum lat_rx_how how)
 {
 	const struct skbprof_config *cfg;
 	unsigned long flags;
@@ -705,20 +743,21 @@ void lat_rx_start(const struct sk_buff *skb, u16 via, bool core)
 	cfg = skbprof_config();
 	if (!(cfg->stages & SKBPROF_RX_STAGES))
 		goto out;
-	if (core) {
+	if (how == LAT_RX_CORE) {
 		rx_start_core(skb, cfg, via);
 		goto out;
 	}
 	/* an entry tracepoint: without a filter, sampling decides at once */
 	if (!cfg->filter.terms) {
-		start_timeline(STAMP_RX, skb, cfg, NULL, NULL, 0, 0, via);
+		start_timeline(STAMP_RX, skb, cfg, NULL, NULL, 0, 0, via,
+			       how == LAT_RX_QUEUED);
 		goto out;
 	}
 	now = ktime_get_mono_fast_ns();
 	s = start_lock(skb, STAMP_RX, cfg, via, now, &flags);
 	if (!s)
 		goto out;
-	start(s, skb, cfg, via, now);
+	start(s, skb, cfg, via, now, how == LAT_RX_QUEUED);
 	learn_first(s, skb, cfg, NULL, NULL, 0);
 	progress(s, cfg, 0);
 	lat_unlock(s, flags);
@@ -738,7 +777,7 @@ void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
 	cfg = skbprof_config();
 	if (!(cfg->stages & SKBPROF_TX_STAGES))
 		goto out;
-	start_timeline(STAMP_TX, skb, cfg, sk, fl4, proto, also, via);
+	start_timeline(STAMP_TX, skb, cfg, sk, fl4, proto, also, via, false);
 out:
 	rcu_read_unlock_sched();
 }

@@ -17,11 +17,19 @@
  * Events from the probes (any context but NMI).  @via names the probe
  * for the verbose trace (lat_via_names()).
  */
-/*
- * @core: the probe of netif_receive_skb's tracepoint, which every skb
- * handed to the stack passes after any entry tracepoint.
- */
-void lat_rx_start(const struct sk_buff *skb, u16 via, bool core);
+/* How a received skb comes to its first point (lat_rx_start()). */
+enum lat_rx_how {
+	LAT_RX_ENTRY,	/* a driver's hand-off: *_entry tracepoints, GRO */
+	LAT_RX_QUEUED,	/* netif_rx(): queued to a CPU's backlog */
+	/*
+	 * netif_receive_skb's tracepoint, which every skb handed to the
+	 * stack passes after any entry tracepoint; a queued one leaves the
+	 * backlog there
+	 */
+	LAT_RX_CORE,
+};
+
+void lat_rx_start(const struct sk_buff *skb, u16 via, enum lat_rx_how how);
 void lat_rx_point(const struct sk_buff *skb, enum rx_point point, u8 proto,
 		  u16 via);
 struct flowi4;
