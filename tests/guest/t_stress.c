@@ -123,10 +123,11 @@ static double now(void)
 
 /* ---- what the children report -------------------------------------- */
 
-#define NFILES 10
+#define NFILES 13
 static const char *const files[NFILES] = {
 	"stats", "control", "drops", "latency", "procs", "cgroups", "lifetime",
-	"latency_buckets", "lifetime_buckets", "trace",
+	"latency_buckets", "lifetime_buckets", "softnet", "softnet_counters",
+	"drops_devices", "trace",
 };
 
 struct shared {
@@ -332,15 +333,22 @@ static void udp_traffic(bool closed)
 	}
 }
 
+#define MAX_KIDS	32
+
 struct kids {
-	pid_t pid[16];
+	pid_t pid[MAX_KIDS];
 	int n;
 };
 
+/* A child running @fn(@arg); one more than MAX_KIDS is refused, loudly. */
 static pid_t spawn(struct kids *k, void (*fn)(int), int arg)
 {
 	pid_t pid;
 
+	if (k->n == MAX_KIDS) {
+		report_bad("more than %d children", MAX_KIDS);
+		return -1;
+	}
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
