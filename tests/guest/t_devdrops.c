@@ -8,6 +8,10 @@
  * sent on skdd0 from an AF_PACKET socket, are dropped by skdd1's receive
  * path, which counts them in rx_dropped.
  *
+ * A bond in active-backup mode over two veths, skdd2 (active) and skdd4
+ * (backup): a frame that arrives on the backup goes only to handlers of
+ * that very device, and with none it counts in skdd4's rx_nohandler.
+ *
  * A tun device, sktun0, whose queue nobody reads: tun_net_xmit() drops
  * what no longer fits its queue and counts it in tx_dropped itself.
  *
@@ -59,8 +63,8 @@ static int pair_up(void)
 	return 0;
 }
 
-/* @n frames of ETH_P_EXP to the broadcast address, sent on skdd0. */
-static int send_frames(int n)
+/* @n frames of ETH_P_EXP to the broadcast address, sent on @dev. */
+static int send_frames_on(const char *dev, int n)
 {
 	struct sockaddr_ll to = {
 		.sll_family = AF_PACKET,
@@ -75,9 +79,9 @@ static int send_frames(int n)
 	};
 	int fd, i, sent = 0;
 
-	to.sll_ifindex = if_nametoindex("skdd0");
+	to.sll_ifindex = if_nametoindex(dev);
 	fd = socket(AF_PACKET, SOCK_RAW, 0);
-	CHECK(fd >= 0 && to.sll_ifindex, "AF_PACKET on skdd0: %s",
+	CHECK(fd >= 0 && to.sll_ifindex, "AF_PACKET on %s: %s", dev,
 	      strerror(errno));
 	for (i = 0; i < n; i++)
 		sent += sendto(fd, frame, sizeof(frame), 0, (void *)&to,
@@ -85,6 +89,11 @@ static int send_frames(int n)
 	close(fd);
 	CHECK(sent == n, "sent %d of %d frames", sent, n);
 	return 0;
+}
+
+static int send_frames(int n)
+{
+	return send_frames_on("skdd0", n);
 }
 
 static void sysfs_read(const char *dev, long long *v)
@@ -294,5 +303,69 @@ out:
 		close(s);
 	if (fd >= 0)
 		close(fd);
+	return rc;
+}
+
+/*
+ * Frames into the backup slave of an active-backup bond: the bond hands
+ * them back for exact delivery only, nothing takes 0x88b5 on skdd4, and
+ * skdd4 counts them in rx_nohandler.  The row equals the counters.
+ */
+TEST(drops_devices_bond_rx_nohandler)
+{
+	long long b[NCOUNTERS], c[NCOUNTERS], got[NCOUNTERS];
+	char *text = NULL;
+	int rc = -1;
+	size_t k;
+
+	CHECK(kmod_probe("veth") == 0 && kmod_probe("bonding") == 0,
+	      "cannot load veth and bonding");
+	CHECK(skbprof_load("stages=drops") == 0, "load");
+	sh(IP " link del skbond0 2>/dev/null; " IP " link del skdd2 2>/dev/null; "
+	   IP " link del skdd4 2>/dev/null");
+	if (sh(IP " link add skbond0 type bond mode active-backup && "
+	       IP " link add skdd2 type veth peer name skdd3 && "
+	       IP " link add skdd4 type veth peer name skdd5") ||
+	    write_file("/proc/sys/net/ipv6/conf/skbond0/disable_ipv6", "1") ||
+	    write_file("/proc/sys/net/ipv6/conf/skdd3/disable_ipv6", "1") ||
+	    write_file("/proc/sys/net/ipv6/conf/skdd5/disable_ipv6", "1") ||
+	    sh(IP " link set skdd2 master skbond0 && "
+	       IP " link set skdd4 master skbond0 && "
+	       IP " link set skbond0 up && " IP " link set skdd3 up && "
+	       IP " link set skdd5 up")) {
+		fail("cannot make the bond");
+		goto out;
+	}
+	sysfs_read("skdd4", b);
+	if (write_file(CONTROL, "reset\n"))
+		goto out;
+	sysfs_read("skdd4", c);
+	if (memcmp(b, c, sizeof(b))) {
+		fail("skdd4 counted across the reset");
+		goto out;
+	}
+	if (send_frames_on("skdd5", 29))
+		goto out;
+	text = read_file(DEVICES);
+	sysfs_read("skdd4", c);
+	if (!text || module_row(text, "skdd4", got))
+		goto out;
+	note("%s", text);
+	for (k = 0; k < NCOUNTERS; k++) {
+		if (got[k] == c[k] - b[k])
+			continue;
+		fail("skdd4 %s: module %lld, the device's delta %lld",
+		     counters[k], got[k], c[k] - b[k]);
+		goto out;
+	}
+	if (c[4] - b[4] < 29) {
+		fail("skdd4 rx_nohandler rose by %lld: want 29", c[4] - b[4]);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(text);
+	sh(IP " link del skbond0 2>/dev/null; " IP " link del skdd2 2>/dev/null; "
+	   IP " link del skdd4 2>/dev/null");
 	return rc;
 }
