@@ -314,7 +314,7 @@ struct gro_bulk {
 	long long frames0, skbs0, coal0, retrans0, missed0, fmissed0;
 	long long frames, skbs, coal, retrans, missed, fmissed;
 	long long iptcp, total, inc, merged, mcoal;	/* the module's */
-	long long backlog;				/* the module's */
+	long long backlog, freed;			/* the module's */
 };
 
 static int gro_bulk_send(const struct vnet *v, int s, void *arg)
@@ -362,6 +362,7 @@ static int gro_bulk_check(const struct vnet *v, void *arg)
 	g->fmissed = group_nmissed("free") - g->fmissed0;
 	g->merged = stat_value("incomplete_rx_merged") +
 		    stat_value("incomplete_rx_reused");
+	g->freed = stat_value("incomplete_rx_freed");
 	note("frames a sent %lld, skbs at b's prerouting %lld; ip-tcp %lld rx-total %lld; coalesced %lld (TcpExt %lld), incomplete %lld, merged %lld; %lld retransmitted, %lld probe hits missed, %lld of them on the free paths",
 	     g->frames, g->skbs, g->iptcp, g->total, g->mcoal, g->coal,
 	     g->inc, g->merged, g->retrans, g->missed, g->fmissed);
@@ -381,18 +382,21 @@ static int gro_bulk_check(const struct vnet *v, void *arg)
 	      g->total, g->mcoal, g->inc, g->skbs, g->fmissed);
 	/*
 	 * Each measured from IP to TCP, but for those whose IP or TCP
-	 * kprobe the kernel skipped (a softirq inside another handler)
+	 * kprobe the kernel skipped (a softirq inside another handler),
+	 * and those freed on the way, which the module counts (seen: one
+	 * of 113 on 6.12, ended as freed, no probe hit missed)
 	 */
-	if (!(g->iptcp <= g->skbs && g->skbs - g->iptcp <= g->missed)) {
+	if (!(g->iptcp <= g->skbs &&
+	      g->skbs - g->iptcp <= g->missed + g->freed)) {
 		/* flaky (1 of 177 short, twice): what ended the odd one */
 		char *st = read_file(DEBUGFS_DIR "/stats");
 
 		note("stats:\n%s", st ? st : "(unreadable)");
 		free(st);
 	}
-	CHECK(g->iptcp <= g->skbs && g->skbs - g->iptcp <= g->missed,
-	      "ip-tcp %lld of %lld skbs at b's IP, %lld probe hits missed",
-	      g->iptcp, g->skbs, g->missed);
+	CHECK(g->iptcp <= g->skbs && g->skbs - g->iptcp <= g->missed + g->freed,
+	      "ip-tcp %lld of %lld skbs at b's IP, %lld probe hits missed, %lld freed early",
+	      g->iptcp, g->skbs, g->missed, g->freed);
 	/* GRO hands its skbs to the stack itself: no backlog on the way */
 	CHECK(g->backlog == 0, "rx backlog counted %lld skbs of a NIC's GRO",
 	      g->backlog);
