@@ -123,6 +123,39 @@ static int module_row(const char *text, const char *dev, long long *v)
 	return 0;
 }
 
+/* Reset with @dev idle across it; @base: its counters at the reset. */
+static int reset_idle(const char *dev, long long *base)
+{
+	long long after[NCOUNTERS];
+
+	sysfs_read(dev, base);
+	CHECK(write_file(CONTROL, "reset\n") == 0, "reset");
+	sysfs_read(dev, after);
+	CHECK(!memcmp(base, after, sizeof(after)),
+	      "%s counted across the reset", dev);
+	return 0;
+}
+
+/*
+ * @dev's row of @text, read just before, equals each of its counters now
+ * (into @now) less @base.
+ */
+static int row_equals_sysfs(const char *text, const char *dev,
+			    const long long *base, long long *now)
+{
+	long long got[NCOUNTERS];
+	size_t k;
+
+	sysfs_read(dev, now);
+	if (module_row(text, dev, got))
+		return -1;
+	for (k = 0; k < NCOUNTERS; k++)
+		CHECK(got[k] == now[k] - base[k],
+		      "%s %s: module %lld, the device's delta %lld", dev,
+		      counters[k], got[k], now[k] - base[k]);
+	return 0;
+}
+
 /*
  * The tool says @want for skdd1's rx_dropped: in `-j drops`' devices and
  * in `prom`'s skbprof_device_drops_total.
@@ -162,9 +195,8 @@ TEST(drops_devices_equal_sysfs)
 {
 	static const char *const devs[] = { "skdd0", "skdd1" };
 	long long a[2][NCOUNTERS], b[2][NCOUNTERS], c[2][NCOUNTERS];
-	long long got[NCOUNTERS];
 	char *text = NULL;
-	size_t d, i;
+	size_t d;
 	int rc = -1, tries;
 
 	CHECK(skbprof_load("stages=drops") == 0, "load");
@@ -196,24 +228,14 @@ TEST(drops_devices_equal_sysfs)
 	if (send_frames(37))
 		goto out;
 	text = read_file(DEVICES);
-	for (d = 0; d < 2; d++)
-		sysfs_read(devs[d], c[d]);
 	if (!text) {
 		fail("cannot read %s", DEVICES);
 		goto out;
 	}
 	note("%s", text);
-	for (d = 0; d < 2; d++) {
-		if (module_row(text, devs[d], got))
+	for (d = 0; d < 2; d++)
+		if (row_equals_sysfs(text, devs[d], b[d], c[d]))
 			goto out;
-		for (i = 0; i < NCOUNTERS; i++) {
-			if (got[i] == c[d][i] - b[d][i])
-				continue;
-			fail("%s %s: module %lld, the device's delta %lld",
-			     devs[d], counters[i], got[i], c[d][i] - b[d][i]);
-			goto out;
-		}
-	}
 	if (c[1][0] - b[1][0] < 37) {
 		fail("skdd1 rx_dropped rose by %lld: want 37", c[1][0] - b[1][0]);
 		goto out;
@@ -245,11 +267,10 @@ TEST(drops_devices_tun_tx_dropped)
 {
 	struct sockaddr_in to = { .sin_family = AF_INET,
 				  .sin_port = htons(9) };
-	long long b[NCOUNTERS], c[NCOUNTERS], got[NCOUNTERS];
+	long long b[NCOUNTERS], c[NCOUNTERS];
 	struct ifreq ifr;
 	int fd = -1, s = -1, i, rc = -1;
 	char *text = NULL;
-	size_t k;
 
 	CHECK(kmod_probe("tun") == 0, "cannot load tun");
 	CHECK(skbprof_load("stages=drops") == 0, "load");
@@ -266,32 +287,20 @@ TEST(drops_devices_tun_tx_dropped)
 		fail("sktun0 up");
 		goto out;
 	}
-	sysfs_read("sktun0", b);
-	if (write_file(CONTROL, "reset\n")) {
-		fail("reset");
+	if (reset_idle("sktun0", b))
 		goto out;
-	}
-	sysfs_read("sktun0", c);
-	if (memcmp(b, c, sizeof(b))) {
-		fail("sktun0 counted across the reset");
-		goto out;
-	}
 	s = socket(AF_INET, SOCK_DGRAM, 0);
 	inet_pton(AF_INET, "10.203.0.2", &to.sin_addr);
 	for (i = 0; s >= 0 && i < 1000; i++)
 		sendto(s, "x", 1, 0, (void *)&to, sizeof(to));
 	text = read_file(DEVICES);
-	sysfs_read("sktun0", c);
-	if (!text || module_row(text, "sktun0", got))
-		goto out;
-	note("%s", text);
-	for (k = 0; k < NCOUNTERS; k++) {
-		if (got[k] == c[k] - b[k])
-			continue;
-		fail("sktun0 %s: module %lld, the device's delta %lld",
-		     counters[k], got[k], c[k] - b[k]);
+	if (!text) {
+		fail("cannot read %s", DEVICES);
 		goto out;
 	}
+	note("%s", text);
+	if (row_equals_sysfs(text, "sktun0", b, c))
+		goto out;
 	if (c[5] - b[5] <= 0) {
 		fail("sktun0 dropped nothing of 1000 datagrams");
 		goto out;
@@ -313,10 +322,9 @@ out:
  */
 TEST(drops_devices_bond_rx_nohandler)
 {
-	long long b[NCOUNTERS], c[NCOUNTERS], got[NCOUNTERS];
+	long long b[NCOUNTERS], c[NCOUNTERS];
 	char *text = NULL;
 	int rc = -1;
-	size_t k;
 
 	CHECK(kmod_probe("veth") == 0 && kmod_probe("bonding") == 0,
 	      "cannot load veth and bonding");
@@ -336,28 +344,18 @@ TEST(drops_devices_bond_rx_nohandler)
 		fail("cannot make the bond");
 		goto out;
 	}
-	sysfs_read("skdd4", b);
-	if (write_file(CONTROL, "reset\n"))
+	if (reset_idle("skdd4", b))
 		goto out;
-	sysfs_read("skdd4", c);
-	if (memcmp(b, c, sizeof(b))) {
-		fail("skdd4 counted across the reset");
-		goto out;
-	}
 	if (send_frames_on("skdd5", 29))
 		goto out;
 	text = read_file(DEVICES);
-	sysfs_read("skdd4", c);
-	if (!text || module_row(text, "skdd4", got))
-		goto out;
-	note("%s", text);
-	for (k = 0; k < NCOUNTERS; k++) {
-		if (got[k] == c[k] - b[k])
-			continue;
-		fail("skdd4 %s: module %lld, the device's delta %lld",
-		     counters[k], got[k], c[k] - b[k]);
+	if (!text) {
+		fail("cannot read %s", DEVICES);
 		goto out;
 	}
+	note("%s", text);
+	if (row_equals_sysfs(text, "skdd4", b, c))
+		goto out;
 	if (c[4] - b[4] < 29) {
 		fail("skdd4 rx_nohandler rose by %lld: want 29", c[4] - b[4]);
 		goto out;
