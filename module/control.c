@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The control file: /sys/kernel/debug/skbprof/control.
+ * The control file: /sys/kernel/debug/skbprof/control, and the same file
+ * as /proc/net/skbprof/control, which lockdown=integrity leaves writable
+ * (skbprof.h).
  *
  * Writing applies commands of the grammar in config.h, all or nothing:
  * the new configuration is built in a private copy and published with
@@ -33,6 +35,7 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/proc_fs.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -173,6 +176,14 @@ static const struct file_operations control_fops = {
 	.release	= single_release,
 };
 
+static const struct proc_ops control_proc_ops = {
+	.proc_open	= control_open,
+	.proc_read	= seq_read,
+	.proc_write	= control_write,
+	.proc_lseek	= seq_lseek,
+	.proc_release	= single_release,
+};
+
 /* Apply one module parameter as the control line "<cmd> <value>". */
 static int control_param(const char *cmd, const char *value)
 {
@@ -239,7 +250,7 @@ static int control_init(void)
 }
 
 static const struct skbprof_file control_files[] = {
-	{ "control", 0600, &control_fops },
+	{ "control", 0600, &control_fops, &control_proc_ops },
 };
 
 const struct skbprof_part skbprof_control_part = {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The control file, /sys/kernel/debug/skbprof/control (control.c).
+ * The control file, /sys/kernel/debug/skbprof/control and
+ * /proc/net/skbprof/control (control.c).
  */
 #ifndef _SKBPROF_CONTROL_H
 #define _SKBPROF_CONTROL_H

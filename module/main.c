@@ -2,10 +2,11 @@
 /*
  * skbprof: where time goes and where packets die in the network stack.
  *
- * Module entry and exit, the debugfs directory every view lives in and the
- * stats file.  The parts of skbprof are brought up in the order of the
- * parts[] table and taken down in reverse, on unload and on any failure
- * during load, so a failed load leaves nothing behind.  The files come
+ * Module entry and exit, the debugfs directory every view lives in, its
+ * procfs twin for the files lockdown must not refuse, and the stats
+ * file.  The parts of skbprof are brought up in the order of the parts[]
+ * table and taken down in reverse, on unload and on any failure during
+ * load, so a failed load leaves nothing behind.  The files come
  * last, when every part is up, and open only once the load can no longer
  * fail: no reader reaches a part that is not ready.
  */
@@ -14,9 +15,11 @@
 #include <linux/debugfs.h>
 #include <linux/err.h>
 #include <linux/module.h>
+#include <linux/proc_fs.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/utsname.h>
+#include <net/net_namespace.h>
 
 #include "config_live.h"
 #include "control.h"
@@ -30,6 +33,13 @@
 
 /* /sys/kernel/debug/skbprof/, made once every part is up. */
 static struct dentry *skbprof_debugfs;
+
+/*
+ * /proc/net/skbprof/, made with it, for the files that have a procfs twin
+ * (struct skbprof_file): in the initial network namespace only, as the
+ * configuration is global and drop_monitor's netlink family is too.
+ */
+static struct proc_dir_entry *skbprof_procfs;
 
 /*
  * Test hook: make module initialisation fail at step N (0: never), so the
@@ -167,8 +177,20 @@ static int create_files(const struct skbprof_file *f, unsigned int n)
 					f->fops);
 		if (IS_ERR_OR_NULL(d))
 			return d ? PTR_ERR(d) : -ENOMEM;
+		if (f->proc &&
+		    !proc_create(f->name, f->mode, skbprof_procfs, f->proc))
+			return -ENOMEM;
 	}
 	return 0;
+}
+
+/* Both directories, gone; proc_remove() also closes the files left open. */
+static void skbprof_files_remove(void)
+{
+	proc_remove(skbprof_procfs);
+	skbprof_procfs = NULL;
+	debugfs_remove_recursive(skbprof_debugfs);
+	skbprof_debugfs = NULL;
 }
 
 /*
@@ -186,16 +208,18 @@ static int skbprof_files_init(void)
 	if (IS_ERR_OR_NULL(d))
 		return d ? PTR_ERR(d) : -ENOMEM;
 	skbprof_debugfs = d;
-	err = create_files(main_files, ARRAY_SIZE(main_files));
+	skbprof_procfs = proc_mkdir(KBUILD_MODNAME, init_net.proc_net);
+	err = skbprof_procfs ? 0 : -ENOMEM;
+	if (!err)
+		err = create_files(main_files, ARRAY_SIZE(main_files));
 	for (i = 0; !err && i < ARRAY_SIZE(parts); i++)
 		err = create_files(parts[i]->files, parts[i]->nfiles);
 	/* the last step that can fail: every file exists */
 	if (!err)
 		err = skbprof_init_fault(1 + ARRAY_SIZE(parts));
 	if (err) {
-		pr_err("cannot create the debugfs files: %d\n", err);
-		debugfs_remove_recursive(skbprof_debugfs);
-		skbprof_debugfs = NULL;
+		pr_err("cannot create the files: %d\n", err);
+		skbprof_files_remove();
 	}
 	return err;
 }
@@ -239,10 +263,12 @@ err_parts:
 static void __exit skbprof_exit(void)
 {
 	/*
-	 * No file is open (each pins the module) and none can be opened
-	 * now; removing them first waits for opens still in progress.
+	 * No debugfs file is open (each pins the module) and none can be
+	 * opened now; removing them first waits for opens still in progress.
+	 * A procfs file pins nothing: proc_remove() waits for the calls in
+	 * progress and releases the files still open.
 	 */
-	debugfs_remove_recursive(skbprof_debugfs);
+	skbprof_files_remove();
 	skbprof_parts_exit(ARRAY_SIZE(parts));
 	pr_info("unloaded\n");
 }

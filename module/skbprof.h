@@ -4,6 +4,7 @@
 
 #include <linux/fs.h>
 #include <linux/module.h>
+#include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 #include <linux/types.h>
 
@@ -14,11 +15,17 @@
 /*
  * A file of a part, under /sys/kernel/debug/skbprof/.  Its mode must be
  * root-only.  Every open starts with skbprof_file_ready().
+ *
+ * @proc: the same file under /proc/net/skbprof/ as well, or NULL.  For a
+ *        file that is written: under lockdown=integrity (Secure Boot)
+ *        debugfs refuses every file whose mode allows writing, procfs
+ *        does not.
  */
 struct skbprof_file {
 	const char *name;
 	umode_t mode;
 	const struct file_operations *fops;
+	const struct proc_ops *proc;
 };
 
 struct skbprof_config;

@@ -50,22 +50,23 @@
 
 #define CONTROL	DEBUGFS_DIR "/control"
 #define STATS	DEBUGFS_DIR "/stats"
+#define PROCFS_DIR	"/proc/net/skbprof"	/* control's twin, for lockdown */
 #define IP	"/usr/sbin/ip"
 
-/* The names of the files in the module's directory (NULL-terminated). */
-static int list_files(char names[][256], int max)
+/* The paths of the files in directory @dir, "" after the last. */
+static int list_files(const char *dir, char names[][256], int max)
 {
 	struct dirent *de;
 	int n = 0;
 	DIR *d;
 
-	d = opendir(DEBUGFS_DIR);
+	d = opendir(dir);
 	if (!d)
-		return fail("opendir %s: %s", DEBUGFS_DIR, strerror(errno));
+		return fail("opendir %s: %s", dir, strerror(errno));
 	while ((de = readdir(d)) && n < max - 1) {
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(names[n++], 256, "%s", de->d_name);
+		snprintf(names[n++], 256, "%.40s/%.200s", dir, de->d_name);
 	}
 	closedir(d);
 	names[n][0] = 0;
@@ -75,11 +76,11 @@ static int list_files(char names[][256], int max)
 static int nobody_opens(void *arg)
 {
 	char (*names)[256] = arg;
-	char path[512];
+	const char *path;
 	int i, fd;
 
 	for (i = 0; names[i][0]; i++) {
-		snprintf(path, sizeof(path), DEBUGFS_DIR "/%.200s", names[i]);
+		path = names[i];
 		fd = open(path, O_RDONLY | O_NONBLOCK);
 		if (fd >= 0 || errno != EACCES) {
 			fprintf(stderr, "nobody: open %s read: %s\n", path,
@@ -98,18 +99,25 @@ static int nobody_opens(void *arg)
 
 TEST(security_file_modes_and_uid)
 {
-	char names[32][256], path[512];
+	char names[32][256];
+	const char *path;
 	struct stat st;
-	int n, i, err;
+	int n, np, i, err;
 
 	err = skbprof_load(NULL);
 	CHECK(err == 0, "loading skbprof: %s", strerror(-err));
-	n = list_files(names, 32);
+	n = list_files(DEBUGFS_DIR, names, 32);
 	CHECK(n >= 7, "only %d files", n);
+	/* and the procfs twins: the control file only */
+	np = list_files(PROCFS_DIR, names + n, 32 - n);
+	CHECK(np == 1 && !strcmp(names[n], PROCFS_DIR "/control"),
+	      "%s holds %d files, the first '%s'", PROCFS_DIR, np, names[n]);
+	n += np;
 	for (i = 0; i < n; i++) {
-		unsigned int want = strcmp(names[i], "control") ? 0400 : 0600;
+		const char *base = strrchr(names[i], '/') + 1;
+		unsigned int want = strcmp(base, "control") ? 0400 : 0600;
 
-		snprintf(path, sizeof(path), DEBUGFS_DIR "/%.200s", names[i]);
+		path = names[i];
 		CHECK(stat(path, &st) == 0, "stat %s: %s", path, strerror(errno));
 		CHECK(S_ISREG(st.st_mode) && st.st_uid == 0 && st.st_gid == 0 &&
 		      (st.st_mode & 07777) == want,
@@ -119,6 +127,9 @@ TEST(security_file_modes_and_uid)
 	CHECK(stat(DEBUGFS_DIR, &st) == 0 && st.st_uid == 0 &&
 	      !(st.st_mode & 0022), "%s is writable by others (%o)",
 	      DEBUGFS_DIR, st.st_mode & 07777);
+	CHECK(stat(PROCFS_DIR, &st) == 0 && st.st_uid == 0 &&
+	      !(st.st_mode & 0022), "%s is writable by others (%o)",
+	      PROCFS_DIR, st.st_mode & 07777);
 	/* open the path to the directory, so the files' modes decide */
 	CHECK(chmod("/sys/kernel/debug", 0755) == 0, "chmod: %s",
 	      strerror(errno));
@@ -901,12 +912,12 @@ TEST(security_no_kernel_addresses)
 	sh("/bin/skbprof-traffic tcp-syn 127.0.0.1 34203 >/dev/null");
 	/* what comes later is unchecked: a slow host cannot fail this */
 	sleep_ms(200);
-	n = list_files(names, 32);
+	n = list_files(DEBUGFS_DIR, names, 32);
 	CHECK(n > 0, "no files");
 	for (i = 0; i <= n; i++) {
 		if (i < n) {
-			snprintf(path, sizeof(path), DEBUGFS_DIR "/%.200s", names[i]);
-			if (!strcmp(names[i], "trace"))
+			snprintf(path, sizeof(path), "%.255s", names[i]);
+			if (!strcmp(path, DEBUGFS_DIR "/trace"))
 				s = sh_out(&st, "cat %s & sleep 2; kill $!", path);
 			else
 				s = read_file(path);
