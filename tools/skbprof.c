@@ -3,6 +3,7 @@
  * skbprof - read and steer the skbprof module (see skbprof.8).
  *
  *   skbprof [OPTIONS] latency|drops|procs|cgroups|lifetime|softnet|stats|control
+ *   skbprof [OPTIONS] control 'COMMAND'
  *   skbprof [OPTIONS] filter ['TERMS'|clear]
  *   skbprof [OPTIONS] reset|trace|top|prom
  */
@@ -36,6 +37,7 @@ static void usage(FILE *f)
 		"                      kernel's softnet counters since the reset\n"
 		"  stats               probes, stages, tables, counters\n"
 		"  control             the configuration in force and last_error\n"
+		"  control 'COMMAND'   apply one control command (see skbprof.8)\n"
 		"  filter ['TERMS']    show, or set the filter (see skbprof.8)\n"
 		"  filter clear        remove the filter\n"
 		"  reset               zero every counter and histogram\n"
@@ -50,9 +52,10 @@ static void usage(FILE *f)
 		"  -r, --root DIR      read the files from DIR (default %s,\n"
 		"                      or $SKBPROF_ROOT)\n"
 		"  -h, --help          this text\n"
-		"exit codes: 0 success; 1 module not loaded, debugfs not mounted,\n"
-		"permission denied or I/O error; 2 usage error; 3 the module\n"
-		"rejected a control write (its last_error is printed)\n",
+		"exit codes: 0 success; 1 debugfs not mounted or I/O error;\n"
+		"2 usage error; 3 the module rejected a control write (its\n"
+		"last_error is printed); 4 the module is not loaded; 5 permission\n"
+		"denied (not root); 6 refused by the kernel's lockdown\n",
 		DEFAULT_ROOT);
 }
 
@@ -85,22 +88,17 @@ static int control_write(const char *line)
 	rc = check_root();
 	if (rc)
 		return rc;
-	snprintf(path, sizeof(path), "%s/control", opt.root);
+	control_path(path, sizeof(path));
 	snprintf(cmd, sizeof(cmd), "%.*s", (int)strcspn(line, "\n"), line);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = errno;
-		if (err == EACCES || err == EPERM)
-			return report(EXIT_RUNTIME, err,
-				      "%s: permission denied (skbprof needs root)", path);
-		return report(EXIT_RUNTIME, err, "%s: %s", path, strerror(err));
-	}
+	if (fd < 0)
+		return open_error(path, errno);
 	err = -write_all(fd, line, strlen(line));
 	close(fd);
 	if (!err)
 		return 0;
 	if (err == EPERM || err == EACCES)
-		return report(EXIT_RUNTIME, err,
+		return report(EXIT_DENIED, err,
 			      "%s: permission denied (needs CAP_NET_ADMIN)", path);
 	/* The module says why in the last_error line of control. */
 	text = read_view("control", &rc);
@@ -257,45 +255,58 @@ static int cat_or_json(const char *view)
 	return print_json(o);
 }
 
-static int filter_main(int argc, char **argv)
+/*
+ * Write "@what ARGS...", or just the arguments when @what is "control", as
+ * one control line; with -j, then print the configuration in force.
+ */
+static int command_write(const char *what, int argc, char **argv)
 {
+	const char *sep = "";
 	char line[4096];
-	size_t len;
+	size_t len = 0;
 	int i, rc;
 
-	if (argc == 0) {
-		json_object *c;
-		char *text = read_view("control", &rc);
-		const char *f;
-
-		if (!text)
-			return rc;
-		c = parse_control(text);
-		free(text);
-		f = jget_str(c, "filter");
-		if (opt.json) {
-			json_object *o = json_object_new_object();
-
-			json_object_object_add(o, "filter", f ? json_object_new_string(f) : NULL);
-			json_object_put(c);
-			return print_json(o);
-		}
-		printf("filter %s\n", f ? f : "clear");
-		json_object_put(c);
-		return fflush(stdout) ? EXIT_RUNTIME : 0;
+	if (strcmp(what, "control")) {
+		len = snprintf(line, sizeof(line), "%s", what);
+		sep = " ";
 	}
-	len = snprintf(line, sizeof(line), "filter");
-	for (i = 0; i < argc && len < sizeof(line); i++)
-		len += snprintf(line + len, sizeof(line) - len, " %s", argv[i]);
+	for (i = 0; i < argc && len < sizeof(line); i++, sep = " ")
+		len += snprintf(line + len, sizeof(line) - len, "%s%s", sep, argv[i]);
 	if (len + 2 > sizeof(line))
-		return report(EXIT_USAGE, E2BIG, "filter: too long");
+		return report(EXIT_USAGE, E2BIG, "%s: too long", what);
 	if (strchr(line, '\n'))
-		return report(EXIT_USAGE, EINVAL, "filter: terms hold a newline");
+		return report(EXIT_USAGE, EINVAL, "%s: the command holds a newline", what);
 	strcat(line, "\n");
 	rc = control_write(line);
 	if (!rc && opt.json)
 		return cat_or_json("control");
 	return rc;
+}
+
+/* The filter in force: "filter TERMS" or "filter clear"; {"filter"}. */
+static int filter_show(void)
+{
+	json_object *c;
+	const char *f;
+	char *text;
+	int rc;
+
+	text = read_view("control", &rc);
+	if (!text)
+		return rc;
+	c = parse_control(text);
+	free(text);
+	f = jget_str(c, "filter");
+	if (opt.json) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "filter", f ? json_object_new_string(f) : NULL);
+		json_object_put(c);
+		return print_json(o);
+	}
+	printf("filter %s\n", f ? f : "clear");
+	json_object_put(c);
+	return fflush(stdout) ? EXIT_RUNTIME : 0;
 }
 
 int main(int argc, char **argv)
@@ -354,8 +365,10 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	view = argv[optind++];
-	if (!strcmp(view, "filter"))
-		return filter_main(argc - optind, argv + optind);
+	if (!strcmp(view, "filter") && optind == argc)
+		return filter_show();
+	if ((!strcmp(view, "filter") || !strcmp(view, "control")) && optind < argc)
+		return command_write(view, argc - optind, argv + optind);
 	if (optind != argc)
 		return usage_error("%s: unexpected arguments", view);
 	for (i = 0; views[i]; i++)

@@ -16,13 +16,22 @@
 #include <json-c/json.h>
 
 #define DEFAULT_ROOT	"/sys/kernel/debug/skbprof"
+/*
+ * The control file's procfs twin, which lockdown=integrity (Secure Boot)
+ * leaves writable where debugfs refuses every writable file, even to root.
+ */
+#define PROC_CONTROL	"/proc/net/skbprof/control"
+#define LOCKDOWN_FILE	"/sys/kernel/security/lockdown"
 
 /* Exit codes (documented in --help and skbprof.8). */
 enum {
 	EXIT_OK		= 0,
-	EXIT_RUNTIME	= 1,	/* module not loaded, no debugfs, EACCES, I/O */
+	EXIT_RUNTIME	= 1,	/* no debugfs, I/O, anything not below */
 	EXIT_USAGE	= 2,	/* bad command line */
 	EXIT_REJECTED	= 3,	/* the module rejected a control write */
+	EXIT_NOT_LOADED	= 4,	/* no module files */
+	EXIT_DENIED	= 5,	/* not root, or no CAP_NET_ADMIN */
+	EXIT_LOCKDOWN	= 6,	/* refused by the kernel's lockdown */
 };
 
 struct opts {
@@ -42,9 +51,20 @@ int report(int exit_code, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Check the module's directory; explains what is wrong. 0 when usable. */
 int check_root(void);
+/*
+ * Explain why opening @path failed with @err (not root, lockdown, ...) and
+ * return the exit code.
+ */
+int open_error(const char *path, int err);
+/*
+ * The control file to use, in @buf: PROC_CONTROL when the files are the
+ * module's own (the default root) and it exists, else ROOT/control.
+ */
+const char *control_path(char *buf, size_t len);
 
 /*
- * Read ROOT/NAME into a malloc'd NUL-terminated string.  On failure prints
+ * Read ROOT/NAME (control: control_path()) into a malloc'd NUL-terminated
+ * string.  On failure prints
  * the reason (see report()) and returns NULL with *rc set to the exit code.
  */
 char *read_view(const char *name, int *rc);

@@ -68,14 +68,8 @@ int trace_main(void)
 
 	snprintf(path, sizeof(path), "%s/trace", opt.root);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		int err = errno;
-
-		if (err == EACCES || err == EPERM)
-			return report(EXIT_RUNTIME, err,
-				      "%s: permission denied (skbprof needs root)", path);
-		return report(EXIT_RUNTIME, err, "%s: %s", path, strerror(err));
-	}
+	if (fd < 0)
+		return open_error(path, errno);
 	rc = 0;
 	while (!stop) {
 		n = read(fd, buf + len, sizeof(buf) - 1 - len);

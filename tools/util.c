@@ -45,21 +45,79 @@ int check_root(void)
 		return 0;
 	}
 	if (errno == EACCES || errno == EPERM)
-		return report(EXIT_RUNTIME, errno,
-			      "%s: permission denied (skbprof needs root)", root);
+		return open_error(root, errno);
 	if (errno == ENOENT && strcmp(root, DEFAULT_ROOT) == 0) {
 		/* debugfs mounted: its own file system, not the one of sysfs */
 		if (stat("/sys/kernel/debug", &st) == 0 &&
 		    stat("/sys/kernel", &st2) == 0 && st.st_dev == st2.st_dev)
 			return report(EXIT_RUNTIME, ENOENT,
 				      "debugfs is not mounted (mount -t debugfs none /sys/kernel/debug)");
-		return report(EXIT_RUNTIME, ENOENT,
+		return report(EXIT_NOT_LOADED, ENOENT,
 			      "module not loaded: no %s (modprobe skbprof)", root);
 	}
 	if (errno == ENOENT)
-		return report(EXIT_RUNTIME, ENOENT,
+		return report(EXIT_NOT_LOADED, ENOENT,
 			      "%s: No such file or directory (module not loaded?)", root);
 	return report(EXIT_RUNTIME, errno, "%s: %s", root, strerror(errno));
+}
+
+/*
+ * The kernel's lockdown mode ("integrity", "confidentiality") into @buf,
+ * "" when there is none, NULL when securityfs does not say.
+ */
+static const char *lockdown_mode(char *buf, size_t len)
+{
+	char line[128], *a, *b;
+	FILE *f = fopen(LOCKDOWN_FILE, "re");
+
+	if (!f)
+		return NULL;
+	a = fgets(line, sizeof(line), f);
+	fclose(f);
+	/* "none [integrity] confidentiality": the one in force bracketed */
+	if (!a || !(a = strchr(line, '[')) || !(b = strchr(a, ']')))
+		return NULL;
+	*b = 0;
+	snprintf(buf, len, "%s", strcmp(a + 1, "none") ? a + 1 : "");
+	return buf;
+}
+
+int open_error(const char *path, int err)
+{
+	char mode[32];
+	const char *ld;
+
+	if (err != EACCES && err != EPERM)
+		return report(EXIT_RUNTIME, err, "%s: %s", path, strerror(err));
+	if (geteuid() != 0)
+		return report(EXIT_DENIED, err,
+			      "%s: permission denied (skbprof needs root)", path);
+	/*
+	 * Root is refused a debugfs file by lockdown (EPERM): every file
+	 * that can be written under integrity, every file under
+	 * confidentiality.
+	 */
+	ld = lockdown_mode(mode, sizeof(mode));
+	if (ld && *ld)
+		return report(EXIT_LOCKDOWN, err,
+			      "%s: refused by the kernel's lockdown (%s)%s", path, ld,
+			      strcmp(ld, "integrity") ? "" :
+			      "; control is " PROC_CONTROL " there, which this module lacks (an older skbprof?)");
+	if (!ld && err == EPERM)
+		return report(EXIT_LOCKDOWN, err,
+			      "%s: refused to root: the kernel's lockdown? (%s does not say)",
+			      path, LOCKDOWN_FILE);
+	return report(EXIT_DENIED, err,
+		      "%s: permission denied (needs CAP_NET_ADMIN)", path);
+}
+
+const char *control_path(char *buf, size_t len)
+{
+	if (!strcmp(opt.root, DEFAULT_ROOT) && access(PROC_CONTROL, F_OK) == 0)
+		snprintf(buf, len, "%s", PROC_CONTROL);
+	else
+		snprintf(buf, len, "%s/control", opt.root);
+	return buf;
 }
 
 char *read_view(const char *name, int *rc)
@@ -72,16 +130,13 @@ char *read_view(const char *name, int *rc)
 	*rc = check_root();
 	if (*rc)
 		return NULL;
-	snprintf(path, sizeof(path), "%s/%s", opt.root, name);
+	if (!strcmp(name, "control"))
+		control_path(path, sizeof(path));
+	else
+		snprintf(path, sizeof(path), "%s/%s", opt.root, name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		int err = errno;
-
-		if (err == EACCES || err == EPERM)
-			*rc = report(EXIT_RUNTIME, err,
-				     "%s: permission denied (skbprof needs root)", path);
-		else
-			*rc = report(EXIT_RUNTIME, err, "%s: %s", path, strerror(err));
+		*rc = open_error(path, errno);
 		return NULL;
 	}
 	buf = malloc(size);

@@ -341,10 +341,10 @@ TEST(tool_not_loaded)
 	if (module_loaded("skbprof"))
 		CHECK(skbprof_unload() == 0, "unload");
 	out = tool(&st, "stats");
-	CHECK(st == 1 && strstr(out, "module not loaded"), "exit %d: %s", st, out);
+	CHECK(st == 4 && strstr(out, "module not loaded"), "exit %d: %s", st, out);
 	free(out);
 	out = tool(&st, "-j drops");
-	CHECK(st == 1 && strstr(out, "\"errno\":2"), "exit %d: %s", st, out);
+	CHECK(st == 4 && strstr(out, "\"errno\":2"), "exit %d: %s", st, out);
 	free(out);
 	out = tool(&st, "nosuchview");
 	CHECK(st == 2, "unknown view: exit %d", st);

@@ -384,8 +384,8 @@ printf 'version 9.9.9\nkernel fixture\n' > "$tmp/root/stats"
 tool=$top/tools/skbprof
 t prints_view 0 '^version 9\.9\.9$' "$tool" --root "$tmp/root" stats
 t env_root 0 '^kernel fixture$' env SKBPROF_ROOT="$tmp/root" "$tool" stats
-t missing_root 1 "$tmp/none: No such file or directory \(module not loaded\?\)" "$tool" --root "$tmp/none" stats
-t missing_root_json 1 '^\{"error":".*No such file.*","errno":2\}$' "$tool" --root "$tmp/none" -j stats
+t missing_root 4 "$tmp/none: No such file or directory \(module not loaded\?\)" "$tool" --root "$tmp/none" stats
+t missing_root_json 4 '^\{"error":".*No such file.*","errno":2\}$' "$tool" --root "$tmp/none" -j stats
 t unknown_view 2 "unknown view 'nosuch'" "$tool" --root "$tmp/root" nosuch
 t no_view 2 '^usage:' "$tool" --root "$tmp/root"
 t help 0 '^exit codes: 0 success' "$tool" --help
@@ -399,9 +399,9 @@ t missing_file_prom 1 "stats: No such file" "$tool" --root "$tmp/root" prom
 # permission denied: a root-only file read by nobody
 mkdir -p "$tmp/perm" && cp "$fix/6.1/t1/drops" "$tmp/perm/" && chmod 0400 "$tmp/perm/drops"
 chmod 0755 "$tmp" "$tmp/perm" && cp "$tool" "$tmp/skbprof" && chmod 0755 "$tmp/skbprof"
-t permission 1 "drops: permission denied \(skbprof needs root\)" \
+t permission 5 "drops: permission denied \(skbprof needs root\)" \
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$tmp/skbprof" --root "$tmp/perm" drops
-t permission_json 1 '"errno":13' \
+t permission_json 5 '"errno":13' \
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$tmp/skbprof" --root "$tmp/perm" -j drops
 
 # a malformed numeric file: an error naming the line and token, no output
@@ -436,15 +436,18 @@ t filter_clear 0 '' "$tool" --root "$tmp/ctl" filter clear
 eq filter_clear_written "$(head -n 1 "$tmp/ctl/control")" "filter clear"
 t reset 0 '' "$tool" --root "$tmp/ctl" reset
 eq reset_written "$(head -n 1 "$tmp/ctl/control")" "reset"
+t control_set 0 '' "$tool" --root "$tmp/ctl" control sample 10
+eq control_written "$(head -n 1 "$tmp/ctl/control")" "sample 10"
+t control_newline 2 'control: the command holds a newline' "$tool" --root "$tmp/ctl" control "$(printf 'sample 1\nreset')"
 printf "filter clear\nsample 1\nstages all\nlifetime off\ntrace off\nlast_error: filter: '70000' is not a port (1-65535)\n" > "$tmp/ctl/control"
 t filter_rejected 3 "the module rejected 'filter port 70000': filter: '70000' is not a port \(1-65535\)" \
 	env LD_PRELOAD="$tmp/failwrite.so" FAILWRITE_ERRNO=22 "$tool" --root "$tmp/ctl" filter 'port 70000'
 t filter_rejected_json 3 '^\{"error":"the module rejected .*70000.*","errno":22\}$' \
 	env LD_PRELOAD="$tmp/failwrite.so" FAILWRITE_ERRNO=22 "$tool" --root "$tmp/ctl" -j filter 'port 70000'
-t filter_eperm 1 'permission denied \(needs CAP_NET_ADMIN\)' \
+t filter_eperm 5 'permission denied \(needs CAP_NET_ADMIN\)' \
 	env LD_PRELOAD="$tmp/failwrite.so" FAILWRITE_ERRNO=1 "$tool" --root "$tmp/ctl" filter 'port 1'
 t filter_newline 2 'newline' "$tool" --root "$tmp/ctl" filter "$(printf 'port 1\nreset')"
-t filter_no_module 1 'No such file' "$tool" --root "$tmp/none" filter 'port 1'
+t filter_no_module 4 'No such file' "$tool" --root "$tmp/none" filter 'port 1'
 
 # ---- install and the man page -----------------------------------------
 
