@@ -392,11 +392,31 @@ static bool selected(const struct test *t, int argc, char **argv, int first)
 	return false;
 }
 
+/* Run @t, print its line, and unload the module if it was left loaded. */
+static void run_one(const struct test *t, int *passed, int *failed)
+{
+	fail_msg[0] = 0;
+	note("running %s", t->name);
+	if (t->fn() == 0 && !fail_msg[0]) {
+		out("ok %s\n", t->name);
+		(*passed)++;
+	} else {
+		out("FAIL %s: %s\n", t->name,
+		    fail_msg[0] ? fail_msg : "(no reason given)");
+		(*failed)++;
+	}
+	if (module_loaded("skbprof") && skbprof_unload() < 0) {
+		out("FAIL %s: cannot unload the module after the test\n",
+		    t->name);
+		(*failed)++;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct test *t;
 	bool selftest = false, slow = false;
-	int passed = 0, failed = 0, i = 1;
+	int passed = 0, failed = 0, i = 1, pass;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	for (; i < argc && argv[i][0] == '-'; i++) {
@@ -416,29 +436,19 @@ int main(int argc, char **argv)
 		}
 	}
 
-	for (t = __start_skbprof_tests; t < __stop_skbprof_tests; t++) {
-		if (t->selftest && !selftest)
-			continue;
-		if (!selected(t, argc, argv, i))
-			continue;
-		if (t->slow && !slow && i >= argc)
-			continue;
-		fail_msg[0] = 0;
-		note("running %s", t->name);
-		if (t->fn() == 0 && !fail_msg[0]) {
-			out("ok %s\n", t->name);
-			passed++;
-		} else {
-			out("FAIL %s: %s\n", t->name,
-			    fail_msg[0] ? fail_msg : "(no reason given)");
-			failed++;
+	/* the final tests (FINALTEST) in a second pass */
+	for (pass = 0; pass < 2; pass++)
+		for (t = __start_skbprof_tests; t < __stop_skbprof_tests; t++) {
+			if (t->final != (pass == 1))
+				continue;
+			if (t->selftest && !selftest)
+				continue;
+			if (!selected(t, argc, argv, i))
+				continue;
+			if (t->slow && !slow && i >= argc)
+				continue;
+			run_one(t, &passed, &failed);
 		}
-		if (module_loaded("skbprof") && skbprof_unload() < 0) {
-			out("FAIL %s: cannot unload the module after the test\n",
-			    t->name);
-			failed++;
-		}
-	}
 	out("%d passed, %d failed\n", passed, failed);
 	/* The marker: only a run that got here prints it. */
 	out("SKBPROF-TESTS-COMPLETE\n");

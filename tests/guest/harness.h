@@ -20,19 +20,24 @@ struct test {
 	int (*fn)(void);
 	bool selftest;		/* deliberately failing: only with --selftest */
 	bool slow;		/* minutes long: only with --slow or named */
+	bool final;		/* changes the kernel for good: after the rest */
 };
 
-#define __TEST_F(name, self, slw)					\
+#define __TEST_F(name, self, slw, fin)					\
 	static int name(void);						\
 	static const struct test __test_##name				\
 	__attribute__((used, section("skbprof_tests"), aligned(8))) = {	\
-		#name, name, self, slw };				\
+		#name, name, self, slw, fin };				\
 	static int name(void)
 
-#define __TEST(name, self)	__TEST_F(name, self, false)
-#define TEST(name)		__TEST(name, false)
-#define SELFTEST(name)		__TEST(name, true)
-#define SLOWTEST(name)		__TEST_F(name, false, true)
+#define TEST(name)		__TEST_F(name, false, false, false)
+#define SELFTEST(name)		__TEST_F(name, true, false, false)
+#define SLOWTEST(name)		__TEST_F(name, false, true, false)
+/*
+ * A test after which the kernel is not the same (lockdown, which only a
+ * reboot lifts): it runs once every other test of the run has.
+ */
+#define FINALTEST(name)		__TEST_F(name, false, false, true)
 
 int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
