@@ -49,9 +49,8 @@ MODULE_PARM_DESC(drop_keys,
 		 "Distinct (location, reason, stage, netns) keys each CPU's drop table holds (1-16384, default 256)");
 
 static int drops_fail_init_at;
-module_param(drops_fail_init_at, int, 0400);
-MODULE_PARM_DESC(drops_fail_init_at,
-		 "Testing only: fail the drop monitor's initialisation at its step N (0: never)");
+SKBPROF_TEST_PARAM(drops_fail_init_at, drops_fail_init_at, int, 0400,
+		   "Testing only: fail the drop monitor's initialisation at its step N (0: never)");
 
 /* Per-CPU key tables; slots are allocated separately, on the CPU's node. */
 static struct dt_table __percpu *drops_tables;

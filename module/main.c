@@ -47,9 +47,8 @@ static struct proc_dir_entry *skbprof_procfs;
  * Steps are numbered by skbprof_init() in the order it takes them.
  */
 static int fail_init_at;
-module_param(fail_init_at, int, 0400);
-MODULE_PARM_DESC(fail_init_at,
-		 "Testing only: fail module initialisation at step N (0: never)");
+SKBPROF_TEST_PARAM(fail_init_at, fail_init_at, int, 0400,
+		   "Testing only: fail module initialisation at step N (0: never)");
 
 static int skbprof_init_fault(int step)
 {

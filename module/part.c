@@ -2,7 +2,7 @@
 /*
  * What every part of skbprof uses (see skbprof.h): the opens of its files,
  * which wait for the load to complete, the reset of its per-CPU data, and
- * the benchmark switch.  A leaf below every part and main.c: it calls
+ * the benchmark switch (test builds).  A leaf below every part and main.c: it calls
  * nothing of skbprof.
  */
 #include <linux/cpu.h>
@@ -17,10 +17,11 @@
 /* Set by skbprof_files_enable() when the load has nothing left that can fail. */
 static bool skbprof_loaded;
 
+#ifdef SKBPROF_TESTING
 bool skbprof_bench_empty __read_mostly;
-module_param_named(bench_empty, skbprof_bench_empty, bool, 0400);
-MODULE_PARM_DESC(bench_empty,
-		 "Benchmark only: register every probe but return from its handler at once (the cost floor of the probes themselves)");
+SKBPROF_TEST_PARAM(bench_empty, skbprof_bench_empty, bool, 0400,
+		   "Benchmark only: register every probe but return from its handler at once (the cost floor of the probes themselves)");
+#endif
 
 void skbprof_files_enable(void)
 {

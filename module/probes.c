@@ -169,9 +169,8 @@ MODULE_PARM_DESC(entry_ftrace,
 
 /* writable: arming after load reads it too (under kernel_param_lock) */
 static char *probe_deny;
-module_param(probe_deny, charp, 0600);
-MODULE_PARM_DESC(probe_deny,
-		 "Testing only: candidates (comma-separated) to treat as absent from the kernel");
+SKBPROF_TEST_PARAM(probe_deny, probe_deny, charp, 0600,
+		   "Testing only: candidates (comma-separated) to treat as absent from the kernel");
 
 static u64 __percpu *hits;
 /* room for every candidate, filled on unload (see unregister_all) */

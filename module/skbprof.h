@@ -130,11 +130,30 @@ void skbprof_reset_cpus(void (*reset)(unsigned int cpu));
 const char *skbprof_location(char *buf, unsigned long addr);
 
 /*
- * Benchmark mode (module parameter bench_empty): every probe stays
- * registered but its handler returns at once, to measure what the probe
- * mechanism alone costs.
+ * The hooks of the tests and the benchmark (fail_init_at,
+ * drops_fail_init_at, probe_deny, bench_empty) are module parameters only in the
+ * builds of make check and make bench (SKBPROF_TESTING=y, tests/lib.sh).
+ * A module built by DKMS or make has none of them: each hook keeps its
+ * default, and bench_empty is a constant the compiler removes.
  */
+#ifdef SKBPROF_TESTING
+#define SKBPROF_TEST_PARAM(name, var, type, perm, desc)			\
+	module_param_named(name, var, type, perm);			\
+	MODULE_PARM_DESC(name, desc)
+#else
+#define SKBPROF_TEST_PARAM(name, var, type, perm, desc)
+#endif
+
+/*
+ * Benchmark mode (bench_empty): every probe stays registered but its
+ * handler returns at once, to measure what the probe mechanism alone
+ * costs.
+ */
+#ifdef SKBPROF_TESTING
 extern bool skbprof_bench_empty;
+#else
+#define skbprof_bench_empty false
+#endif
 
 /* The parts. */
 extern const struct skbprof_part skbprof_latency_part;

@@ -16,7 +16,7 @@
 # skbprof_purge: removes every trace of skbprof from packages, DKMS,
 # /usr/src and /lib/modules.  skbprof_leftovers prints what is left.
 # check_ko KREL KO: vermagic and version of a built module (KO may have a
-# compression suffix).
+# compression suffix), and none of the test builds' parameters.
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 ver=$(cat "$top/VERSION")
@@ -95,7 +95,7 @@ skbprof_leftovers() {
 }
 
 check_ko() {	# check_ko KREL KO: prints an error, returns non-zero if wrong
-	local krel=$1 ko=$2 vm mv z
+	local krel=$1 ko=$2 vm mv z tp
 	# DKMS compresses the module like the kernel's own (6.12: xz)
 	for z in "" .xz .zst .gz; do
 		[ -e "$2$z" ] && ko=$2$z && break
@@ -105,6 +105,12 @@ check_ko() {	# check_ko KREL KO: prints an error, returns non-zero if wrong
 	mv=$(modinfo -F version "$ko" 2>/dev/null)
 	if [ "${vm%% *}" != "$krel" ] || [ "$mv" != "$ver" ]; then
 		echo "$ko has vermagic '$vm', version '$mv' (want $krel, $ver)"
+		return 1
+	fi
+	# the hooks of make check and make bench (SKBPROF_TESTING) stay out
+	tp=$(modinfo -F parm "$ko" 2>/dev/null | grep -o -E '^(fail_init_at|drops_fail_init_at|probe_deny|bench_empty):')
+	if [ -n "$tp" ]; then
+		echo "$ko has the test parameters $(echo $tp)"
 		return 1
 	fi
 }
