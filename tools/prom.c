@@ -125,19 +125,12 @@ static void latency(json_object *lat, json_object *life)
 /* Replace a row's "cgroup" id by its path, when it resolves. */
 static void cgroup_label(json_object *r)
 {
-	const char *p, *id;
-	json_object *v;
+	const char *id = jget_str(r, "cgroup"), *name;
 	char buf[4096];
 
-	if (!json_object_object_get_ex(r, "cgroup", &v) || !v)
-		return;
-	id = json_object_get_string(v);
-	p = cgroup_path(strtoull(id, NULL, 10));
-	if (!p)
-		return;
-	/* "1234+": several cgroups, the latest's path marked so */
-	snprintf(buf, sizeof(buf), "%s%s", p, strchr(id, '+') ? "+" : "");
-	json_object_object_add(r, "cgroup", json_object_new_string(buf));
+	name = cgroup_name(id, buf, sizeof(buf));
+	if (name != id)
+		json_object_object_add(r, "cgroup", json_object_new_string(name));
 }
 
 static void drops(json_object *d)

@@ -198,6 +198,12 @@ static int cat_or_json(const char *view)
 		free(devices);
 		return rc;
 	}
+	if (!opt.json && (!strcmp(view, "procs") || !strcmp(view, "cgroups"))) {
+		/* cgroups by path, where they resolve */
+		rc = print_cgroup_names(text);
+		free(text);
+		return rc;
+	}
 	if (!opt.json) {
 		rc = fputs(text, stdout) < 0 || fflush(stdout) ? EXIT_RUNTIME : 0;
 		free(text);

@@ -326,6 +326,17 @@ eq next/cgroups-paths "$("$tmp/skbprof-asan" -r "$tmp/cgnext" -j cgroups | jq -r
 /test/a 300
 /test/b 200"
 eq next/procs-paths "$("$tool" -r "$tmp/cgnext" -j procs | jq -c '[.procs[] | .cgroup_path]')" '["/test/a","/test/a","/test/b",null]'
+# the text views: the cgroup column by path, the rest of each line as is
+# (want: the file's ids mapped here by the inode numbers of the tree)
+text_paths() {	# VIEW COLUMN
+	awk -v col="$2" -v map="$ia=/test/a $ib=/test/b" \
+		'BEGIN { n = split(map, m, " "); for (i = 1; i <= n; i++) { split(m[i], kv, "="); p[kv[1]] = kv[2] } }
+		!/^#/ && ($col in p) { $col = p[$col] } { print }' "$tmp/cgnext/$1"
+}
+eq next/cgroups-text-paths "$("$tool" -r "$tmp/cgnext" cgroups)" "$(text_paths cgroups 3)"
+eq next/procs-text-paths "$("$tmp/skbprof-asan" -r "$tmp/cgnext" procs)" "$(text_paths procs 5)"
+eq next/cgroups-text-paths-differ "$("$tool" -r "$tmp/cgnext" cgroups | grep -c ' /test/[ab] ')" \
+	"$(grep -c -E " ($ia|$ib) " "$tmp/cgnext/cgroups")"
 eq next/drops-paths "$("$tool" -r "$tmp/cgnext" -j drops | jq -c '[.drops[] | .cgroup_path]')" '[null,null,"/test/a","/test/b",null]'
 eq next/trace-paths "$("$tool" -r "$tmp/cgnext" -j trace | jq -c 'select(.type == "packet") | [.cgroup, .cgroup_path]' | tr '\n' ' ')" \
 	"[$ia,\"/test/a\"] [null,null] "
@@ -345,6 +356,8 @@ skbprof_cgroup_stage_p99_seconds{dir="tx",stage="app-udp",cgroup="/test/b"} 0.00
 rmdir "$tmp/cg2/test/b"
 eq next/cgroups-gone "$("$tool" -r "$tmp/cgnext" -j cgroups | jq -c '[.cgroups[] | .cgroup_path]')" '["/test/a","/test/a",null]'
 eq next/prom-gone "$("$tool" -r "$tmp/cgnext" prom | grep -c "cgroup=\"$ib+\"")" 1
+eq next/cgroups-text-gone "$("$tool" -r "$tmp/cgnext" cgroups | awk '!/^#/ { print $3 }' | tr '\n' ' ')" \
+	"/test/a /test/a $ib "
 export SKBPROF_CGROUP_ROOT=$tmp/no-cgroup2
 "$tmp/skbprof-asan" -r "$d" -j trace > "$tmp/next.jsonl"
 eq next/trace-kinds "$(jq -r .type "$tmp/next.jsonl" | tr '\n' ' ')" "packet packet drop drop hit lost unknown "
