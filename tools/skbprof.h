@@ -31,6 +31,7 @@ struct opts {
 	bool pretty;
 	double interval;	/* top: seconds between frames */
 	long count;		/* top: frames, 0 for no limit */
+	long top_n;		/* prom: cgroups with series of their own, -1: all */
 };
 
 extern struct opts opt;
