@@ -255,6 +255,19 @@ static int control(const char *cmds)
 	return write_file(DEBUGFS_DIR "/control", cmds);
 }
 
+/* setup(), the module loaded, @cmds written to control; the cgroups' ids. */
+static int setup_loaded(const char *cmds, unsigned long long *ida,
+			unsigned long long *idb)
+{
+	if (setup())
+		return -1;
+	*ida = cg_id(CG_A);
+	*idb = cg_id(CG_B);
+	CHECK(skbprof_load("lifetime_sample=0") == 0, "load");
+	CHECK(control(cmds) == 0, "control '%s'", cmds);
+	return 0;
+}
+
 /*
  * Both cgroups' packets, each charged to its own cgroup and process: the
  * transmit stages of every datagram sent, the receive stages of every one
@@ -267,12 +280,8 @@ TEST(cgroup_rows_count_each_cgroup)
 	struct proc a, b;
 	struct want w;
 
-	if (setup())
+	if (setup_loaded("procs stages\nreset\n", &ida, &idb))
 		return -1;
-	ida = cg_id(CG_A);
-	idb = cg_id(CG_B);
-	CHECK(skbprof_load("lifetime_sample=0") == 0, "load");
-	CHECK(control("procs stages\nreset\n") == 0, "procs stages");
 	in0 = ns_snmp("InDatagrams");
 	out0 = ns_snmp("OutDatagrams");
 	if (traffic(&a, &b))
@@ -337,12 +346,8 @@ TEST(cgroup_filter_path)
 	size_t i;
 	int err;
 
-	if (setup())
+	if (setup_loaded("filter cgroup " CG_A "\nreset\n", &ida, &idb))
 		return -1;
-	ida = cg_id(CG_A);
-	idb = cg_id(CG_B);
-	CHECK(skbprof_load("lifetime_sample=0") == 0, "load");
-	CHECK(control("filter cgroup " CG_A "\nreset\n") == 0, "filter");
 	ctl = read_file(DEBUGFS_DIR "/control");
 	CHECK(ctl && !strncmp(ctl, "filter cgroup " CG_A "\n", 15 + strlen(CG_A)),
 	      "control reads '%s'", ctl);
