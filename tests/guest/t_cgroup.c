@@ -520,3 +520,60 @@ TEST(cgroup_drops_socket_cgroup)
 	teardown();
 	return 0;
 }
+
+/*
+ * The count of the row @prefix ("tx tx-total /skbprof-a") of the reader
+ * tool's text view @view; -1 without one.  note()s the view.
+ */
+static long long tool_row(const char *view, const char *prefix)
+{
+	char *out = sh_out(NULL, TOOL " %s", view);
+	const char *rest = line_after(out, prefix);
+	long long c = rest ? strtoll(rest, NULL, 10) : -1;
+
+	note("skbprof %s:\n%s", view, out);
+	free(out);
+	return c;
+}
+
+/*
+ * `skbprof cgroups` and `skbprof procs` name the cgroups this test made
+ * by their paths, each with the datagrams its process sent and read; no
+ * row keeps the id of a cgroup that resolves.  Once /skbprof-b is
+ * removed, its rows show its id again.
+ */
+TEST(cgroup_tool_paths)
+{
+	unsigned long long ida, idb;
+	char want[128];
+	struct proc a, b;
+	struct want w;
+
+	if (setup_loaded("reset\n", &ida, &idb))
+		return -1;
+	if (traffic(&a, &b))
+		return -1;
+	w = (struct want){ "rx", "rx-total", ida, NA };
+	wait_until(cg_reached, &w, WAIT_MS);
+	w = (struct want){ "rx", "rx-total", idb, NB };
+	wait_until(cg_reached, &w, WAIT_MS);
+	note("cgroups a=%llu b=%llu", ida, idb);
+	CHECK_EQ(tool_row("cgroups", "tx tx-total " CG_A), NA);
+	CHECK_EQ(tool_row("cgroups", "rx rx-total " CG_A), NA);
+	CHECK_EQ(tool_row("cgroups", "tx tx-total " CG_B), NB);
+	CHECK_EQ(tool_row("cgroups", "rx rx-total " CG_B), NB);
+	snprintf(want, sizeof(want), "tx tx-total %llu", ida);
+	CHECK_EQ(tool_row("cgroups", want), -1);
+	snprintf(want, sizeof(want), "tx tx-total %d %s " CG_A, a.pid, a.comm);
+	CHECK_EQ(tool_row("procs", want), NA);
+	snprintf(want, sizeof(want), "rx rx-total %d %s " CG_B, b.pid, b.comm);
+	CHECK_EQ(tool_row("procs", want), NB);
+	/* a cgroup removed: no path, its id */
+	CHECK(rmdir(CG_ROOT CG_B) == 0, "rmdir " CG_B ": %s", strerror(errno));
+	snprintf(want, sizeof(want), "tx tx-total %llu", idb);
+	CHECK_EQ(tool_row("cgroups", want), NB);
+	CHECK_EQ(tool_row("cgroups", "tx tx-total " CG_B), -1);
+	CHECK(skbprof_unload() == 0, "unload");
+	teardown();
+	return 0;
+}
