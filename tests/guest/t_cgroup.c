@@ -522,8 +522,9 @@ TEST(cgroup_drops_socket_cgroup)
 }
 
 /*
- * The count of the row @prefix ("tx tx-total /skbprof-a") of the reader
- * tool's text view @view; -1 without one.  note()s the view.
+ * The count of the line @prefix ("tx tx-total /skbprof-a") of what the
+ * reader tool prints for @view (a view and options); -1 without one.
+ * note()s the output.
  */
 static long long tool_row(const char *view, const char *prefix)
 {
@@ -573,6 +574,53 @@ TEST(cgroup_tool_paths)
 	snprintf(want, sizeof(want), "tx tx-total %llu", idb);
 	CHECK_EQ(tool_row("cgroups", want), NB);
 	CHECK_EQ(tool_row("cgroups", "tx tx-total " CG_B), -1);
+	CHECK(skbprof_unload() == 0, "unload");
+	teardown();
+	return 0;
+}
+
+/* prom's packets series of cgroup label @cg, for a dir and stage (%s %s) */
+#define SERIES(cg)							\
+	"skbprof_cgroup_stage_packets_total{dir=\"%s\",stage=\"%s\",cgroup=\"" cg "\"}"
+/* prom --top-n @n, its packets series only: the notes stay short */
+#define TOP(n)	"prom --top-n " n " | grep ^skbprof_cgroup_stage_packets_total"
+
+/*
+ * `skbprof prom --top-n 1`: /skbprof-a (300 datagrams each way) keeps its
+ * series, /skbprof-b's 200 are in cgroup="other"; with --top-n all each
+ * has its own.  Nobody else was charged (cgroup_rows_count_each_cgroup),
+ * so other is exactly b's datagrams.
+ */
+TEST(cgroup_prom_top_n)
+{
+	static const char *const dirs[][2] = {
+		{ "tx", "tx-total" }, { "rx", "rx-total" },
+	};
+	unsigned long long ida, idb;
+	char want[160];
+	struct proc a, b;
+	struct want w;
+	size_t i;
+
+	if (setup_loaded("reset\n", &ida, &idb))
+		return -1;
+	if (traffic(&a, &b))
+		return -1;
+	w = (struct want){ "rx", "rx-total", idb, NB };
+	wait_until(cg_reached, &w, WAIT_MS);
+	w = (struct want){ "rx", "rx-total", ida, NA };
+	wait_until(cg_reached, &w, WAIT_MS);
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(want, sizeof(want), SERIES(CG_A), dirs[i][0], dirs[i][1]);
+		CHECK_EQ(tool_row(TOP("1"), want), NA);
+		snprintf(want, sizeof(want), SERIES("other"), dirs[i][0], dirs[i][1]);
+		CHECK_EQ(tool_row(TOP("1"), want), NB);
+		snprintf(want, sizeof(want), SERIES(CG_B), dirs[i][0], dirs[i][1]);
+		CHECK_EQ(tool_row(TOP("1"), want), -1);
+		CHECK_EQ(tool_row(TOP("all"), want), NB);
+		snprintf(want, sizeof(want), SERIES("other"), dirs[i][0], dirs[i][1]);
+		CHECK_EQ(tool_row(TOP("all"), want), -1);
+	}
 	CHECK(skbprof_unload() == 0, "unload");
 	teardown();
 	return 0;
