@@ -522,6 +522,23 @@ TEST(cgroup_drops_socket_cgroup)
 }
 
 /*
+ * traffic(), then wait until the module has every datagram read in its
+ * cgroups rows (rx-total: the last stage charged).
+ */
+static int counted_traffic(struct proc *a, struct proc *b,
+			   unsigned long long ida, unsigned long long idb)
+{
+	struct want w = { "rx", "rx-total", ida, NA };
+
+	if (traffic(a, b))
+		return -1;
+	wait_until(cg_reached, &w, WAIT_MS);
+	w = (struct want){ "rx", "rx-total", idb, NB };
+	wait_until(cg_reached, &w, WAIT_MS);
+	return 0;
+}
+
+/*
  * The count of the line @prefix ("tx tx-total /skbprof-a") of what the
  * reader tool prints for @view (a view and options); -1 without one.
  * note()s the output.
@@ -548,16 +565,10 @@ TEST(cgroup_tool_paths)
 	unsigned long long ida, idb;
 	char want[128];
 	struct proc a, b;
-	struct want w;
 
-	if (setup_loaded("reset\n", &ida, &idb))
+	if (setup_loaded("reset\n", &ida, &idb) ||
+	    counted_traffic(&a, &b, ida, idb))
 		return -1;
-	if (traffic(&a, &b))
-		return -1;
-	w = (struct want){ "rx", "rx-total", ida, NA };
-	wait_until(cg_reached, &w, WAIT_MS);
-	w = (struct want){ "rx", "rx-total", idb, NB };
-	wait_until(cg_reached, &w, WAIT_MS);
 	note("cgroups a=%llu b=%llu", ida, idb);
 	CHECK_EQ(tool_row("cgroups", "tx tx-total " CG_A), NA);
 	CHECK_EQ(tool_row("cgroups", "rx rx-total " CG_A), NA);
@@ -599,17 +610,11 @@ TEST(cgroup_prom_top_n)
 	unsigned long long ida, idb;
 	char want[160];
 	struct proc a, b;
-	struct want w;
 	size_t i;
 
-	if (setup_loaded("reset\n", &ida, &idb))
+	if (setup_loaded("reset\n", &ida, &idb) ||
+	    counted_traffic(&a, &b, ida, idb))
 		return -1;
-	if (traffic(&a, &b))
-		return -1;
-	w = (struct want){ "rx", "rx-total", idb, NB };
-	wait_until(cg_reached, &w, WAIT_MS);
-	w = (struct want){ "rx", "rx-total", ida, NA };
-	wait_until(cg_reached, &w, WAIT_MS);
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		snprintf(want, sizeof(want), SERIES(CG_A), dirs[i][0], dirs[i][1]);
 		CHECK_EQ(tool_row(TOP("1"), want), NA);
