@@ -182,10 +182,10 @@ void add_cgroup_paths(json_object *rows)
 }
 
 /*
- * If @line (split in place) is a table's header (it names a "count"
- * column), set *@col to the index of its "cgroup" column, -1 without one.
+ * Is @line (split in place) a table's header (it names a "count"
+ * column)?  Then *@col is the index of its "cgroup" column, -1 if none.
  */
-static void header_cgroup(char *line, int *col)
+static bool header_cgroup(char *line, int *col)
 {
 	int n, i, k = 0, cg = -1;
 	bool header = false;
@@ -204,11 +204,13 @@ static void header_cgroup(char *line, int *col)
 	}
 	if (header)
 		*col = cg;
+	return header;
 }
 
 int print_cgroup_names(const char *text)
 {
 	const char *l, *e, *t, *te = NULL;
+	bool head, seen = false;
 	char id[32], buf[4096];
 	int col = -1, i;
 
@@ -216,18 +218,21 @@ int print_cgroup_names(const char *text)
 		e = l + strcspn(l, "\n");
 		if (*e)
 			e++;
-		if (*l == '#') {
+		/* a comment, or a first line like drops' "count reason ..." */
+		head = false;
+		if (*l == '#' || !seen) {
 			snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(l, "\n"), l);
-			header_cgroup(buf, &col);
+			head = header_cgroup(buf, &col);
+			seen |= head;
 		}
 		/* the col-th token of a row */
-		for (i = 0, t = l; *l != '#' && col >= 0; i++, t = te) {
+		for (i = 0, t = l; *l != '#' && !head && col >= 0; i++, t = te) {
 			t += strspn(t, " \t");
 			te = t + strcspn(t, " \t\n");
 			if (t == te || i == col)
 				break;
 		}
-		if (*l == '#' || col < 0 || t == te || te - t >= (long)sizeof(id)) {
+		if (*l == '#' || head || col < 0 || t == te || te - t >= (long)sizeof(id)) {
 			fwrite(l, 1, e - l, stdout);
 			continue;
 		}

@@ -72,7 +72,10 @@ json_object *parse_stats(char *text);
  * last_utc, wall-clock times (see wall_time()).
  */
 json_object *parse_drops(char *text);
-/* The drops file as text, its first and last columns in wall-clock time. */
+/*
+ * The drops file as text, its first and last columns in wall-clock time
+ * and its cgroups named by cgroup_name().
+ */
 int print_drops(char *text);
 /*
  * latency, procs, cgroups and lifetime share one format (the numbers but
@@ -121,8 +124,8 @@ void add_cgroup_path(json_object *o);
 /* add_cgroup_path() on every row of the array @rows. */
 void add_cgroup_paths(json_object *rows);
 /*
- * Print @text, a file with a "cgroup" column (procs, cgroups), with each
- * row's cgroup named by cgroup_name(); the rest as it is.
+ * Print @text, a file with a "cgroup" column (procs, cgroups, drops),
+ * with each row's cgroup named by cgroup_name(); the rest as it is.
  */
 int print_cgroup_names(const char *text);
 

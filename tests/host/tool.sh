@@ -327,14 +327,14 @@ eq next/cgroups-paths "$("$tmp/skbprof-asan" -r "$tmp/cgnext" -j cgroups | jq -r
 /test/b 200"
 eq next/procs-paths "$("$tool" -r "$tmp/cgnext" -j procs | jq -c '[.procs[] | .cgroup_path]')" '["/test/a","/test/a","/test/b",null]'
 # the text views: the cgroup column by path, the rest of each line as is
-# (want: the file's ids mapped here by the inode numbers of the tree)
-text_paths() {	# VIEW COLUMN
-	awk -v col="$2" -v map="$ia=/test/a $ib=/test/b" \
-		'BEGIN { n = split(map, m, " "); for (i = 1; i <= n; i++) { split(m[i], kv, "="); p[kv[1]] = kv[2] } }
-		!/^#/ && ($col in p) { $col = p[$col] } { print }' "$tmp/cgnext/$1"
+# (want: the file with the ids of the stand-in tree as its paths)
+text_paths() {	# VIEW
+	sed -e "/^#/!s| $ia\([+ ]\)| /test/a\1|" -e "/^#/!s| $ib\([+ ]\)| /test/b\1|" "$tmp/cgnext/$1"
 }
-eq next/cgroups-text-paths "$("$tool" -r "$tmp/cgnext" cgroups)" "$(text_paths cgroups 3)"
-eq next/procs-text-paths "$("$tmp/skbprof-asan" -r "$tmp/cgnext" procs)" "$(text_paths procs 5)"
+eq next/cgroups-text-paths "$("$tool" -r "$tmp/cgnext" cgroups)" "$(text_paths cgroups)"
+# drops without a clock line: as the file, but the cgroup column
+eq next/drops-text-paths "$("$tmp/skbprof-asan" -r "$tmp/cgnext" drops)" "$(text_paths drops)"
+eq next/procs-text-paths "$("$tmp/skbprof-asan" -r "$tmp/cgnext" procs)" "$(text_paths procs)"
 eq next/cgroups-text-paths-differ "$("$tool" -r "$tmp/cgnext" cgroups | grep -c ' /test/[ab] ')" \
 	"$(grep -c -E " ($ia|$ib) " "$tmp/cgnext/cgroups")"
 eq next/drops-paths "$("$tool" -r "$tmp/cgnext" -j drops | jq -c '[.drops[] | .cgroup_path]')" '[null,null,"/test/a","/test/b",null]'
@@ -447,7 +447,11 @@ mkdir -p "$tmp/cgf/top"
 sed "s/\b8006\b/$(stat -c %i "$tmp/cgf/top")/" "$fix/fleet/cgroups" > "$d/cgroups"
 eq fleet/path-label "$(SKBPROF_CGROUP_ROOT=$tmp/cgf "$tool" -r "$d" prom | grep -c '^skbprof_cgroup_stage_packets_total{.*cgroup="/top"}')" \
 	"$(grep -c ' 8006 ' "$fix/fleet/cgroups")"
-cp "$fix/fleet/cgroups" "$d/"
+# and the drops text view (with its clock line: columns padded again)
+sed "s/ 8006 / $(stat -c %i "$tmp/cgf/top") /" "$fix/fleet/drops" > "$d/drops"
+eq fleet/drops-text-path "$(SKBPROF_CGROUP_ROOT=$tmp/cgf "$tool" -r "$d" drops | awk '$6 == "/top" { print $1 }')" \
+	"$(awk '$6 == 8006 { print $1 }' "$fix/fleet/drops")"
+cp "$fix"/fleet/{cgroups,drops} "$d/"
 # bad values: exit 2, the token named, nothing printed on stdout
 for v in x -1 1.5 '' 99999999999999999999 10x ' 3'; do
 	t "fleet/bad-top-n-'$v'" 2 "bad top-n '$v' \(a number from 0, or all\)" "$tool" -r "$d" --top-n "$v" prom
