@@ -136,8 +136,7 @@ const char *cgroup_path(uint64_t id)
 	return p;
 }
 
-/* The id at the start of @v: a number, or a string "1234+"; 0: none. */
-static uint64_t id_of(json_object *v)
+uint64_t cgroup_id(json_object *v)
 {
 	const char *s;
 
@@ -146,7 +145,21 @@ static uint64_t id_of(json_object *v)
 	if (json_object_is_type(v, json_type_int))
 		return json_object_get_uint64(v);
 	s = json_object_get_string(v);
-	return s ? strtoull(s, NULL, 10) : 0;
+	return s && *s >= '0' && *s <= '9' ? strtoull(s, NULL, 10) : 0;
+}
+
+const char *cgroup_name(const char *id, char *buf, size_t len)
+{
+	const char *p;
+
+	if (!id || *id < '0' || *id > '9')
+		return id;
+	p = cgroup_path(strtoull(id, NULL, 10));
+	if (!p)
+		return id;
+	/* "1234+": several cgroups, the latest's path marked so */
+	snprintf(buf, len, "%s%s", p, strchr(id, '+') ? "+" : "");
+	return buf;
 }
 
 void add_cgroup_path(json_object *o)
@@ -156,7 +169,7 @@ void add_cgroup_path(json_object *o)
 
 	if (!json_object_object_get_ex(o, "cgroup", &v))
 		return;
-	p = cgroup_path(id_of(v));
+	p = cgroup_path(cgroup_id(v));
 	json_object_object_add(o, "cgroup_path", p ? json_object_new_string(p) : NULL);
 }
 
@@ -166,4 +179,66 @@ void add_cgroup_paths(json_object *rows)
 
 	for (i = 0; i < json_object_array_length(rows); i++)
 		add_cgroup_path(json_object_array_get_idx(rows, i));
+}
+
+/*
+ * Is @line (split in place) a table's header (it names a "count"
+ * column)?  Then *@col is the index of its "cgroup" column, -1 if none.
+ */
+static bool header_cgroup(char *line, int *col)
+{
+	int n, i, k = 0, cg = -1;
+	bool header = false;
+	char *tok[64];
+
+	n = split(line, tok, 64);
+	for (i = 0; i < n; i++) {
+		const char *t = tok[i][0] == '#' ? tok[i] + 1 : tok[i];
+
+		if (!*t)
+			continue;
+		if (!strcmp(t, "cgroup"))
+			cg = k;
+		header |= !strcmp(t, "count");
+		k++;
+	}
+	if (header)
+		*col = cg;
+	return header;
+}
+
+int print_cgroup_names(const char *text)
+{
+	const char *l, *e, *t, *te = NULL;
+	bool head, seen = false;
+	char id[32], buf[4096];
+	int col = -1, i;
+
+	for (l = text; *l; l = e) {
+		e = l + strcspn(l, "\n");
+		if (*e)
+			e++;
+		/* a comment, or a first line like drops' "count reason ..." */
+		head = false;
+		if (*l == '#' || !seen) {
+			snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(l, "\n"), l);
+			head = header_cgroup(buf, &col);
+			seen |= head;
+		}
+		/* the col-th token of a row */
+		for (i = 0, t = l; *l != '#' && !head && col >= 0; i++, t = te) {
+			t += strspn(t, " \t");
+			te = t + strcspn(t, " \t\n");
+			if (t == te || i == col)
+				break;
+		}
+		if (*l == '#' || head || col < 0 || t == te || te - t >= (long)sizeof(id)) {
+			fwrite(l, 1, e - l, stdout);
+			continue;
+		}
+		snprintf(id, sizeof(id), "%.*s", (int)(te - t), t);
+		printf("%.*s%s", (int)(t - l), l, cgroup_name(id, buf, sizeof(buf)));
+		fwrite(te, 1, e - te, stdout);
+	}
+	return fflush(stdout) || ferror(stdout) ? EXIT_RUNTIME : 0;
 }

@@ -486,6 +486,7 @@ json_object *parse_drops(char *text)
 int print_drops(char *text)
 {
 	char *copy = strdup(text), *p, *line, *tok[MAXTOK], wall[64], raw[1024];
+	char cg[4096];
 	struct clock_ref clk = { 0 };
 	struct header h = { 0 };
 	char ***rows = NULL;
@@ -502,7 +503,7 @@ int print_drops(char *text)
 		n = split(line, tok, MAXTOK);
 	if (!line || !clock_line(tok, n, &clk) || !(line = next_line(&p))) {
 		free(copy);
-		return fputs(text, stdout) < 0 || fflush(stdout) ? EXIT_RUNTIME : 0;
+		return print_cgroup_names(text);
 	}
 	printf("%.*s\n", (int)strcspn(text, "\n"), text);
 	n = split(line, tok, MAXTOK);
@@ -530,7 +531,8 @@ int print_drops(char *text)
 				if (!strcmp(h.names[c], time_cols[i][0]) &&
 				    wall_time(&clk, tok[c], wall, sizeof(wall)))
 					tok[c] = wall;
-			row[c] = strdup(tok[c]);
+			row[c] = strdup(strcmp(h.names[c], "cgroup") ? tok[c] :
+					cgroup_name(tok[c], cg, sizeof(cg)));
 			if (row[c] && (int)strlen(row[c]) > w[c])
 				w[c] = strlen(row[c]);
 		}

@@ -12,8 +12,13 @@
  * and counts in +Inf alone.  le and _sum are printed as exact decimals of
  * seconds ("0.000012287"), not rounded floats.  _sum is the module's exact
  * sum.  See Documentation/skbprof.rst for the cost: 319 finite le.
+ *
+ * Cgroups are bounded (--top-n): the N with the most packets keep their
+ * series, the rest add up in cgroup="other", so that series do not grow
+ * with short-lived cgroups and the sums stay exact.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,75 +130,166 @@ static void latency(json_object *lat, json_object *life)
 /* Replace a row's "cgroup" id by its path, when it resolves. */
 static void cgroup_label(json_object *r)
 {
-	const char *p, *id;
-	json_object *v;
+	const char *id = jget_str(r, "cgroup"), *name;
 	char buf[4096];
 
-	if (!json_object_object_get_ex(r, "cgroup", &v) || !v)
-		return;
-	id = json_object_get_string(v);
-	p = cgroup_path(strtoull(id, NULL, 10));
-	if (!p)
-		return;
-	/* "1234+": several cgroups, the latest's path marked so */
-	snprintf(buf, sizeof(buf), "%s%s", p, strchr(id, '+') ? "+" : "");
-	json_object_object_add(r, "cgroup", json_object_new_string(buf));
+	name = cgroup_name(id, buf, sizeof(buf));
+	if (name != id)
+		json_object_object_add(r, "cgroup", json_object_new_string(name));
 }
 
-static void drops(json_object *d)
+struct cg_packets {
+	uint64_t id, packets;
+};
+
+static int by_id(const void *a, const void *b)
 {
-	static const char *const keys[] = {
-		"reason", "location", "proto", "dev", "netns", "cgroup", "stage",
-		NULL
-	};
-	json_object *rows = json_object_object_get(d, "drops");
+	const struct cg_packets *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Most packets first; ties to the lower id, so the choice is stable. */
+static int by_packets(const void *a, const void *b)
+{
+	const struct cg_packets *x = a, *y = b;
+
+	if (x->packets != y->packets)
+		return x->packets < y->packets ? 1 : -1;
+	return by_id(a, b);
+}
+
+/*
+ * Bound the cgroups of @rows to opt.top_n: the rows of the N cgroups
+ * with the most packets ("count" summed over their rows) keep theirs,
+ * every other row's cgroup becomes "other" (never a path, which starts
+ * with "/", nor an id); rows without a cgroup keep none.  Then their
+ * ids are named (cgroup_label()).
+ */
+static int bound_cgroups(json_object *rows)
+{
+	size_t n = json_object_array_length(rows), i, j, ncg = 0, keep;
+	struct cg_packets *t = calloc(n ? n : 1, sizeof(*t));
+	json_object *r;
+	uint64_t id;
+
+	if (!t)
+		return report(EXIT_RUNTIME, ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		r = json_object_array_get_idx(rows, i);
+		t[i].id = cgroup_id(json_object_object_get(r, "cgroup"));
+		t[i].packets = t[i].id ? jget_u64(r, "count") : 0;
+	}
+	/* one entry per cgroup, its packets summed */
+	qsort(t, n, sizeof(*t), by_id);
+	for (i = 0; i < n; i++) {
+		if (!t[i].id)
+			continue;
+		if (ncg && t[ncg - 1].id == t[i].id)
+			t[ncg - 1].packets += t[i].packets;
+		else
+			t[ncg++] = t[i];
+	}
+	qsort(t, ncg, sizeof(*t), by_packets);
+	keep = opt.top_n < 0 || (size_t)opt.top_n > ncg ? ncg : (size_t)opt.top_n;
+	for (i = 0; i < n; i++) {
+		r = json_object_array_get_idx(rows, i);
+		id = cgroup_id(json_object_object_get(r, "cgroup"));
+		for (j = 0; id && j < keep && t[j].id != id; j++)
+			;
+		if (id && j == keep)
+			json_object_object_add(r, "cgroup", json_object_new_string("other"));
+		else
+			cgroup_label(r);
+	}
+	free(t);
+	return 0;
+}
+
+static bool folded(json_object *r)
+{
+	return json_object_object_get_ex(r, "folded", NULL);
+}
+
+/*
+ * Rows of @rows whose labels @keys are the same add up in the first of
+ * them: its "count" the sum, its "max" (if it has one) the largest; the
+ * others get "folded" and are not printed.
+ */
+static void fold(json_object *rows, const char *const *keys)
+{
 	size_t n = json_object_array_length(rows), i, j;
-	uint64_t *sum = calloc(n ? n : 1, sizeof(*sum));
+	json_object *r, *q;
 	int k;
 
-	if (!sum)
-		return;
-	/* the cgroup label: its path when it resolves, else its id */
-	for (i = 0; i < n; i++)
-		cgroup_label(json_object_array_get_idx(rows, i));
-	family("skbprof_drops_total", "counter",
-	       "Packets freed as dropped, by drop reason, code location and network namespace.");
-	/* rows with the same labels (say, two "-+" devices) add up */
 	for (i = 0; i < n; i++) {
-		json_object *r = json_object_array_get_idx(rows, i);
-
-		sum[i] = jget_u64(r, "count");
+		r = json_object_array_get_idx(rows, i);
 		for (j = 0; j < i; j++) {
-			json_object *q = json_object_array_get_idx(rows, j);
-
+			q = json_object_array_get_idx(rows, j);
+			if (folded(q))
+				continue;
 			for (k = 0; keys[k]; k++) {
 				const char *a = jget_str(r, keys[k]), *b = jget_str(q, keys[k]);
 
 				if (strcmp(a ? a : "", b ? b : ""))
 					break;
 			}
-			if (!keys[k] && sum[j] != UINT64_MAX) {
-				sum[j] += sum[i];
-				sum[i] = UINT64_MAX;	/* merged */
-				break;
-			}
+			if (keys[k])
+				continue;
+			json_object_object_add(q, "count",
+					       json_object_new_uint64(jget_u64(q, "count") +
+								      jget_u64(r, "count")));
+			if (json_object_object_get_ex(q, "max", NULL) &&
+			    jget_u64(r, "max") > jget_u64(q, "max"))
+				json_object_object_add(q, "max",
+						       json_object_new_uint64(jget_u64(r, "max")));
+			json_object_object_add(r, "folded", json_object_new_boolean(1));
+			break;
 		}
 	}
+}
+
+static bool is_other(json_object *r)
+{
+	const char *cg = jget_str(r, "cgroup");
+
+	return cg && !strcmp(cg, "other");
+}
+
+static int drops(json_object *d)
+{
+	static const char *const keys[] = {
+		"reason", "location", "proto", "dev", "netns", "cgroup", "stage",
+		NULL
+	};
+	json_object *rows = json_object_object_get(d, "drops"), *r;
+	size_t n = json_object_array_length(rows), i;
+
+	/* the cgroup label: its path, its id, or other past the top N */
+	if (bound_cgroups(rows))
+		return EXIT_RUNTIME;
+	/* rows with the same labels (say, two "-+" devices) add up */
+	fold(rows, keys);
+	family("skbprof_drops_total", "counter",
+	       "Packets freed as dropped, by drop reason, code location and network namespace.");
 	for (i = 0; i < n; i++) {
-		if (sum[i] == UINT64_MAX)
+		r = json_object_array_get_idx(rows, i);
+		if (folded(r))
 			continue;
 		fputs("skbprof_drops_total", stdout);
-		put_labels(json_object_array_get_idx(rows, i), keys);
-		printf("} %llu\n", (unsigned long long)sum[i]);
+		put_labels(r, keys);
+		printf("} %llu\n", (unsigned long long)jget_u64(r, "count"));
 	}
-	free(sum);
+	return 0;
 }
 
 /*
  * The cgroups view: per cgroup and stage, the packets measured and their
  * p50, p99 and max, as the module's file gives them (no histograms).
+ * Past the top N cgroups, one "other" per stage: the sum of the packets
+ * and the largest max; no p50 or p99, which the rows' cannot give.
  */
-static void cgroups(json_object *c)
+static int cgroups(json_object *c)
 {
 	static const char *const keys[] = { "dir", "stage", "cgroup", NULL };
 	static const struct {
@@ -208,13 +304,15 @@ static void cgroups(json_object *c)
 	};
 	json_object *rows = json_object_object_get(c, "cgroups"), *r;
 	size_t i, n = json_object_array_length(rows), k;
-
-	for (i = 0; i < n; i++)
-		cgroup_label(json_object_array_get_idx(rows, i));
+	if (bound_cgroups(rows))
+		return EXIT_RUNTIME;
+	fold(rows, keys);
 	family("skbprof_cgroup_stage_packets_total", "counter",
 	       "Packets measured in a stage, charged to processes of a cgroup (cgroup v2).");
 	for (i = 0; i < n; i++) {
 		r = json_object_array_get_idx(rows, i);
+		if (folded(r))
+			continue;
 		fputs("skbprof_cgroup_stage_packets_total", stdout);
 		put_labels(r, keys);
 		printf("} %llu\n", (unsigned long long)jget_u64(r, "count"));
@@ -223,11 +321,14 @@ static void cgroups(json_object *c)
 		family(q[k].name, "gauge", q[k].help);
 		for (i = 0; i < n; i++) {
 			r = json_object_array_get_idx(rows, i);
+			if (folded(r) || (is_other(r) && strcmp(q[k].col, "max")))
+				continue;
 			fputs(q[k].name, stdout);
 			put_labels(r, keys);
 			printf("} %.9f\n", jget_u64(r, q[k].col) * 1e-9);
 		}
 	}
+	return 0;
 }
 
 /*
@@ -448,7 +549,9 @@ int prom_main(void)
 		free(text);
 	}
 	latency(t[1], t[2]);
-	drops(t[3]);
+	rc = drops(t[3]);
+	if (rc)
+		goto out;
 	/* cgroups: a module before it has no such file */
 	snprintf(path, sizeof(path), "%s/cgroups", opt.root);
 	if (access(path, F_OK) == 0) {
@@ -457,7 +560,9 @@ int prom_main(void)
 			goto out;
 		c = parse_hists(text, "cgroups");
 		free(text);
-		cgroups(c);
+		rc = cgroups(c);
+		if (rc)
+			goto out;
 	}
 	/* drops_devices: a module before it has no such file */
 	snprintf(path, sizeof(path), "%s/drops_devices", opt.root);

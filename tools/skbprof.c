@@ -20,6 +20,7 @@
 struct opts opt = {
 	.root = DEFAULT_ROOT,
 	.interval = 1.0,
+	.top_n = 10,
 };
 
 static void usage(FILE *f)
@@ -49,6 +50,9 @@ static void usage(FILE *f)
 		"  -p, --pretty        pretty JSON (implies --json)\n"
 		"  -i, --interval SEC  top: seconds between frames (default 1)\n"
 		"  -n, --count N       top: stop after N frames\n"
+		"  -t, --top-n N       prom: the N cgroups with the most packets get\n"
+		"                      series of their own, the rest one \"other\"\n"
+		"                      (default 10, or $SKBPROF_TOP_N; all: no bound)\n"
 		"  -r, --root DIR      read the files from DIR (default %s,\n"
 		"                      or $SKBPROF_ROOT)\n"
 		"  -h, --help          this text\n"
@@ -66,6 +70,20 @@ static int usage_error(const char *fmt, const char *arg)
 	fputc('\n', stderr);
 	usage(stderr);
 	return EXIT_USAGE;
+}
+
+/* A --top-n value: 0 or more, or "all" (-1); false if it is neither. */
+static bool parse_top_n(const char *s, long *n)
+{
+	char *end;
+
+	if (!strcmp(s, "all")) {
+		*n = -1;
+		return true;
+	}
+	errno = 0;
+	*n = strtol(s, &end, 10);
+	return *s >= '0' && *s <= '9' && !*end && !errno;
 }
 
 static int write_all(int fd, const char *s, size_t len)
@@ -196,6 +214,12 @@ static int cat_or_json(const char *view)
 		free(devices);
 		return rc;
 	}
+	if (!opt.json && (!strcmp(view, "procs") || !strcmp(view, "cgroups"))) {
+		/* cgroups by path, where they resolve */
+		rc = print_cgroup_names(text);
+		free(text);
+		return rc;
+	}
 	if (!opt.json) {
 		rc = fputs(text, stdout) < 0 || fflush(stdout) ? EXIT_RUNTIME : 0;
 		free(text);
@@ -317,6 +341,7 @@ int main(int argc, char **argv)
 		{ "pretty", no_argument, NULL, 'p' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'n' },
+		{ "top-n", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -330,7 +355,10 @@ int main(int argc, char **argv)
 
 	if (env && *env)
 		opt.root = env;
-	while ((c = getopt_long(argc, argv, "r:jpi:n:h", lopts, NULL)) != -1) {
+	env = getenv("SKBPROF_TOP_N");
+	if (env && *env && !parse_top_n(env, &opt.top_n))
+		return usage_error("bad SKBPROF_TOP_N '%s' (a number from 0, or all)", env);
+	while ((c = getopt_long(argc, argv, "r:jpi:n:t:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			opt.root = optarg;
@@ -351,6 +379,10 @@ int main(int argc, char **argv)
 			opt.count = strtol(optarg, &end, 10);
 			if (*end || end == optarg || errno || opt.count < 1)
 				return usage_error("bad count '%s' (a positive number)", optarg);
+			break;
+		case 't':
+			if (!parse_top_n(optarg, &opt.top_n))
+				return usage_error("bad top-n '%s' (a number from 0, or all)", optarg);
 			break;
 		case 'h':
 			usage(stdout);

@@ -40,6 +40,7 @@ struct opts {
 	bool pretty;
 	double interval;	/* top: seconds between frames */
 	long count;		/* top: frames, 0 for no limit */
+	long top_n;		/* prom: cgroups with series of their own, -1: all */
 };
 
 extern struct opts opt;
@@ -91,7 +92,10 @@ json_object *parse_stats(char *text);
  * last_utc, wall-clock times (see wall_time()).
  */
 json_object *parse_drops(char *text);
-/* The drops file as text, its first and last columns in wall-clock time. */
+/*
+ * The drops file as text, its first and last columns in wall-clock time
+ * and its cgroups named by cgroup_name().
+ */
 int print_drops(char *text);
 /*
  * latency, procs, cgroups and lifetime share one format (the numbers but
@@ -127,10 +131,23 @@ const char *jget_str(json_object *o, const char *key);
  * /sys/fs/cgroup) has that inode number.
  */
 const char *cgroup_path(uint64_t id);
+/* The id of a "cgroup" value: a number, or a string "1234+"; 0: none. */
+uint64_t cgroup_id(json_object *v);
+/*
+ * How a cgroup is named to people: @id as a file gives it ("1234",
+ * "1234+" for several) becomes its path ("/a/b", "/a/b+"), in @buf, when
+ * it resolves; else @id itself ("-" too).
+ */
+const char *cgroup_name(const char *id, char *buf, size_t len);
 /* Add "cgroup_path" (a string or null) to @o if it has a "cgroup". */
 void add_cgroup_path(json_object *o);
 /* add_cgroup_path() on every row of the array @rows. */
 void add_cgroup_paths(json_object *rows);
+/*
+ * Print @text, a file with a "cgroup" column (procs, cgroups, drops),
+ * with each row's cgroup named by cgroup_name(); the rest as it is.
+ */
+int print_cgroup_names(const char *text);
 
 /* ---- views ---- */
 

@@ -255,6 +255,19 @@ static int control(const char *cmds)
 	return write_file(DEBUGFS_DIR "/control", cmds);
 }
 
+/* setup(), the module loaded, @cmds written to control; the cgroups' ids. */
+static int setup_loaded(const char *cmds, unsigned long long *ida,
+			unsigned long long *idb)
+{
+	if (setup())
+		return -1;
+	*ida = cg_id(CG_A);
+	*idb = cg_id(CG_B);
+	CHECK(skbprof_load("lifetime_sample=0") == 0, "load");
+	CHECK(control(cmds) == 0, "control '%s'", cmds);
+	return 0;
+}
+
 /*
  * Both cgroups' packets, each charged to its own cgroup and process: the
  * transmit stages of every datagram sent, the receive stages of every one
@@ -267,12 +280,8 @@ TEST(cgroup_rows_count_each_cgroup)
 	struct proc a, b;
 	struct want w;
 
-	if (setup())
+	if (setup_loaded("procs stages\nreset\n", &ida, &idb))
 		return -1;
-	ida = cg_id(CG_A);
-	idb = cg_id(CG_B);
-	CHECK(skbprof_load("lifetime_sample=0") == 0, "load");
-	CHECK(control("procs stages\nreset\n") == 0, "procs stages");
 	in0 = ns_snmp("InDatagrams");
 	out0 = ns_snmp("OutDatagrams");
 	if (traffic(&a, &b))
@@ -337,12 +346,8 @@ TEST(cgroup_filter_path)
 	size_t i;
 	int err;
 
-	if (setup())
+	if (setup_loaded("filter cgroup " CG_A "\nreset\n", &ida, &idb))
 		return -1;
-	ida = cg_id(CG_A);
-	idb = cg_id(CG_B);
-	CHECK(skbprof_load("lifetime_sample=0") == 0, "load");
-	CHECK(control("filter cgroup " CG_A "\nreset\n") == 0, "filter");
 	ctl = read_file(DEBUGFS_DIR "/control");
 	CHECK(ctl && !strncmp(ctl, "filter cgroup " CG_A "\n", 15 + strlen(CG_A)),
 	      "control reads '%s'", ctl);
@@ -511,6 +516,116 @@ TEST(cgroup_drops_socket_cgroup)
 	CHECK_EQ(pkts, c.n);
 	CHECK_EQ(drops_sum(ns_inode(), NULL, id, &rows), pkts);
 	CHECK(rows >= 1, "no row of cgroup %s", id);
+	CHECK(skbprof_unload() == 0, "unload");
+	teardown();
+	return 0;
+}
+
+/*
+ * traffic(), then wait until the module has every datagram read in its
+ * cgroups rows (rx-total: the last stage charged).
+ */
+static int counted_traffic(struct proc *a, struct proc *b,
+			   unsigned long long ida, unsigned long long idb)
+{
+	struct want w = { "rx", "rx-total", ida, NA };
+
+	if (traffic(a, b))
+		return -1;
+	wait_until(cg_reached, &w, WAIT_MS);
+	w = (struct want){ "rx", "rx-total", idb, NB };
+	wait_until(cg_reached, &w, WAIT_MS);
+	return 0;
+}
+
+/*
+ * The count of the line @prefix ("tx tx-total /skbprof-a") of what the
+ * reader tool prints for @view (a view and options); -1 without one.
+ * note()s the output.
+ */
+static long long tool_row(const char *view, const char *prefix)
+{
+	char *out = sh_out(NULL, TOOL " %s", view);
+	const char *rest = line_after(out, prefix);
+	long long c = rest ? strtoll(rest, NULL, 10) : -1;
+
+	note("skbprof %s:\n%s", view, out);
+	free(out);
+	return c;
+}
+
+/*
+ * `skbprof cgroups` and `skbprof procs` name the cgroups this test made
+ * by their paths, each with the datagrams its process sent and read; no
+ * row keeps the id of a cgroup that resolves.  Once /skbprof-b is
+ * removed, its rows show its id again.
+ */
+TEST(cgroup_tool_paths)
+{
+	unsigned long long ida, idb;
+	char want[128];
+	struct proc a, b;
+
+	if (setup_loaded("reset\n", &ida, &idb) ||
+	    counted_traffic(&a, &b, ida, idb))
+		return -1;
+	note("cgroups a=%llu b=%llu", ida, idb);
+	CHECK_EQ(tool_row("cgroups", "tx tx-total " CG_A), NA);
+	CHECK_EQ(tool_row("cgroups", "rx rx-total " CG_A), NA);
+	CHECK_EQ(tool_row("cgroups", "tx tx-total " CG_B), NB);
+	CHECK_EQ(tool_row("cgroups", "rx rx-total " CG_B), NB);
+	snprintf(want, sizeof(want), "tx tx-total %llu", ida);
+	CHECK_EQ(tool_row("cgroups", want), -1);
+	snprintf(want, sizeof(want), "tx tx-total %d %s " CG_A, a.pid, a.comm);
+	CHECK_EQ(tool_row("procs", want), NA);
+	snprintf(want, sizeof(want), "rx rx-total %d %s " CG_B, b.pid, b.comm);
+	CHECK_EQ(tool_row("procs", want), NB);
+	/* a cgroup removed: no path, its id */
+	CHECK(rmdir(CG_ROOT CG_B) == 0, "rmdir " CG_B ": %s", strerror(errno));
+	snprintf(want, sizeof(want), "tx tx-total %llu", idb);
+	CHECK_EQ(tool_row("cgroups", want), NB);
+	CHECK_EQ(tool_row("cgroups", "tx tx-total " CG_B), -1);
+	CHECK(skbprof_unload() == 0, "unload");
+	teardown();
+	return 0;
+}
+
+/* prom's packets series of cgroup label @cg, for a dir and stage (%s %s) */
+#define SERIES(cg)							\
+	"skbprof_cgroup_stage_packets_total{dir=\"%s\",stage=\"%s\",cgroup=\"" cg "\"}"
+/* prom --top-n @n, its packets series only: the notes stay short */
+#define TOP(n)	"prom --top-n " n " | grep ^skbprof_cgroup_stage_packets_total"
+
+/*
+ * `skbprof prom --top-n 1`: /skbprof-a (300 datagrams each way) keeps its
+ * series, /skbprof-b's 200 are in cgroup="other"; with --top-n all each
+ * has its own.  Nobody else was charged (cgroup_rows_count_each_cgroup),
+ * so other is exactly b's datagrams.
+ */
+TEST(cgroup_prom_top_n)
+{
+	static const char *const dirs[][2] = {
+		{ "tx", "tx-total" }, { "rx", "rx-total" },
+	};
+	unsigned long long ida, idb;
+	char want[160];
+	struct proc a, b;
+	size_t i;
+
+	if (setup_loaded("reset\n", &ida, &idb) ||
+	    counted_traffic(&a, &b, ida, idb))
+		return -1;
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(want, sizeof(want), SERIES(CG_A), dirs[i][0], dirs[i][1]);
+		CHECK_EQ(tool_row(TOP("1"), want), NA);
+		snprintf(want, sizeof(want), SERIES("other"), dirs[i][0], dirs[i][1]);
+		CHECK_EQ(tool_row(TOP("1"), want), NB);
+		snprintf(want, sizeof(want), SERIES(CG_B), dirs[i][0], dirs[i][1]);
+		CHECK_EQ(tool_row(TOP("1"), want), -1);
+		CHECK_EQ(tool_row(TOP("all"), want), NB);
+		snprintf(want, sizeof(want), SERIES("other"), dirs[i][0], dirs[i][1]);
+		CHECK_EQ(tool_row(TOP("all"), want), -1);
+	}
 	CHECK(skbprof_unload() == 0, "unload");
 	teardown();
 	return 0;

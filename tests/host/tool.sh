@@ -326,6 +326,17 @@ eq next/cgroups-paths "$("$tmp/skbprof-asan" -r "$tmp/cgnext" -j cgroups | jq -r
 /test/a 300
 /test/b 200"
 eq next/procs-paths "$("$tool" -r "$tmp/cgnext" -j procs | jq -c '[.procs[] | .cgroup_path]')" '["/test/a","/test/a","/test/b",null]'
+# the text views: the cgroup column by path, the rest of each line as is
+# (want: the file with the ids of the stand-in tree as its paths)
+text_paths() {	# VIEW
+	sed -e "/^#/!s| $ia\([+ ]\)| /test/a\1|" -e "/^#/!s| $ib\([+ ]\)| /test/b\1|" "$tmp/cgnext/$1"
+}
+eq next/cgroups-text-paths "$("$tool" -r "$tmp/cgnext" cgroups)" "$(text_paths cgroups)"
+# drops without a clock line: as the file, but the cgroup column
+eq next/drops-text-paths "$("$tmp/skbprof-asan" -r "$tmp/cgnext" drops)" "$(text_paths drops)"
+eq next/procs-text-paths "$("$tmp/skbprof-asan" -r "$tmp/cgnext" procs)" "$(text_paths procs)"
+eq next/cgroups-text-paths-differ "$("$tool" -r "$tmp/cgnext" cgroups | grep -c ' /test/[ab] ')" \
+	"$(grep -c -E " ($ia|$ib) " "$tmp/cgnext/cgroups")"
 eq next/drops-paths "$("$tool" -r "$tmp/cgnext" -j drops | jq -c '[.drops[] | .cgroup_path]')" '[null,null,"/test/a","/test/b",null]'
 eq next/trace-paths "$("$tool" -r "$tmp/cgnext" -j trace | jq -c 'select(.type == "packet") | [.cgroup, .cgroup_path]' | tr '\n' ' ')" \
 	"[$ia,\"/test/a\"] [null,null] "
@@ -345,6 +356,8 @@ skbprof_cgroup_stage_p99_seconds{dir="tx",stage="app-udp",cgroup="/test/b"} 0.00
 rmdir "$tmp/cg2/test/b"
 eq next/cgroups-gone "$("$tool" -r "$tmp/cgnext" -j cgroups | jq -c '[.cgroups[] | .cgroup_path]')" '["/test/a","/test/a",null]'
 eq next/prom-gone "$("$tool" -r "$tmp/cgnext" prom | grep -c "cgroup=\"$ib+\"")" 1
+eq next/cgroups-text-gone "$("$tool" -r "$tmp/cgnext" cgroups | awk '!/^#/ { print $3 }' | tr '\n' ' ')" \
+	"/test/a /test/a $ib "
 export SKBPROF_CGROUP_ROOT=$tmp/no-cgroup2
 "$tmp/skbprof-asan" -r "$d" -j trace > "$tmp/next.jsonl"
 eq next/trace-kinds "$(jq -r .type "$tmp/next.jsonl" | tr '\n' ' ')" "packet packet drop drop hit lost unknown "
@@ -358,6 +371,93 @@ eq next/trace-hit "$(jq -c 'select(.type == "hit") | [.dir, .point, .symbol, .mo
 eq next/trace-lost "$(jq -c 'select(.type == "lost") | .lost' "$tmp/next.jsonl")" 17
 eq next/trace-unknown-raw "$(jq -r 'select(.type == "unknown") | .raw' "$tmp/next.jsonl")" \
 	"$(grep SOMETHING "$d/trace")"
+
+# ---- bounded cardinality: fixtures/fleet, more cgroups than N ---------
+
+# prom keeps the N cgroups with the most packets (ties to the lower id)
+# and sums the rest into cgroup="other".  The truth is computed here with
+# jq from the fixture's own lines: the cgroups file ranked by its counts,
+# the drops file by its drop counts.
+d=$tmp/fleet
+tool=$top/tools/skbprof
+mkdir -p "$d"
+cp "$fix"/6.1/t1/{stats,latency_buckets,lifetime_buckets} "$fix"/fleet/{cgroups,drops} "$d/"
+# cg_rows FILE: the cgroups file's rows as JSON {dir, stage, cg, count, max}
+cg_rows='split("\n") | map(select(length > 0 and (startswith("#") | not)) | split(" ") |
+	{dir: .[0], stage: .[1], cg: .[2], count: (.[3] | tonumber), max: (.[6] | tonumber)})'
+# the drops file's rows: {key (every label but the cgroup), cg: its id or "-", count}
+drop_rows='split("\n") | map(select(length > 0 and (startswith("#") | not)) |
+	split(" ") | map(select(length > 0)) | select(.[0] | test("^[0-9]+$")) |
+	{key: "\(.[1]) \(.[6])", cg: (.[5] | rtrimstr("+")), count: (.[0] | tonumber)})'
+# keep: the ids of the top $n (-1: all) of rows [{cg, count}] with a cgroup
+keep='map(select(.cg != "-")) | group_by(.cg) | map({cg: .[0].cg, p: (map(.count) | add)}) |
+	sort_by(-.p, (.cg | tonumber)) | map(.cg) | if $n < 0 then . else .[:$n] end'
+# fleet NAME N TOOL-ARGS...: prom with TOOL-ARGS against the truth for N
+fleet() {
+	local name=fleet/$1 n=$2 out=$tmp/fleet.prom got want
+	shift 2
+	"$tool" -r "$d" "$@" prom > "$out"
+	if promtool check metrics < "$out" > "$tmp/promtool.out" 2>&1; then ok "$name/promtool"; else
+		fail "$name/promtool" "$(head -c 300 "$tmp/promtool.out")"; fi
+	# kept cgroups: their rows as they are; the rest: one "other" per stage
+	want=$(jq -R -s -r --argjson n "$n" "$cg_rows"' | ('"$keep"') as $k |
+		(map(select(.cg as $c | $k | index($c))) | .[] | "\(.dir) \(.stage) \(.cg) \(.count)"),
+		(map(select(.cg as $c | $k | index($c) | not)) | group_by([.dir, .stage]) | .[] |
+		 "\(.[0].dir) \(.[0].stage) other \(map(.count) | add)")' "$d/cgroups" | sort)
+	got=$(sed -n -E 's/^skbprof_cgroup_stage_packets_total\{dir="([^"]*)",stage="([^"]*)",cgroup="([^"]*)"\} /\1 \2 \3 /p' "$out" | sort)
+	eq "$name/cgroup-packets" "$got" "$want"
+	eq "$name/cgroup-series" "$(grep -c '^skbprof_cgroup_stage_packets_total{' "$out")" "$(wc -l <<< "$want")"
+	# the sum over the series is the file's total
+	eq "$name/cgroup-total" "$(awk '/^skbprof_cgroup_stage_packets_total\{/ { s += $NF } END { print s }' "$out")" \
+		"$(awk '/^(rx|tx) / { s += $4 } END { print s }' "$d/cgroups")"
+	# cgroups labelled: N, and other when there are more
+	eq "$name/cgroup-labels" "$(grep -o '^skbprof_cgroup_stage_packets_total{.*cgroup="[^"]*"' "$out" | sed 's/.*cgroup=//' | sort -u | wc -l)" \
+		"$(jq -R -s --argjson n "$n" "$cg_rows"' | (map(.cg) | unique | length) as $all |
+		   ('"$keep"' | length) as $k | $k + (if $all > $k then 1 else 0 end)' "$d/cgroups")"
+	# other's max: the largest of its rows'; no p50 or p99 for it
+	want=$(jq -R -s -r --argjson n "$n" "$cg_rows"' | ('"$keep"') as $k |
+		map(select(.cg as $c | $k | index($c) | not)) | group_by([.dir, .stage]) | .[] |
+		"\(.[0].dir) \(.[0].stage) \(map(.max) | max)"' "$d/cgroups" | sort)
+	got=$(sed -n -E 's/^skbprof_cgroup_stage_max_seconds\{dir="([^"]*)",stage="([^"]*)",cgroup="other"\} /\1 \2 /p' "$out" |
+		awk '{ split($3, a, "."); print $1, $2, a[1] * 1000000000 + substr(a[2] "000000000", 1, 9) }' | sort)
+	eq "$name/other-max" "${got:-none}" "${want:-none}"
+	eq "$name/other-no-quantiles" "$(grep -c -E '^skbprof_cgroup_stage_p(50|99)_seconds\{.*cgroup="other"' "$out")" 0
+	# drops: the same bound by drop counts; other sums the rest exactly
+	want=$(jq -R -s -r --argjson n "$n" "$drop_rows"' | ('"$keep"') as $k |
+		map(select(.cg != "-" and (.cg as $c | $k | index($c) | not))) | group_by(.key) | .[] |
+		"\(.[0].key) \(map(.count) | add)"' "$d/drops" | sort)
+	got=$(sed -n -E 's/^skbprof_drops_total\{reason="([^"]*)",.*cgroup="other",stage="([^"]*)"\} /\1 \2 /p' "$out" | sort)
+	eq "$name/drops-other" "${got:-none}" "${want:-none}"
+	eq "$name/drops-total" "$(awk '/^skbprof_drops_total\{/ { s += $NF } END { print s }' "$out")" \
+		"$(awk '$1 ~ /^[0-9]+$/ { s += $1 } END { print s }' "$d/drops")"
+	eq "$name/drops-cgroups" "$(grep -o '^skbprof_drops_total{.*cgroup="[^"]*"' "$out" | sed 's/.*cgroup=//' | grep -v '^""$' | sort -u | wc -l)" \
+		"$(jq -R -s --argjson n "$n" "$drop_rows"' | (map(select(.cg != "-") | .cg) | unique | length) as $all |
+		   ('"$keep"' | length) as $k | $k + (if $all > $k then 1 else 0 end)' "$d/drops")"
+}
+eq fleet/more-cgroups-than-10 "$(awk '/^(rx|tx) / { print $3 }' "$d/cgroups" | sort -u | wc -l | awk '{ print ($1 > 10) }')" 1
+fleet default 10
+fleet top-n-3 3 --top-n 3
+fleet top-n-0 0 -t 0
+fleet top-n-all -1 --top-n all
+SKBPROF_TOP_N=3 fleet env-3 3
+eq fleet/option-over-env "$(SKBPROF_TOP_N=3 "$tool" -r "$d" --top-n all prom | grep -c 'cgroup="other"')" 0
+eq fleet/env-all "$(SKBPROF_TOP_N=all "$tool" -r "$d" prom | grep -c 'cgroup="other"')" 0
+# the cgroup label is the path where it resolves, also among the top N
+mkdir -p "$tmp/cgf/top"
+sed "s/\b8006\b/$(stat -c %i "$tmp/cgf/top")/" "$fix/fleet/cgroups" > "$d/cgroups"
+eq fleet/path-label "$(SKBPROF_CGROUP_ROOT=$tmp/cgf "$tool" -r "$d" prom | grep -c '^skbprof_cgroup_stage_packets_total{.*cgroup="/top"}')" \
+	"$(grep -c ' 8006 ' "$fix/fleet/cgroups")"
+# and the drops text view (with its clock line: columns padded again)
+sed "s/ 8006 / $(stat -c %i "$tmp/cgf/top") /" "$fix/fleet/drops" > "$d/drops"
+eq fleet/drops-text-path "$(SKBPROF_CGROUP_ROOT=$tmp/cgf "$tool" -r "$d" drops | awk '$6 == "/top" { print $1 }')" \
+	"$(awk '$6 == 8006 { print $1 }' "$fix/fleet/drops")"
+cp "$fix"/fleet/{cgroups,drops} "$d/"
+# bad values: exit 2, the token named, nothing printed on stdout
+for v in x -1 1.5 '' 99999999999999999999 10x ' 3'; do
+	t "fleet/bad-top-n-'$v'" 2 "bad top-n '$v' \(a number from 0, or all\)" "$tool" -r "$d" --top-n "$v" prom
+	eq "fleet/bad-top-n-'$v'-no-output" "$("$tool" -r "$d" --top-n "$v" prom 2>/dev/null | wc -c)" 0
+done
+t fleet/bad-env 2 "bad SKBPROF_TOP_N 'ten' \(a number from 0, or all\)" env SKBPROF_TOP_N=ten "$tool" -r "$d" prom
 
 # trace: SIGPIPE and SIGINT end the stream cleanly
 yes "12:00:00.000000 cpu0 DROP - x+0x1/0x2 | - | dev -" | head -n 200000 > "$tmp/big" 2>/dev/null
@@ -460,7 +560,7 @@ fi
 man_txt=$(MANWIDTH=80 man -l "$top/tools/skbprof.8" 2>"$tmp/man.err")
 if [ -s "$tmp/man.err" ]; then fail man-renders "$(head -c 300 "$tmp/man.err")"; else ok man-renders; fi
 for w in latency drops procs cgroups lifetime softnet stats control filter reset trace top prom --json --pretty \
-	 --interval --count --root SKBPROF_ROOT 'EXIT STATUS' promtool skbprof.rst; do
+	 --interval --count --top-n --root SKBPROF_ROOT SKBPROF_TOP_N 'EXIT STATUS' promtool skbprof.rst; do
 	grep -q -- "$w" <<< "$man_txt" || missing="${missing:-} $w"
 done
 if [ -n "${missing:-}" ]; then fail man-mentions "skbprof.8 lacks:$missing"; else ok man-mentions; fi
