@@ -106,8 +106,9 @@ void hist_seq_log2(struct seq_file *m, const struct hist *h);
  * The numeric files, latency_buckets and lifetime_buckets (hist_seq.c,
  * kernel only).  hist_seq_buckets_header() prints their two header lines:
  * "# bounds" and every edge of the buckets, ascending (bucket k holds
- * [b_k, b_k+1)), then "# @cols count sum min max buckets ...".
- * hist_seq_buckets() prints the rest of a line: " count sum min max", then
+ * [b_k, b_k+1)), then "# @cols count sum min max p50 p90 p99 avg
+ * buckets ...".  hist_seq_buckets() prints the rest of a line: " count sum
+ * min max p50 p90 p99 avg" (the human views' figures), then
  * " lo:hi:count" for every non-empty bucket, ascending, and the newline;
  * all from @h, one merged copy, so count is the sum of the buckets'.
  */

@@ -60,7 +60,7 @@ void hist_seq_buckets_header(struct seq_file *m, const char *cols)
 	for (i = 0; i < HIST_BUCKETS; i++)
 		seq_printf(m, " %llu", hist_bucket_lo(i));
 	seq_printf(m, " %llu\n", hist_bucket_hi(HIST_BUCKETS - 1));
-	seq_printf(m, "# %scount sum min max buckets (ns; a bucket lo:hi:count holds [lo, hi))\n",
+	seq_printf(m, "# %scount sum min max p50 p90 p99 avg buckets (ns; a bucket lo:hi:count holds [lo, hi))\n",
 		   cols);
 }
 
@@ -68,8 +68,10 @@ void hist_seq_buckets(struct seq_file *m, const struct hist *h)
 {
 	unsigned int i;
 
-	seq_printf(m, " %llu %llu %llu %llu", h->count, h->sum,
-		   h->count ? h->min : 0, h->max);
+	seq_printf(m, " %llu %llu %llu %llu %llu %llu %llu %llu", h->count,
+		   h->sum, h->count ? h->min : 0, h->max,
+		   hist_percentile(h, 50), hist_percentile(h, 90),
+		   hist_percentile(h, 99), hist_avg(h));
 	for (i = 0; i < HIST_BUCKETS; i++)
 		if (h->buckets[i])
 			seq_printf(m, " %llu:%llu:%llu", hist_bucket_lo(i),

@@ -408,6 +408,38 @@ static int latency_buckets_show(struct seq_file *m, void *v)
 
 SKBPROF_DEFINE_SHOW_FILE(latency_buckets);
 
+/* latency's worst packets, for machines: one row per stage measured. */
+static int latency_worst_show(struct seq_file *m, void *v)
+{
+	struct {
+		struct hist h;
+		struct exemplar w;
+		char flow[SKBPROF_FLOW_LEN];
+	} *t;
+	int st;
+
+	t = kvmalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	seq_puts(m, "# dir stage ns at_ns proto src sport dst dport pid comm\n");
+	for (st = 0; st < SKBPROF_TIMELINE_STAGES; st++) {
+		merge_stage(st, &t->h, &t->w);
+		if (!t->h.count)
+			continue;
+		skbprof_fmt_flow(t->flow, sizeof(t->flow), &t->w.tuple,
+				 SKBPROF_FLOW_COLUMNS);
+		seq_printf(m, "%s %s %llu %llu %s %d ", dir_name(st),
+			   skbprof_stages[st].name, t->w.ns, t->w.when, t->flow,
+			   t->w.pid);
+		print_comm(m, t->w.comm);
+		seq_putc(m, '\n');
+	}
+	kvfree(t);
+	return 0;
+}
+
+SKBPROF_DEFINE_SHOW_FILE(latency_worst);
+
 /* A row of one CPU, as procs_open() found it. */
 struct proc_ref {
 	struct proc_key key;
@@ -651,20 +683,56 @@ static const struct file_operations cgroups_fops = {
 	.release	= skbprof_snapshot_release,
 };
 
-static void show_live(struct seq_file *m, const struct stamp *st)
+/*
+ * A timeline or lifetime in flight: "inflight KIND point P age_ns A FLOW
+ * pid PID" for stats (@row false), or the inflight table's row "KIND P A
+ * PROTO SRC SPORT DST DPORT PID".
+ */
+static void show_live(struct seq_file *m, const struct stamp *st, bool row)
 {
 	static const char *const kinds[] = { "rx", "tx", "life" };
 	static const struct skbprof_tuple unknown;
 	const struct lat_stamp *s = lat_of_const(st);
 	bool life = st->kind == STAMP_LIFE;
+	char flow[SKBPROF_FLOW_LEN];
 
 	/* a lifetime has no point, flow or process */
-	seq_printf(m, "inflight %s point %u age_ns %llu ",
+	skbprof_fmt_flow(flow, sizeof(flow), life ? &unknown : &s->tuple,
+			 row ? SKBPROF_FLOW_COLUMNS : SKBPROF_FLOW_ROW);
+	seq_printf(m, row ? "%s %u %llu %s %d\n" :
+		   "inflight %s point %u age_ns %llu %s pid %d\n",
 		   st->kind < ARRAY_SIZE(kinds) ? kinds[st->kind] : "?",
-		   life ? 0 : s->point, ktime_get_ns() - st->t_start);
-	print_tuple(m, life ? &unknown : &s->tuple);
-	seq_printf(m, " pid %d\n", life ? 0 : s->pid);
+		   life ? 0 : s->point, ktime_get_ns() - st->t_start, flow,
+		   life ? 0 : s->pid);
 }
+
+static void show_live_stats(struct seq_file *m, const struct stamp *st)
+{
+	show_live(m, st, false);
+}
+
+static void show_live_row(struct seq_file *m, const struct stamp *st)
+{
+	show_live(m, st, true);
+}
+
+/* How many timelines in flight stats and inflight show. */
+#define INFLIGHT_SHOWN	8
+
+/* a few timelines in flight: where they stand */
+void latency_stats_rows(struct seq_file *m)
+{
+	stamp_show_live(m, INFLIGHT_SHOWN, show_live_stats);
+}
+
+static int inflight_show(struct seq_file *m, void *v)
+{
+	seq_puts(m, "# kind point age_ns proto src sport dst dport pid\n");
+	stamp_show_live(m, INFLIGHT_SHOWN, show_live_row);
+	return 0;
+}
+
+SKBPROF_DEFINE_SHOW_FILE(inflight);
 
 /* ---- stats, reset, life ---- */
 
@@ -689,8 +757,6 @@ void latency_stats(struct seq_file *m)
 	unsigned int cpu, k, r;
 
 	stamp_stats(m);
-	/* a few timelines in flight: where they stand */
-	stamp_show_live(m, 8, show_live);
 	for_each_possible_cpu(cpu) {
 		const struct lat_cpu *c = lcpu[cpu];
 
@@ -826,6 +892,8 @@ void latency_exit(void)
 const struct skbprof_file latency_files[LATENCY_NFILES] = {
 	{ "latency", 0400, &latency_fops },
 	{ "latency_buckets", 0400, &latency_buckets_fops },
+	{ "latency_worst", 0400, &latency_worst_fops },
 	{ "procs", 0400, &procs_fops },
 	{ "cgroups", 0400, &cgroups_fops },
+	{ "inflight", 0400, &inflight_fops },
 };

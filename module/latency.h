@@ -47,15 +47,16 @@ void latency_gso(unsigned int segs, unsigned int full);
  * The aggregates' life, driven by the part that owns them (timeline.c):
  * latency_init() allocates them (-EINVAL for bad module parameters),
  * latency_exit() frees them once nothing records; latency_reset() zeroes
- * them, latency_stats() adds
- * the stamp table's lines and theirs to the stats file, and
- * latency_files[] are their files.
+ * them, latency_stats() adds the stamp table's counters and theirs to
+ * the stats file, latency_stats_rows() a few timelines in flight, and
+ * latency_files[] are their files (inflight: those timelines' table).
  */
 int latency_init(void);
 void latency_exit(void);
 void latency_reset(void);
 void latency_stats(struct seq_file *m);
-#define LATENCY_NFILES	4
+void latency_stats_rows(struct seq_file *m);
+#define LATENCY_NFILES	6
 extern const struct skbprof_file latency_files[LATENCY_NFILES];
 
 #endif /* _SKBPROF_LATENCY_H */

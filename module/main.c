@@ -74,7 +74,8 @@ static const struct skbprof_part *const parts[] = {
 	&skbprof_probes_part,
 };
 
-static int stats_show(struct seq_file *m, void *v)
+/* counters: every part's "key value" lines, and nothing else */
+static int counters_show(struct seq_file *m, void *v)
 {
 	size_t i;
 
@@ -86,10 +87,24 @@ static int stats_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/* stats, for people: the counters, then every part's rows */
+static int stats_show(struct seq_file *m, void *v)
+{
+	size_t i;
+
+	counters_show(m, v);
+	for (i = 0; i < ARRAY_SIZE(parts); i++)
+		if (parts[i]->stats_rows)
+			parts[i]->stats_rows(m);
+	return 0;
+}
+
+SKBPROF_DEFINE_SHOW_FILE(counters);
 SKBPROF_DEFINE_SHOW_FILE(stats);
 
 static const struct skbprof_file main_files[] = {
 	{ "stats", 0400, &stats_fops },
+	{ "counters", 0400, &counters_fops },
 };
 
 /*

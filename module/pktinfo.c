@@ -176,11 +176,11 @@ static const char *flow_proto(char *p, size_t size, u8 proto,
 {
 	switch (proto) {
 	case IPPROTO_TCP:
-		return style == SKBPROF_FLOW_ROW ? "tcp" : "TCP";
+		return style != SKBPROF_FLOW_TRACE ? "tcp" : "TCP";
 	case IPPROTO_UDP:
-		return style == SKBPROF_FLOW_ROW ? "udp" : "UDP";
+		return style != SKBPROF_FLOW_TRACE ? "udp" : "UDP";
 	}
-	if (style == SKBPROF_FLOW_ROW)
+	if (style != SKBPROF_FLOW_TRACE)
 		return "ip";
 	if (proto == IPPROTO_ICMP)
 		return "ICMP";
@@ -200,8 +200,17 @@ int skbprof_fmt_flow(char *buf, size_t size, const struct skbprof_tuple *t,
 	char p[8];
 
 	if (t->family != AF_INET && t->family != AF_INET6)
-		return scnprintf(buf, size, "-");
+		return scnprintf(buf, size, style == SKBPROF_FLOW_COLUMNS ?
+				 "- - - - -" : "-");
 	proto = flow_proto(p, sizeof(p), t->proto, style);
+	if (style == SKBPROF_FLOW_COLUMNS && t->family == AF_INET)
+		return scnprintf(buf, size, "%s %pI4 %u %pI4 %u", proto,
+				 &t->saddr.v4, ntohs(t->sport), &t->daddr.v4,
+				 ntohs(t->dport));
+	if (style == SKBPROF_FLOW_COLUMNS)
+		return scnprintf(buf, size, "%s %pI6c %u %pI6c %u", proto,
+				 &t->saddr.v6, ntohs(t->sport), &t->daddr.v6,
+				 ntohs(t->dport));
 	if (t->family == AF_INET && ports)
 		return scnprintf(buf, size, "%s %pI4:%u %s %pI4:%u", proto,
 				 &t->saddr.v4, ntohs(t->sport), to,

@@ -66,6 +66,11 @@ enum skbprof_flow_style {
 	 * "ip [::1]:0 -> [::1]:0" (always ports) or "-".
 	 */
 	SKBPROF_FLOW_ROW,
+	/*
+	 * A machine table's five columns, proto src sport dst dport:
+	 * "udp 10.0.0.1 53 10.0.0.2 4000", "ip ::1 0 ::1 0" or "- - - - -".
+	 */
+	SKBPROF_FLOW_COLUMNS,
 };
 
 /* Room for any flow skbprof_fmt_flow() writes, with its NUL. */

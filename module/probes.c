@@ -1510,35 +1510,142 @@ static const char *const type_names[] = {
 	[CT_KRETPROBE] = "kretprobe",
 };
 
-/* Per stage: whether its points are served and measured, and by what. */
-static void stages_stats(struct seq_file *m)
+/*
+ * What stats and the machine tables say of a candidate: its mechanism,
+ * its state and, while active, its hits and the hits its mechanism
+ * skipped; otherwise why it is not active.
+ */
+struct cand_view {
+	const char *mech;
+	const char *state;
+	bool active;
+	u64 hits;
+	unsigned long missed;
+	char why[48];
+};
+
+static void cand_view(const struct cand *c, struct cand_view *v)
+{
+	int cpu;
+
+	v->mech = c->mech ? mech_names[c->mech] : type_names[c->type];
+	v->active = c->state == CS_ACTIVE;
+	v->hits = 0;
+	v->missed = 0;
+	v->why[0] = 0;
+	switch (c->state) {
+	case CS_ACTIVE:
+		v->state = "active";
+		for_each_possible_cpu(cpu)
+			v->hits += *per_cpu_ptr(hits + c->id, cpu);
+		if (c->mech == CM_FTRACE)
+			v->missed = atomic_long_read(&c->missed);
+		else if (c->mech == CM_KPROBE)
+			v->missed = c->kp.nmissed;
+		else if (c->mech == CM_KRETPROBE)
+			v->missed = c->krp.nmissed + c->krp.kp.nmissed;
+		break;
+	case CS_IDLE:
+		v->state = "idle";
+		strscpy(v->why, "no-view-needs-it", sizeof(v->why));
+		break;
+	case CS_FAILED:
+		v->state = "unavailable";
+		snprintf(v->why, sizeof(v->why), "%s(%d)", why(c->err), c->err);
+		break;
+	default:
+		v->state = "standby";
+		strscpy(v->why, "another-candidate-serves", sizeof(v->why));
+		break;
+	}
+}
+
+static const char *stage_state(const struct skbprof_stage_def *d, u32 stages,
+			       int st)
+{
+	bool from = probes_point_served(d->dir, d->from, d->proto);
+	bool to = probes_point_served(d->dir, d->to, d->proto);
+
+	return !(from && to) ? "unavailable" :
+	       stages & BIT(st) ? "active" : "off";
+}
+
+static u32 stages_in_force(void)
 {
 	u32 stages;
-	int st;
 
 	rcu_read_lock();
 	stages = skbprof_config()->stages;
 	rcu_read_unlock();
+	return stages;
+}
+
+/*
+ * Per stage: whether its points are served and measured, and by what;
+ * "stage DIR NAME STATE FROM -> TO" for stats (@row false), or the
+ * stages table's row "DIR NAME STATE FROM TO".
+ */
+static void stage_rows(struct seq_file *m, bool row)
+{
+	u32 stages = stages_in_force();
+	int st;
+
 	for (st = 0; st < SKBPROF_TIMELINE_STAGES; st++) {
 		const struct skbprof_stage_def *d = &skbprof_stages[st];
-		bool from = probes_point_served(d->dir, d->from, d->proto);
-		bool to = probes_point_served(d->dir, d->to, d->proto);
 
-		seq_printf(m, "stage %s %s %s ", skbprof_dir_name(d->dir),
-			   d->name, !(from && to) ? "unavailable" :
-			   stages & BIT(st) ? "active" : "off");
+		seq_printf(m, "%s%s %s %s ", row ? "" : "stage ",
+			   skbprof_dir_name(d->dir), d->name,
+			   stage_state(d, stages, st));
 		probes_point_names(m, d->dir, d->from, d->proto);
-		seq_puts(m, " -> ");
+		seq_puts(m, row ? " " : " -> ");
 		probes_point_names(m, d->dir, d->to, d->proto);
 		seq_putc(m, '\n');
 	}
 }
 
+static void group_rows(struct seq_file *m, bool row)
+{
+	size_t g;
+
+	for (g = 0; g < ARRAY_SIZE(groups); g++)
+		seq_printf(m, "%s%s %s %s\n", row ? "" : "group ",
+			   groups[g].name,
+			   group_state_names[group_state(&groups[g])],
+			   group_armed(&groups[g]) ? "armed" : "disarmed");
+}
+
+/*
+ * Every candidate: "probe GROUP SYMBOL MECH active hits N nmissed M" or
+ * "probe GROUP SYMBOL MECH STATE WHY" for stats, or the probes table's
+ * row "GROUP SYMBOL MECH STATE HITS NMISSED WHY" ("-" where none).
+ */
+static void cand_rows(struct seq_file *m, bool row)
+{
+	struct cand_view v;
+	size_t g, i;
+
+	for (g = 0; g < ARRAY_SIZE(groups); g++) {
+		const struct group *gr = &groups[g];
+
+		for (i = 0; i < gr->n; i++) {
+			cand_view(&gr->c[i], &v);
+			seq_printf(m, "%s%s %s %s %s ", row ? "" : "probe ",
+				   gr->name, gr->c[i].sym, v.mech, v.state);
+			if (row && v.active)
+				seq_printf(m, "%llu %lu -\n", v.hits, v.missed);
+			else if (row)
+				seq_printf(m, "- - %s\n", v.why);
+			else if (v.active)
+				seq_printf(m, "hits %llu nmissed %lu\n", v.hits,
+					   v.missed);
+			else
+				seq_printf(m, "%s\n", v.why);
+		}
+	}
+}
+
 static void probes_stats(struct seq_file *m)
 {
-	size_t g, i;
-	int cpu;
-
 	/* what serves function entries that ftrace traces */
 	if (ft_registered)
 		seq_puts(m, "entry_probes ftrace\n");
@@ -1546,50 +1653,46 @@ static void probes_stats(struct seq_file *m)
 		seq_puts(m, "entry_probes kprobe entry_ftrace=0\n");
 	else
 		seq_printf(m, "entry_probes kprobe ftrace-error(%d)\n", ft_err);
-	for (g = 0; g < ARRAY_SIZE(groups); g++)
-		seq_printf(m, "group %s %s %s\n", groups[g].name,
-			   group_state_names[group_state(&groups[g])],
-			   group_armed(&groups[g]) ? "armed" : "disarmed");
-	for (g = 0; g < ARRAY_SIZE(groups); g++) {
-		const struct group *gr = &groups[g];
-
-		for (i = 0; i < gr->n; i++) {
-			const struct cand *c = &gr->c[i];
-			unsigned long missed = 0;
-			u64 n = 0;
-
-			seq_printf(m, "probe %s %s %s ", gr->name, c->sym,
-				   c->mech ? mech_names[c->mech] :
-				   type_names[c->type]);
-			switch (c->state) {
-			case CS_ACTIVE:
-				for_each_possible_cpu(cpu)
-					n += *per_cpu_ptr(hits + c->id, cpu);
-				if (c->mech == CM_FTRACE)
-					missed = atomic_long_read(&c->missed);
-				else if (c->mech == CM_KPROBE)
-					missed = c->kp.nmissed;
-				else if (c->mech == CM_KRETPROBE)
-					missed = c->krp.nmissed +
-						 c->krp.kp.nmissed;
-				seq_printf(m, "active hits %llu nmissed %lu\n",
-					   n, missed);
-				break;
-			case CS_IDLE:
-				seq_puts(m, "idle no-view-needs-it\n");
-				break;
-			case CS_FAILED:
-				seq_printf(m, "unavailable %s(%d)\n",
-					   why(c->err), c->err);
-				break;
-			default:
-				seq_puts(m, "standby another-candidate-serves\n");
-				break;
-			}
-		}
-	}
-	stages_stats(m);
 }
+
+static void probes_stats_rows(struct seq_file *m)
+{
+	group_rows(m, false);
+	cand_rows(m, false);
+	stage_rows(m, false);
+}
+
+/* The machine forms of those rows: a header, then one row each. */
+static int probes_show(struct seq_file *m, void *v)
+{
+	seq_puts(m, "# group symbol mechanism state hits nmissed why\n");
+	cand_rows(m, true);
+	return 0;
+}
+
+static int groups_show(struct seq_file *m, void *v)
+{
+	seq_puts(m, "# group state armed\n");
+	group_rows(m, true);
+	return 0;
+}
+
+static int stages_show(struct seq_file *m, void *v)
+{
+	seq_puts(m, "# dir stage state from to\n");
+	stage_rows(m, true);
+	return 0;
+}
+
+SKBPROF_DEFINE_SHOW_FILE(probes);
+SKBPROF_DEFINE_SHOW_FILE(groups);
+SKBPROF_DEFINE_SHOW_FILE(stages);
+
+static const struct skbprof_file probes_files[] = {
+	{ "probes", 0400, &probes_fops },
+	{ "groups", 0400, &groups_fops },
+	{ "stages", 0400, &stages_fops },
+};
 
 const struct skbprof_part skbprof_probes_part = {
 	.name	= "probes",
@@ -1600,4 +1703,7 @@ const struct skbprof_part skbprof_probes_part = {
 	.sweep	= probes_sweep,
 	.reset	= probes_reset,
 	.stats	= probes_stats,
+	.stats_rows = probes_stats_rows,
+	.files	= probes_files,
+	.nfiles	= ARRAY_SIZE(probes_files),
 };

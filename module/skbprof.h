@@ -56,8 +56,11 @@ struct skbprof_config;
  *         file's mutex, once every part is up.
  * @reset: zero counters, histograms and table rows (process context,
  *         serialised by the control file's mutex).  May be NULL.
- * @stats: append this part's "key value" lines to the stats file.  May be
- *         NULL.
+ * @stats: append this part's "key value" lines to the stats file and to
+ *         counters, its machine form.  May be NULL.
+ * @stats_rows: append this part's rows to the stats file, after every
+ *         part's key value lines, for people; the part's own files
+ *         have them as tables, for machines.  May be NULL.
  * @files: its files, @nfiles of them.
  */
 struct skbprof_part {
@@ -69,6 +72,7 @@ struct skbprof_part {
 	void (*sweep)(const struct skbprof_config *cfg);
 	void (*reset)(void);
 	void (*stats)(struct seq_file *m);
+	void (*stats_rows)(struct seq_file *m);
 	const struct skbprof_file *files;
 	unsigned int nfiles;
 };

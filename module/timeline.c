@@ -1356,6 +1356,7 @@ const struct skbprof_part skbprof_latency_part = {
 	.sweep = timeline_sweep,
 	.reset = timeline_reset,
 	.stats = latency_stats,
+	.stats_rows = latency_stats_rows,
 	.files = latency_files,
 	.nfiles = LATENCY_NFILES,
 };

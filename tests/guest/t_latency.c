@@ -1368,7 +1368,7 @@ TEST(filter_latency_and_drops_port)
 /* One line of latency_buckets or lifetime_buckets. */
 struct hline {
 	char dir[8], stage[16];
-	unsigned long long count, sum, min, max, nb;
+	unsigned long long count, sum, min, max, p50, p90, p99, avg, nb;
 	unsigned long long lo[MAX_BOUNDS], hi[MAX_BOUNDS], c[MAX_BOUNDS];
 };
 
@@ -1416,13 +1416,18 @@ static int buckets_parse(char *text, bool label, struct hline *h, int max)
 		CHECK(n < max, "more than %d lines", max);
 		memset(l, 0, sizeof(*l));
 		if (label)
-			CHECK(sscanf(line, "%15s %llu %llu %llu %llu %n", l->stage,
-				     &l->count, &l->sum, &l->min, &l->max, &off) == 5,
+			CHECK(sscanf(line, "%15s %llu %llu %llu %llu %llu %llu %llu %llu %n",
+				     l->stage, &l->count, &l->sum, &l->min, &l->max,
+				     &l->p50, &l->p90, &l->p99, &l->avg, &off) == 9,
 			      "bad line: %.80s", line);
 		else
-			CHECK(sscanf(line, "%7s %15s %llu %llu %llu %llu %n", l->dir,
-				     l->stage, &l->count, &l->sum, &l->min, &l->max,
-				     &off) == 6, "bad line: %.80s", line);
+			CHECK(sscanf(line, "%7s %15s %llu %llu %llu %llu %llu %llu %llu %llu %n",
+				     l->dir, l->stage, &l->count, &l->sum, &l->min,
+				     &l->max, &l->p50, &l->p90, &l->p99, &l->avg,
+				     &off) == 10, "bad line: %.80s", line);
+		CHECK(l->p50 <= l->p90 && l->p90 <= l->p99 && l->p99 <= l->max &&
+		      l->min <= l->avg && l->avg <= l->max,
+		      "percentiles or average out of order: %.120s", line);
 		for (tok = strtok_r(line + off, " ", &ts); tok;
 		     tok = strtok_r(NULL, " ", &ts)) {
 			unsigned long long *lo = &l->lo[l->nb], *hi = &l->hi[l->nb];

@@ -123,11 +123,12 @@ static double now(void)
 
 /* ---- what the children report -------------------------------------- */
 
-#define NFILES 13
+#define NFILES 19
 static const char *const files[NFILES] = {
 	"stats", "control", "drops", "latency", "procs", "cgroups", "lifetime",
 	"latency_buckets", "lifetime_buckets", "softnet", "softnet_counters",
-	"drops_devices", "trace",
+	"drops_devices", "counters", "probes", "groups", "stages", "inflight",
+	"latency_worst", "trace",	/* the blocking one last */
 };
 
 struct shared {

@@ -291,7 +291,7 @@ out:
 
 /*
  * The samples at least @lo ns long in @t, a read of lifetime_buckets
- * ("lifetime count sum min max lo:hi:n ...").
+ * ("lifetime count sum min max p50 p90 p99 avg lo:hi:n ...").
  */
 static long long lifetimes_from(const char *t, unsigned long long lo)
 {
@@ -301,8 +301,8 @@ static long long lifetimes_from(const char *t, unsigned long long lo)
 
 	if (!p)
 		return -1;
-	/* count sum min max, then the buckets */
-	for (skip = 0; skip < 4 && p; skip++)
+	/* count sum min max p50 p90 p99 avg, then the buckets */
+	for (skip = 0; skip < 8 && p; skip++)
 		p = strchr(p + 1, ' ');
 	while (p && sscanf(p, " %llu:%llu:%llu", &blo, &bhi, &cnt) == 3) {
 		if (blo >= lo)

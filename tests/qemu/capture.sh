@@ -10,7 +10,8 @@
 set -e
 D=/sys/kernel/debug/skbprof
 dump() {	# dump SNAPSHOT
-	for f in stats drops latency latency_buckets procs cgroups lifetime \
+	for f in stats counters probes groups stages inflight drops latency \
+		 latency_buckets latency_worst procs cgroups lifetime \
 		 lifetime_buckets control; do
 		echo "=== BEGIN $1/$f"
 		cat "$D/$f"
