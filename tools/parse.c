@@ -131,22 +131,6 @@ static char *next_line(char **p)
 	return l;
 }
 
-/* Tokens joined by spaces, as one string (or null for "-"). */
-static json_object *joined(char **tok, int n)
-{
-	char buf[512];
-	size_t len = 0;
-	int i;
-
-	buf[0] = 0;
-	for (i = 0; i < n; i++)
-		len += snprintf(buf + len, len < sizeof(buf) ? sizeof(buf) - len : 0,
-				"%s%s", i ? " " : "", tok[i]);
-	if (n == 0 || !strcmp(buf, "-"))
-		return NULL;
-	return json_object_new_string(buf);
-}
-
 /* "a,b,c" (or "none") as an array of strings. */
 static json_object *list_of(const char *s)
 {
@@ -163,121 +147,6 @@ static json_object *list_of(const char *s)
 		p = *c ? c + 1 : c;
 	}
 	return a;
-}
-
-/* ---- stats ---- */
-
-static json_object *stats_probe(char **tok, int n)
-{
-	json_object *p = json_object_new_object();
-	int i;
-
-	json_object_object_add(p, "group", json_object_new_string(tok[1]));
-	json_object_object_add(p, "symbol", json_object_new_string(tok[2]));
-	json_object_object_add(p, "type", json_object_new_string(tok[3]));
-	json_object_object_add(p, "state", json_object_new_string(tok[4]));
-	if (!strcmp(tok[4], "active")) {
-		for (i = 5; i + 1 < n; i += 2)
-			json_object_object_add(p, tok[i], value_of(tok[i], tok[i + 1]));
-	} else if (n > 5) {
-		/* "no-such-symbol(-2)" or "another-candidate-serves" */
-		char *par = strchr(tok[5], '(');
-
-		if (par) {
-			json_object_object_add(p, "error",
-					       json_object_new_int(atoi(par + 1)));
-			*par = 0;
-		}
-		json_object_object_add(p, "reason", json_object_new_string(tok[5]));
-	}
-	return p;
-}
-
-static json_object *stats_stage(char **tok, int n)
-{
-	json_object *s = json_object_new_object();
-
-	json_object_object_add(s, "dir", json_object_new_string(tok[1]));
-	json_object_object_add(s, "stage", json_object_new_string(tok[2]));
-	json_object_object_add(s, "state", json_object_new_string(tok[3]));
-	if (n >= 7 && !strcmp(tok[5], "->")) {
-		json_object_object_add(s, "from", list_of(tok[4]));
-		json_object_object_add(s, "to", list_of(tok[6]));
-	}
-	return s;
-}
-
-/* "group life-alloc served disarmed" (older modules: no arming) */
-static json_object *stats_group(char **tok, int n)
-{
-	json_object *s = json_object_new_object();
-
-	json_object_object_add(s, "group", json_object_new_string(tok[1]));
-	json_object_object_add(s, "state", json_object_new_string(tok[2]));
-	if (n > 3)
-		json_object_object_add(s, "armed", json_object_new_boolean(
-					       !strcmp(tok[3], "armed")));
-	return s;
-}
-
-/* "inflight rx point 3 age_ns 1234 udp 1.2.3.4:5 -> 6.7.8.9:10 pid 42" */
-static json_object *stats_inflight(char **tok, int n)
-{
-	json_object *s = json_object_new_object();
-	int i = 2, f;
-
-	json_object_object_add(s, "kind", json_object_new_string(tok[1]));
-	for (; i + 1 < n && (!strcmp(tok[i], "point") || !strcmp(tok[i], "age_ns")); i += 2)
-		json_object_object_add(s, tok[i], value_of(tok[i], tok[i + 1]));
-	for (f = i; i < n && strcmp(tok[i], "pid"); i++)
-		;
-	json_object_object_add(s, "flow", joined(tok + f, i - f));
-	if (i + 1 < n)
-		json_object_object_add(s, "pid", value_of("pid", tok[i + 1]));
-	return s;
-}
-
-json_object *parse_stats(char *text)
-{
-	json_object *o = json_object_new_object();
-	json_object *counters = json_object_new_object();
-	json_object *probes = json_object_new_array();
-	json_object *groups = json_object_new_array();
-	json_object *stages = json_object_new_array();
-	json_object *inflight = json_object_new_array();
-	json_object *other = json_object_new_array();
-	char *p = text, *line, *tok[MAXTOK], raw[1024];
-	int n;
-
-	while ((line = next_line(&p))) {
-		snprintf(raw, sizeof(raw), "%s", line);
-		n = split(line, tok, MAXTOK);
-		if (n == 0)
-			continue;
-		if (n >= 5 && !strcmp(tok[0], "probe"))
-			json_object_array_add(probes, stats_probe(tok, n));
-		else if ((n == 3 || n == 4) && !strcmp(tok[0], "group"))
-			json_object_array_add(groups, stats_group(tok, n));
-		else if (n >= 4 && !strcmp(tok[0], "stage"))
-			json_object_array_add(stages, stats_stage(tok, n));
-		else if (n >= 2 && !strcmp(tok[0], "inflight"))
-			json_object_array_add(inflight, stats_inflight(tok, n));
-		else if (n == 2 && is_uint(tok[1]))
-			json_object_object_add(counters, tok[0], value_of(tok[0], tok[1]));
-		else if (n >= 2 && strchr(raw, ' ') && !json_object_object_get_ex(o, tok[0], NULL))
-			/* "version 0.1.0", "kernel 6.1.0-...", "drops_reasons ..." */
-			json_object_object_add(o, tok[0],
-					       json_object_new_string(strchr(raw, ' ') + 1));
-		else
-			json_object_array_add(other, json_object_new_string(raw));
-	}
-	json_object_object_add(o, "counters", counters);
-	json_object_object_add(o, "probes", probes);
-	json_object_object_add(o, "groups", groups);
-	json_object_object_add(o, "stages", stages);
-	json_object_object_add(o, "inflight", inflight);
-	json_object_object_add(o, "other", other);
-	return o;
 }
 
 /* ---- tables with a header line ---- */
@@ -350,6 +219,159 @@ json_object *parse_table(char *text, const char *rows_key)
 	}
 	json_object_object_add(o, rows_key, rows);
 	return o;
+}
+
+/* ---- stats: counters and the probe engine's tables ---- */
+
+/* ROOT/@name as a table, {@rows_key: [...]}; NULL with *rc on failure. */
+static json_object *read_table(const char *name, const char *rows_key, int *rc)
+{
+	char *text = read_view(name, rc);
+	json_object *o;
+
+	if (!text)
+		return NULL;
+	o = parse_table(text, rows_key);
+	free(text);
+	return o;
+}
+
+/* "key value" lines: numbers into @counters, the rest (version, ...) into @o. */
+static void counter_lines(char *text, json_object *o, json_object *counters)
+{
+	char *p = text, *line, *v;
+
+	while ((line = next_line(&p))) {
+		v = strchr(line, ' ');
+		if (!v || v == line)
+			continue;
+		*v++ = 0;
+		if (is_uint(v))
+			json_object_object_add(counters, line, value_of(line, v));
+		else
+			json_object_object_add(o, line, json_object_new_string(v));
+	}
+}
+
+/* A row's five flow columns as one "proto src:sport -> dst:dport". */
+static json_object *flow_of(json_object *r)
+{
+	const char *proto = jget_str(r, "proto"), *src = jget_str(r, "src");
+	const char *dst = jget_str(r, "dst");
+	bool v6 = src && strchr(src, ':');
+	char buf[256];
+
+	if (!proto || !src || !dst)
+		return NULL;
+	snprintf(buf, sizeof(buf), v6 ? "%s [%s]:%llu -> [%s]:%llu" : "%s %s:%llu -> %s:%llu",
+		 proto, src, (unsigned long long)jget_u64(r, "sport"), dst,
+		 (unsigned long long)jget_u64(r, "dport"));
+	return json_object_new_string(buf);
+}
+
+/* Replace @r's flow columns by "flow" (see flow_of()). */
+static void join_flow(json_object *r)
+{
+	static const char *const cols[] = { "proto", "src", "sport", "dst", "dport" };
+	size_t i;
+
+	json_object_object_add(r, "flow", flow_of(r));
+	for (i = 0; i < ARRAY_LEN(cols); i++)
+		json_object_object_del(r, cols[i]);
+}
+
+/* A probes row: "type" the mechanism; hits and nmissed, or reason and error. */
+static void probe_row(json_object *r)
+{
+	json_object *v;
+	const char *why;
+	char *par, buf[64];
+
+	if (json_object_object_get_ex(r, "mechanism", &v))
+		json_object_object_add(r, "type", json_object_get(v));
+	json_object_object_del(r, "mechanism");
+	why = jget_str(r, "why");
+	if (why) {
+		/* "no-such-symbol(-2)" or "another-candidate-serves" */
+		snprintf(buf, sizeof(buf), "%s", why);
+		par = strchr(buf, '(');
+		if (par) {
+			json_object_object_add(r, "error", json_object_new_int(atoi(par + 1)));
+			*par = 0;
+		}
+		json_object_object_add(r, "reason", json_object_new_string(buf));
+		json_object_object_del(r, "hits");
+		json_object_object_del(r, "nmissed");
+	}
+	json_object_object_del(r, "why");
+}
+
+/* Apply @fn to every row of @o's @key. */
+static void each_row(json_object *o, const char *key, void (*fn)(json_object *r))
+{
+	json_object *rows = json_object_object_get(o, key);
+	size_t i;
+
+	for (i = 0; i < json_object_array_length(rows); i++)
+		fn(json_object_array_get_idx(rows, i));
+}
+
+static void stage_row(json_object *r)
+{
+	const char *k[] = { "from", "to" };
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		const char *v = jget_str(r, k[i]);
+
+		json_object_object_add(r, k[i], list_of(v ? v : "none"));
+	}
+}
+
+static void group_row(json_object *r)
+{
+	const char *a = jget_str(r, "armed");
+
+	json_object_object_add(r, "armed", json_object_new_boolean(a && !strcmp(a, "armed")));
+}
+
+json_object *read_stats(int *rc)
+{
+	static const struct {
+		const char *file, *key;
+		void (*fix)(json_object *r);
+	} tables[] = {
+		{ "probes", "probes", probe_row },
+		{ "groups", "groups", group_row },
+		{ "stages", "stages", stage_row },
+		{ "inflight", "inflight", join_flow },
+	};
+	json_object *o = json_object_new_object();
+	json_object *counters = json_object_new_object(), *t;
+	char *text;
+	size_t i;
+
+	text = read_view("counters", rc);
+	if (!text)
+		goto bad;
+	counter_lines(text, o, counters);
+	free(text);
+	json_object_object_add(o, "counters", counters);
+	counters = NULL;
+	for (i = 0; i < ARRAY_LEN(tables); i++) {
+		t = read_table(tables[i].file, tables[i].key, rc);
+		if (!t)
+			goto bad;
+		each_row(t, tables[i].key, tables[i].fix);
+		json_object_object_add(o, tables[i].key,
+				       json_object_get(json_object_object_get(t, tables[i].key)));
+		json_object_put(t);
+	}
+	return o;
+bad:
+	json_object_put(counters);
+	json_object_put(o);
+	return NULL;
 }
 
 /* ---- drops ---- */
@@ -564,96 +586,6 @@ out:
 	return rc;
 }
 
-/* ---- latency, procs, lifetime ---- */
-
-/* "worst 8123 ns at 12.000000001 udp 1.2.3.4:5 -> 6.7.8.9:10 pid 42 comm x" */
-static json_object *hist_worst(char *line)
-{
-	json_object *w = json_object_new_object();
-	char *tok[MAXTOK];
-	int n, i, f;
-
-	n = split(line, tok, MAXTOK);
-	if (n >= 2)
-		json_object_object_add(w, "ns", value_of("ns", tok[1]));
-	if (n >= 5 && !strcmp(tok[3], "at"))
-		json_object_object_add(w, "at", value_of("at", tok[4]));
-	for (f = i = 5; i < n && strcmp(tok[i], "pid"); i++)
-		;
-	json_object_object_add(w, "flow", joined(tok + f, i - f));
-	for (; i + 1 < n; i += 2)
-		json_object_object_add(w, tok[i], value_of(tok[i], tok[i + 1]));
-	return w;
-}
-
-/* The row a "@rx drv-ip (ns):" or "@lifetime (ns):" section is about. */
-static json_object *find_section(json_object *rows, char *line)
-{
-	char *tok[4];
-	size_t i;
-	int n;
-
-	n = split(line + 1, tok, 4);
-	if (n > 0 && !strcmp(tok[n - 1], "(ns):"))
-		n--;
-	for (i = 0; i < json_object_array_length(rows); i++) {
-		json_object *r = json_object_array_get_idx(rows, i);
-		const char *l = jget_str(r, "label"), *d = jget_str(r, "dir");
-		const char *s = jget_str(r, "stage");
-
-		if (n == 1 && l && !strcmp(l, tok[0]))
-			return r;
-		if (n == 2 && d && s && !strcmp(d, tok[0]) && !strcmp(s, tok[1]))
-			return r;
-	}
-	return NULL;
-}
-
-json_object *parse_hists(char *text, const char *rows_key)
-{
-	json_object *o = json_object_new_object();
-	json_object *rows = json_object_new_array();
-	json_object *sec = NULL, *r;
-	char *p = text, *line, *tok[MAXTOK], *s;
-	struct header h = { 0 };
-	int n;
-
-	while ((line = next_line(&p))) {
-		if (line[0] == '#') {
-			char copy[1024];
-			int i;
-
-			snprintf(copy, sizeof(copy), "%s", line);
-			n = split(copy, tok, MAXTOK);
-			for (i = 0; i < n; i++)
-				if (!strcmp(tok[i], "count"))
-					break;
-			s = strstr(line, " one allocation in ");
-			if (i < n)
-				set_header(&h, tok, n);
-			else if (s)
-				json_object_object_add(o, "sample",
-					json_object_new_uint64(strtoull(s + 19, NULL, 10)));
-			continue;
-		}
-		if (line[0] == '@') {
-			/* the drawing's rows: latency_buckets has the numbers */
-			sec = find_section(rows, line);
-			continue;
-		}
-		if (!strncmp(line, "worst ", 6)) {
-			if (sec)
-				json_object_object_add(sec, "worst", hist_worst(line));
-			continue;
-		}
-		r = table_row(&h, line, true);
-		if (r)
-			json_object_array_add(rows, r);
-	}
-	json_object_object_add(o, rows_key, rows);
-	return o;
-}
-
 /* ---- latency_buckets, lifetime_buckets ---- */
 
 /* Tokens of a line of a *_buckets file: up to every bucket and a few. */
@@ -850,22 +782,89 @@ static json_object *same_row(json_object *rows, json_object *b)
 	return NULL;
 }
 
-void add_buckets(json_object *rows, json_object *buckets)
+/* ---- latency and lifetime: their machine forms ---- */
+
+/* A latency_worst row as {"ns", "at", "flow", "pid", "comm"}. */
+static json_object *worst_of(json_object *w)
 {
-	json_object *brows = json_object_object_get(buckets, "rows");
+	json_object *o = json_object_new_object(), *v;
+	uint64_t at = jget_u64(w, "at_ns");
+	char buf[48];
+
+	json_object_object_add(o, "ns", json_object_new_uint64(jget_u64(w, "ns")));
+	/* seconds of CLOCK_MONOTONIC, to the nanosecond */
+	snprintf(buf, sizeof(buf), "%llu.%09llu", (unsigned long long)(at / 1000000000),
+		 (unsigned long long)(at % 1000000000));
+	json_object_object_add(o, "at", json_object_new_double_s(at / 1e9, buf));
+	json_object_object_add(o, "flow", flow_of(w));
+	json_object_object_add(o, "pid", json_object_new_int64(jget_u64(w, "pid")));
+	v = json_object_object_get(w, "comm");
+	json_object_object_add(o, "comm", v ? json_object_get(v) : NULL);
+	return o;
+}
+
+json_object *read_latency(int *rc)
+{
+	json_object *b, *w, *o, *rows, *wrows;
 	size_t i;
 
-	for (i = 0; i < json_object_array_length(brows); i++) {
-		json_object *b = json_object_array_get_idx(brows, i);
-		json_object *r = same_row(rows, b), *v;
-
-		if (!r)
-			continue;
-		if (json_object_object_get_ex(b, "sum", &v))
-			json_object_object_add(r, "sum", json_object_get(v));
-		if (json_object_object_get_ex(b, "histogram", &v))
-			json_object_object_add(r, "histogram", json_object_get(v));
+	b = read_buckets("latency_buckets", rc);
+	if (!b)
+		return NULL;
+	w = read_table("latency_worst", "worst", rc);
+	if (!w) {
+		json_object_put(b);
+		return NULL;
 	}
+	rows = json_object_object_get(b, "rows");
+	wrows = json_object_object_get(w, "worst");
+	for (i = 0; i < json_object_array_length(wrows); i++) {
+		json_object *x = json_object_array_get_idx(wrows, i);
+		json_object *r = same_row(rows, x);
+
+		if (r)
+			json_object_object_add(r, "worst", worst_of(x));
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "stages", json_object_get(rows));
+	json_object_put(b);
+	json_object_put(w);
+	return o;
+}
+
+json_object *read_lifetime(int *rc)
+{
+	json_object *b, *o, *c, *life = NULL, *rows;
+	char *text;
+	uint64_t n;
+
+	text = read_view("counters", rc);
+	if (!text)
+		return NULL;
+	o = json_object_new_object();
+	c = json_object_new_object();
+	counter_lines(text, o, c);
+	free(text);
+	b = read_buckets("lifetime_buckets", rc);
+	if (!b) {
+		json_object_put(o);
+		json_object_put(c);
+		return NULL;
+	}
+	json_object_put(o);
+	o = json_object_new_object();
+	n = jget_u64(c, "lifetime_sample");
+	if (n)
+		json_object_object_add(o, "sample", json_object_new_uint64(n));
+	json_object_put(c);
+	rows = json_object_object_get(b, "rows");
+	if (json_object_array_length(rows) > 0) {
+		life = json_object_get(json_object_array_get_idx(rows, 0));
+		json_object_object_del(life, "label");
+	}
+	json_object_object_add(o, "lifetime", life);
+	json_object_put(b);
+	return o;
 }
 
 /* ---- control ---- */

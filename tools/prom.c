@@ -542,10 +542,16 @@ int prom_main(void)
 				goto out;
 			continue;
 		}
+		if (i == 0) {
+			t[i] = read_stats(&rc);
+			if (!t[i])
+				goto out;
+			continue;
+		}
 		text = read_view(files[i], &rc);
 		if (!text)
 			goto out;
-		t[i] = i == 0 ? parse_stats(text) : parse_drops(text);
+		t[i] = parse_drops(text);
 		free(text);
 	}
 	latency(t[1], t[2]);
@@ -558,7 +564,7 @@ int prom_main(void)
 		text = read_view("cgroups", &rc);
 		if (!text)
 			goto out;
-		c = parse_hists(text, "cgroups");
+		c = parse_table(text, "cgroups");
 		free(text);
 		rc = cgroups(c);
 		if (rc)

@@ -195,6 +195,13 @@ static int cat_or_json(const char *view)
 	json_object *o;
 	int rc;
 
+	/* the views whose human form is art: their machine forms */
+	if (opt.json && (!strcmp(view, "stats") || !strcmp(view, "latency") ||
+			 !strcmp(view, "lifetime"))) {
+		o = !strcmp(view, "stats") ? read_stats(&rc) :
+		    !strcmp(view, "latency") ? read_latency(&rc) : read_lifetime(&rc);
+		return o ? print_json(o) : rc;
+	}
 	text = read_view(view, &rc);
 	if (!text)
 		return rc;
@@ -225,9 +232,7 @@ static int cat_or_json(const char *view)
 		free(text);
 		return rc;
 	}
-	if (!strcmp(view, "stats")) {
-		o = parse_stats(text);
-	} else if (!strcmp(view, "drops")) {
+	if (!strcmp(view, "drops")) {
 		o = parse_drops(text);
 		add_cgroup_paths(json_object_object_get(o, "drops"));
 		if (devices) {
@@ -240,42 +245,12 @@ static int cat_or_json(const char *view)
 		}
 	} else if (!strcmp(view, "control")) {
 		o = parse_control(text);
-	} else if (!strcmp(view, "latency")) {
-		o = parse_hists(text, "stages");
-	} else if (!strcmp(view, "procs") || !strcmp(view, "cgroups")) {
-		/* rows by process or cgroup, with the cgroup's path */
-		o = parse_hists(text, view);
-		add_cgroup_paths(json_object_object_get(o, view));
 	} else {
-		o = parse_hists(text, "rows");
+		/* procs and cgroups: rows by process or cgroup, with its path */
+		o = parse_table(text, view);
+		add_cgroup_paths(json_object_object_get(o, view));
 	}
 	free(text);
-	if (!strcmp(view, "latency") || !strcmp(view, "lifetime")) {
-		/* the histograms: from the numeric file, read after */
-		char name[32];
-		json_object *b;
-
-		snprintf(name, sizeof(name), "%s_buckets", view);
-		b = read_buckets(name, &rc);
-		if (!b) {
-			json_object_put(o);
-			return rc;
-		}
-		add_buckets(json_object_object_get(o, strcmp(view, "latency") ? "rows" : "stages"), b);
-		json_object_put(b);
-	}
-	if (!strcmp(view, "lifetime")) {
-		/* lifetime: one row, labelled "lifetime" */
-		json_object *rows, *life = NULL;
-
-		rows = json_object_object_get(o, "rows");
-		if (json_object_array_length(rows) > 0)
-			life = json_object_get(json_object_array_get_idx(rows, 0));
-		json_object_object_del(o, "rows");
-		if (life)
-			json_object_object_del(life, "label");
-		json_object_object_add(o, "lifetime", life);
-	}
 	return print_json(o);
 }
 

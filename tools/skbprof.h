@@ -16,6 +16,8 @@
 #include <json-c/json.h>
 
 #define DEFAULT_ROOT	"/sys/kernel/debug/skbprof"
+
+#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
 /*
  * The control file's procfs twin, which lockdown=integrity (Secure Boot)
  * leaves writable where debugfs refuses every writable file, even to root.
@@ -86,7 +88,18 @@ json_object *value_of(const char *name, const char *s);
 
 /* ---- parsers (parse.c): each returns a new tree or NULL ---- */
 
-json_object *parse_stats(char *text);
+/*
+ * stats from its machine forms: counters (key value) and the tables
+ * probes, groups, stages and inflight; NULL with *rc on failure.
+ */
+json_object *read_stats(int *rc);
+/*
+ * latency from latency_buckets and latency_worst: {"stages": [rows of
+ * the buckets file, each with "worst"]}; NULL with *rc on failure.
+ */
+json_object *read_latency(int *rc);
+/* lifetime from lifetime_buckets and counters: {"sample", "lifetime"}. */
+json_object *read_lifetime(int *rc);
 /*
  * The drops file; with its clock line, every row also has first_utc and
  * last_utc, wall-clock times (see wall_time()).
@@ -98,11 +111,6 @@ json_object *parse_drops(char *text);
  */
 int print_drops(char *text);
 /*
- * latency, procs, cgroups and lifetime share one format (the numbers but
- * the histograms).
- */
-json_object *parse_hists(char *text, const char *rows_key);
-/*
  * latency_buckets and lifetime_buckets: {"bounds": [every bucket edge],
  * "rows": [{["label",] the named columns, "histogram": [{"lo", "hi",
  * "count"}]}]}.  NULL for a malformed file, with why in @err (line and
@@ -111,8 +119,6 @@ json_object *parse_hists(char *text, const char *rows_key);
 json_object *parse_buckets(char *text, char *err, size_t len);
 /* Read and parse ROOT/NAME, a *_buckets file; as read_view() on failure. */
 json_object *read_buckets(const char *name, int *rc);
-/* Give each row of @rows its "sum" and "histogram" from @buckets. */
-void add_buckets(json_object *rows, json_object *buckets);
 json_object *parse_control(char *text);
 /* Comment lines, a "# NAME..." header, rows: {@rows_key: [rows]}. */
 json_object *parse_table(char *text, const char *rows_key);

@@ -13,6 +13,8 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 fix=$top/tests/host/fixtures
+# the machine forms prom and -j read besides the fixture's own cgroups and drops
+machine=(stats counters probes groups stages inflight latency_buckets latency_worst lifetime_buckets)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # cgroup ids resolve against this tree, not the host's: none, unless a
@@ -115,6 +117,12 @@ views() {
 	eq "$n/json/latency-rows" "$got" "$want"
 	got=$(jq -r '.stages[] | select(.worst.ns != .max) | .stage' "$tmp/latency.json")
 	eq "$n/json/latency-worst-is-max" "${got:-none}" none
+	# the worst packets, from latency_worst, as the human view prints them
+	# (jq prints "at" as a double: to 9 decimals again)
+	eq "$n/json/latency-worst-as-the-view" \
+		"$(jq -r '.stages[] | select(.worst) | "worst \(.worst.ns) ns at \(.worst.at) \(.worst.flow) pid \(.worst.pid) comm \(.worst.comm // "-")"' "$tmp/latency.json" |
+		   awk '{ $5 = sprintf("%.9f", $5); print }')" \
+		"$(grep '^worst ' "$d/latency")"
 	# the numeric file in itself: count is the sum of the buckets; the
 	# buckets ascending, [lo, hi) two consecutive bounds; min in the
 	# first, max in the last
@@ -129,7 +137,8 @@ views() {
 				if (first == "") { first = b[1]; fhi = b[2] }
 				last = b[1]; lhi = b[2]
 			  }
-			  cnt = $(c - 3); mn = $(c - 1); mx = $c
+			  # count sum min max p50 p90 p99 avg, then the buckets
+			  cnt = $(c - 7); mn = $(c - 5); mx = $(c - 4)
 			  if (s != cnt) print $1, $2, "count", cnt, "buckets", s
 			  if (cnt && (mn + 0 < first + 0 || mn + 0 >= fhi + 0 || mx + 0 < last + 0 || (lhi != "18446744073709551615" && mx + 0 >= lhi + 0)))
 				print $1, $2, "min/max outside the buckets"
@@ -169,7 +178,7 @@ views() {
 	eq "$n/json/stats-kernel" "$(jq -r .kernel "$tmp/stats.json")" "$(awk '$1 == "kernel" { print $2 }' "$d/stats")"
 	eq "$n/json/stats-nothing-unparsed" "$(jq '.other | length' "$tmp/stats.json")" 0
 	eq "$n/json/control" "$(jq -c 'del(.lifetime)' "$tmp/control.json")" \
-		'{"filter":null,"sample":1,"stages":"all","trace":"on","last_error":null}'
+		'{"filter":null,"sample":1,"stages":"all","procs":"totals","softnet":"off","trace":"on","last_error":null}'
 	# captures before control printed lifetime have none
 	if grep -q '^lifetime ' "$d/control"; then
 		eq "$n/json/control-lifetime" "$(jq .lifetime "$tmp/control.json")" \
@@ -210,7 +219,7 @@ views() {
 				if (split($i, b, ":") != 3) { c = i; continue }
 				n = ++nbk[key]; hi[key, n] = b[2]; cnt[key, n] = b[3]
 			}
-			count[key] = $(c - 3) + 0; sum[key] = $(c - 2) + 0
+			count[key] = $(c - 7) + 0; sum[key] = $(c - 6) + 0
 			next
 		}
 		index($0, metric "_") != 1 { next }
@@ -319,7 +328,7 @@ ib=$(stat -c %i "$tmp/cg2/test/b")
 for f in drops procs cgroups trace; do
 	sed -e "s/\b7001\b/$ia/g" -e "s/\b7002\b/$ib/g" "$d/$f" > "$tmp/cgnext/$f"
 done
-cp "$fix"/6.1/t1/{stats,latency,latency_buckets,lifetime,lifetime_buckets} "$tmp/cgnext/"
+cp "${machine[@]/#/$fix/6.1/t1/}" "$fix"/6.1/t1/{latency,lifetime} "$tmp/cgnext/"
 export SKBPROF_CGROUP_ROOT=$tmp/cg2
 eq next/cgroups-paths "$("$tmp/skbprof-asan" -r "$tmp/cgnext" -j cgroups | jq -r '.cgroups[] | "\(.cgroup_path) \(.count)"')" \
 "/test/a 300
@@ -381,7 +390,7 @@ eq next/trace-unknown-raw "$(jq -r 'select(.type == "unknown") | .raw' "$tmp/nex
 d=$tmp/fleet
 tool=$top/tools/skbprof
 mkdir -p "$d"
-cp "$fix"/6.1/t1/{stats,latency_buckets,lifetime_buckets} "$fix"/fleet/{cgroups,drops} "$d/"
+cp "${machine[@]/#/$fix/6.1/t1/}" "$fix"/fleet/{cgroups,drops} "$d/"
 # cg_rows FILE: the cgroups file's rows as JSON {dir, stage, cg, count, max}
 cg_rows='split("\n") | map(select(length > 0 and (startswith("#") | not)) | split(" ") |
 	{dir: .[0], stage: .[1], cg: .[2], count: (.[3] | tonumber), max: (.[6] | tonumber)})'
@@ -495,7 +504,7 @@ t bad_count 2 "bad count '0'" "$tool" -n 0 top
 t extra_args 2 'stats: unexpected arguments' "$tool" --root "$tmp/root" stats more
 rm "$tmp/root/stats"
 t missing_file 1 "stats: No such file" "$tool" --root "$tmp/root" stats
-t missing_file_prom 1 "stats: No such file" "$tool" --root "$tmp/root" prom
+t missing_file_prom 1 "counters: No such file" "$tool" --root "$tmp/root" prom
 # permission denied: a root-only file read by nobody
 mkdir -p "$tmp/perm" && cp "$fix/6.1/t1/drops" "$tmp/perm/" && chmod 0400 "$tmp/perm/drops"
 chmod 0755 "$tmp" "$tmp/perm" && cp "$tool" "$tmp/skbprof" && chmod 0755 "$tmp/skbprof"
@@ -507,11 +516,11 @@ t permission_json 5 '"errno":13' \
 # a malformed numeric file: an error naming the line and token, no output
 mkdir -p "$tmp/bad" && cp "$fix/6.1/t1/"* "$tmp/bad/"
 sed -i '3s/ \([0-9]*\):\([0-9]*\):/ \2:\1:/' "$tmp/bad/latency_buckets"
-bad=$(sed -n 3p "$tmp/bad/latency_buckets" | awk '{ print $7 }')
+bad=$(sed -n 3p "$tmp/bad/latency_buckets" | awk '{ print $11 }')
 t bad_bucket 1 "latency_buckets: line 3: bad bucket '$bad'" "$tool" --root "$tmp/bad" -j latency
 t bad_bucket_prom 1 "latency_buckets: line 3: bad bucket '$bad'" "$tool" --root "$tmp/bad" prom
 eq bad_bucket_prom_prints_nothing "$("$tool" --root "$tmp/bad" prom 2>/dev/null | wc -c)" 0
-cp "$fix/6.1/t1/latency_buckets" "$tmp/bad/" && sed -i 's/^\(rx drv-ip [0-9]*\) [0-9]*/\1 x/' "$tmp/bad/latency_buckets"
+cp "$fix/6.1/t1/latency_buckets" "$tmp/bad/" && sed -i '3s/^\([a-z]* [a-z-]* [0-9]*\) [0-9]*/\1 x/' "$tmp/bad/latency_buckets"
 t bad_sum 1 "latency_buckets: line 3: sum 'x' is not a number" "$tool" --root "$tmp/bad" -j latency
 sed -i 1d "$tmp/bad/latency_buckets"
 t no_bounds 1 "latency_buckets: line 2: a row before the '# bounds' line" "$tool" --root "$tmp/bad" top -n 1 -i 0.01
