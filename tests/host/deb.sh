@@ -9,8 +9,11 @@
 # dpkg) makes DKMS build and install the module for each kernel with
 # headers (6.1 and 6.12: the header packages tests/host/dkms.sh installs;
 # the running kernel has none, which must not fail the installation);
-# each module's vermagic names its kernel.  `apt-get purge` leaves nothing
-# behind.  Cleans up after itself, also on failure.
+# each module's vermagic names its kernel, and with DKMS pointed at a
+# throwaway signing key (mok_signing_key, mok_certificate) each carries its
+# signature; reinstalled with no signing key to be had, each is built
+# again, unsigned.  `apt-get purge` leaves nothing behind.  Cleans up
+# after itself, also on failure.
 # Skipped with SKBPROF_SKIP_DKMS=1 (slow; installs packages on the host).
 
 set -u
@@ -96,6 +99,8 @@ if command -v lintian >/dev/null; then
 fi
 
 # Install for real: the postinst runs DKMS for the kernels with headers.
+mkdir "$tmp/sign"
+sign_with deb "$tmp/sign"
 if ! DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" install \
 	"$dkms_deb" "$tools_deb" > "$tmp/install.log" 2>&1; then
 	echo "FAIL host/deb/install: $(tail -n 12 "$tmp/install.log" | tr '\n' '|')"
@@ -105,12 +110,29 @@ echo "ok host/deb/install: installed although $(uname -r) (running) has no heade
 for krel in "${krels[@]}"; do
 	if ! dkms status "skbprof/$ver" -k "$krel" 2>/dev/null | grep -q ': installed$'; then
 		echo "FAIL host/deb/$krel: dkms status: $(dkms status skbprof 2>&1 | tr '\n' '|')"
-	elif err=$(check_ko "$krel" "/lib/modules/$krel/updates/dkms/skbprof.ko"); then
-		echo "ok host/deb/$krel: the postinst built and installed it, vermagic $krel"
-	else
+	elif ! err=$(check_ko "$krel" "/lib/modules/$krel/updates/dkms/skbprof.ko"); then
 		echo "FAIL host/deb/$krel: $err"
+	elif ! err=$(check_signed "$krel" "/lib/modules/$krel/updates/dkms/skbprof.ko"); then
+		echo "FAIL host/deb/$krel: $err"
+	else
+		echo "ok host/deb/$krel: the postinst built and installed it, vermagic $krel, signed by the key DKMS was given"
 	fi
 done
+# Without a signing key: the package's scripts build it again, unsigned.
+sign_without "$tmp/sign"
+if ! DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" install --reinstall \
+	"$dkms_deb" > "$tmp/reinstall.log" 2>&1; then
+	echo "FAIL host/deb/unsigned: reinstall: $(tail -n 12 "$tmp/reinstall.log" | tr '\n' '|')"
+fi
+for krel in "${krels[@]}"; do
+	if ! err=$(check_ko "$krel" "/lib/modules/$krel/updates/dkms/skbprof.ko") ||
+	   ! err=$(check_unsigned "/lib/modules/$krel/updates/dkms/skbprof.ko"); then
+		echo "FAIL host/deb/$krel/unsigned: $err"
+	else
+		echo "ok host/deb/$krel/unsigned: without a signing key, built and installed unsigned"
+	fi
+done
+sign_restore
 if [ -x /usr/sbin/skbprof ]; then
 	echo "ok host/deb/tool: /usr/sbin/skbprof"
 else
