@@ -5,6 +5,7 @@
  *   skbprof [OPTIONS] latency|drops|procs|cgroups|lifetime|softnet|stats|control
  *   skbprof [OPTIONS] filter ['TERMS'|clear]
  *   skbprof [OPTIONS] reset|trace|top|prom
+ *   skbprof [OPTIONS] -o FILE prom
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +21,9 @@ struct opts opt = {
 	.root = DEFAULT_ROOT,
 	.interval = 1.0,
 };
+
+/* prom -o FILE */
+static const char *output;
 
 static void usage(FILE *f)
 {
@@ -47,6 +51,7 @@ static void usage(FILE *f)
 		"  -p, --pretty        pretty JSON (implies --json)\n"
 		"  -i, --interval SEC  top: seconds between frames (default 1)\n"
 		"  -n, --count N       top: stop after N frames\n"
+		"  -o, --output FILE   prom: write FILE.tmp, then rename it to FILE\n"
 		"  -r, --root DIR      read the files from DIR (default %s,\n"
 		"                      or $SKBPROF_ROOT)\n"
 		"  -h, --help          this text\n"
@@ -298,6 +303,45 @@ static int filter_main(int argc, char **argv)
 	return rc;
 }
 
+/*
+ * prom -o FILE: write FILE.tmp, in FILE's directory, then rename it over
+ * FILE, so that a reader (node_exporter's textfile collector, which reads
+ * *.prom only) sees the old file or the new one, never part of one.  On
+ * an error FILE is left as it was and FILE.tmp is removed.
+ */
+static int prom_to_file(const char *file)
+{
+	char tmp[4096];
+	int fd, saved, rc, err;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", file) >= (int)sizeof(tmp))
+		return report(EXIT_USAGE, ENAMETOOLONG, "%s: name too long", file);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return report(EXIT_RUNTIME, errno, "%s: %s", tmp, strerror(errno));
+	saved = fflush(stdout) ? -1 : dup(STDOUT_FILENO);
+	if (saved < 0 || dup2(fd, STDOUT_FILENO) < 0) {
+		err = errno;
+		close(fd);
+		unlink(tmp);
+		return report(EXIT_RUNTIME, err, "%s: %s", tmp, strerror(err));
+	}
+	close(fd);
+	rc = prom_main();
+	/* what an error left in stdout's buffer goes to FILE.tmp, not out */
+	if (fflush(stdout) && !rc)
+		rc = report(EXIT_RUNTIME, errno, "%s: %s", tmp, strerror(errno));
+	if (!rc && fsync(STDOUT_FILENO))
+		rc = report(EXIT_RUNTIME, errno, "%s: %s", tmp, strerror(errno));
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	if (!rc && rename(tmp, file))
+		rc = report(EXIT_RUNTIME, errno, "%s: %s", file, strerror(errno));
+	if (rc)
+		unlink(tmp);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -306,6 +350,7 @@ int main(int argc, char **argv)
 		{ "pretty", no_argument, NULL, 'p' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'n' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -319,7 +364,7 @@ int main(int argc, char **argv)
 
 	if (env && *env)
 		opt.root = env;
-	while ((c = getopt_long(argc, argv, "r:jpi:n:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:jpi:n:o:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			opt.root = optarg;
@@ -341,6 +386,9 @@ int main(int argc, char **argv)
 			if (*end || end == optarg || errno || opt.count < 1)
 				return usage_error("bad count '%s' (a positive number)", optarg);
 			break;
+		case 'o':
+			output = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -354,6 +402,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	view = argv[optind++];
+	if (output && strcmp(view, "prom"))
+		return usage_error("%s: -o is for prom only", view);
 	if (!strcmp(view, "filter"))
 		return filter_main(argc - optind, argv + optind);
 	if (optind != argc)
@@ -374,6 +424,6 @@ int main(int argc, char **argv)
 	if (!strcmp(view, "softnet"))
 		return softnet_view();
 	if (!strcmp(view, "prom"))
-		return prom_main();
+		return output ? prom_to_file(output) : prom_main();
 	return usage_error("unknown view '%s'", view);
 }
