@@ -12,8 +12,9 @@
 # each module's vermagic names its kernel, and with DKMS pointed at a
 # throwaway signing key (mok_signing_key, mok_certificate) each carries its
 # signature; reinstalled with no signing key to be had, each is built
-# again, unsigned.  `apt-get purge` leaves nothing behind.  Cleans up
-# after itself, also on failure.
+# again, unsigned.  The systemd units are installed disabled, and the
+# postinst's start skips them.  `apt-get purge` leaves nothing behind.
+# Cleans up after itself, also on failure.
 # Skipped with SKBPROF_SKIP_DKMS=1 (slow; installs packages on the host).
 
 set -u
@@ -48,14 +49,16 @@ echo "ok host/deb/build: $(basename "$dkms_deb") $(basename "$tools_deb") ($(($(
 
 # Contents: the module's source exactly, and nothing else but the docs.
 src=/usr/src/skbprof-$ver
-want=$( (cd "$top" && ls Kbuild VERSION dkms.conf module/Kbuild module/*.c module/*.h) |
-	sed "s#^#.$src/#" | sort)
+want=$( ( (cd "$top" && ls Kbuild VERSION dkms.conf module/Kbuild module/*.c module/*.h) |
+	sed "s#^#.$src/#"
+	echo ./etc/modprobe.d/skbprof.conf
+	echo ./lib/systemd/system/skbprof.service) | sort)
 have=$(dpkg-deb --fsys-tarfile "$dkms_deb" | tar -t | grep -v '/$' |
 	grep -v '^\./usr/share/doc/skbprof-dkms/' | sort)
 if [ "$want" != "$have" ]; then
 	echo "FAIL host/deb/dkms-contents: differs from the tree: $(diff <(echo "$want") <(echo "$have") | grep '^[<>]' | tr '\n' ' ')"
 else
-	echo "ok host/deb/dkms-contents: $src/ holds exactly the module's source ($(wc -l <<< "$have") files)"
+	echo "ok host/deb/dkms-contents: $src/ holds exactly the module's source ($(wc -l <<< "$have") files with the unit and modprobe.d file)"
 fi
 dpkg-deb -x "$dkms_deb" "$tmp/x"
 conf_ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$tmp/x$src/dkms.conf")
@@ -74,7 +77,8 @@ if [ -n "$bad" ]; then
 else
 	echo "ok host/deb/version: packages and dkms.conf at VERSION $ver"
 fi
-want="./usr/sbin/skbprof"
+want="./usr/sbin/skbprof ./lib/systemd/system/skbprof-prom.service"
+want+=" ./lib/systemd/system/skbprof-prom.timer ./etc/default/skbprof"
 [ -e "$top/tools/skbprof.8" ] && want+=" ./usr/share/man/man8/skbprof.8.gz"
 absent=
 list=$(dpkg-deb -c "$tools_deb")
@@ -133,6 +137,24 @@ for krel in "${krels[@]}"; do
 	fi
 done
 sign_restore
+# The units: installed, enabled by nobody, and started by nobody: the
+# postinst starts them through deb-systemd-invoke, which skips disabled
+# units (policy-rc.d, which denies everything on a build host, left out)
+state=$(systemctl is-enabled skbprof.service skbprof-prom.timer skbprof-prom.service 2>&1 | tr '\n' ' ')
+if [ "$state" != "disabled disabled static " ]; then
+	echo "FAIL host/deb/units-disabled: systemctl is-enabled: $state"
+else
+	echo "ok host/deb/units-disabled: skbprof.service, skbprof-prom.timer disabled; skbprof-prom.service static"
+fi
+mkdir "$tmp/nopolicy"
+DPKG_ROOT=$tmp/nopolicy deb-systemd-invoke start skbprof.service skbprof-prom.timer \
+	skbprof-prom.service > "$tmp/invoke.log" 2>&1
+rc=$?
+if [ $rc -ne 0 ] || [ "$(grep -c 'is a disabled or a static unit, not starting it' "$tmp/invoke.log")" != 3 ]; then
+	echo "FAIL host/deb/units-not-started: deb-systemd-invoke start exited $rc: $(tr '\n' '|' < "$tmp/invoke.log")"
+else
+	echo "ok host/deb/units-not-started: deb-systemd-invoke start, as the postinst runs it, starts none of them"
+fi
 if [ -x /usr/sbin/skbprof ]; then
 	echo "ok host/deb/tool: /usr/sbin/skbprof"
 else

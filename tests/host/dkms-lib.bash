@@ -102,7 +102,9 @@ skbprof_purge() {
 
 skbprof_leftovers() {
 	find /usr/src /var/lib/dkms /lib/modules/*/updates /usr/sbin/skbprof \
-		"$sign_conf" -maxdepth 4 -name '*skbprof*' 2>/dev/null
+		"$sign_conf" /etc/modprobe.d /etc/default /lib/systemd/system \
+		/etc/systemd/system /var/lib/systemd/deb-systemd-helper-enabled \
+		-maxdepth 4 -name '*skbprof*' 2>/dev/null
 	dpkg-query -W -f='${Package} ${Status}\n' skbprof-dkms skbprof-tools 2>/dev/null |
 		grep -v ' not-installed$'
 	dkms status 2>/dev/null | grep '^skbprof'
