@@ -4,7 +4,7 @@
 # Install the Debian packages skbprof's build, tests and demo need, if any
 # are missing.  Non-interactive; needs root when something is missing.
 #
-#   scripts/deps.sh [build|check|demo|fuzz|debug|deb]...
+#   scripts/deps.sh [build|check|demo|fuzz|debug|deb|units]...
 
 set -euo pipefail
 
@@ -16,6 +16,9 @@ fuzz=(clang-14 libclang-rt-14-dev)
 tool_check=(jq prometheus)
 # tests/host/docs.sh: reST validation of Documentation/*.rst
 docs=(python3-docutils)
+# tests/host/units.sh: systemd-analyze verify, which checks Documentation=
+# man pages with man
+units=(systemd man-db)
 kernel_build=(flex bison bc libssl-dev libelf-dev)
 # dpkg-buildpackage checks for build-essential before anything else
 deb=(build-essential dpkg-dev debhelper dh-dkms dkms fakeroot lintian)
@@ -28,7 +31,9 @@ want=("${base[@]}")
 for what in "${@:-check}"; do
 	case $what in
 	build)	;;
-	check)	want+=("${guest[@]}" "${chroot[@]}" "${fuzz[@]}" "${tool_check[@]}" "${docs[@]}") ;;
+	check)	want+=("${guest[@]}" "${chroot[@]}" "${fuzz[@]}" "${tool_check[@]}" "${docs[@]}"
+		       "${units[@]}") ;;
+	units)	want+=("${units[@]}") ;;
 	fuzz)	want+=("${fuzz[@]}") ;;
 	debug)	want+=("${guest[@]}" "${kernel_build[@]}") ;;
 	demo)	want+=("${guest[@]}" "${chroot[@]}") ;;

@@ -155,6 +155,14 @@ make_initramfs() {
 	add_bin "$root" "$TOP/tools/skbprof"
 	mv "$root$TOP/tools/skbprof" "$root/bin/skbprof"
 	rm -rf "${root:?}$TOP"
+	# t_units.c: skbprof-prom.service's command as the package installs
+	# it (the tool at /usr/sbin/skbprof), and promtool to judge its file
+	# (scripts/deps.sh check installs it; make demo and bench go without)
+	cp "$TOP/systemd/skbprof-prom.service" "$root/usr/share/skbprof/"
+	ln -s /bin/skbprof "$root/usr/sbin/skbprof"
+	if command -v promtool > /dev/null; then
+		add_bin "$root" "$(command -v promtool)"
+	fi
 	add_bin "$root" "$(command -v ip)" "$(command -v tc)" "$(command -v nft)"
 	echo 'root:x:0:0:root:/root:/bin/sh' > "$root/etc/passwd"
 	echo 'nobody:x:65534:65534:nobody:/nonexistent:/bin/false' >> "$root/etc/passwd"

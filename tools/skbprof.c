@@ -6,6 +6,7 @@
  *   skbprof [OPTIONS] control 'COMMAND'
  *   skbprof [OPTIONS] filter ['TERMS'|clear]
  *   skbprof [OPTIONS] reset|trace|top|prom
+ *   skbprof [OPTIONS] -o FILE prom
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +23,9 @@ struct opts opt = {
 	.interval = 1.0,
 	.top_n = 10,
 };
+
+/* prom -o FILE */
+static const char *output;
 
 static void usage(FILE *f)
 {
@@ -53,6 +57,7 @@ static void usage(FILE *f)
 		"  -t, --top-n N       prom: the N cgroups with the most packets get\n"
 		"                      series of their own, the rest one \"other\"\n"
 		"                      (default 10, or $SKBPROF_TOP_N; all: no bound)\n"
+		"  -o, --output FILE   prom: write FILE.tmp, then rename it to FILE\n"
 		"  -r, --root DIR      read the files from DIR (default %s,\n"
 		"                      or $SKBPROF_ROOT)\n"
 		"  -h, --help          this text\n"
@@ -308,6 +313,45 @@ static int filter_show(void)
 	return fflush(stdout) ? EXIT_RUNTIME : 0;
 }
 
+/*
+ * prom -o FILE: write FILE.tmp, in FILE's directory, then rename it over
+ * FILE, so that a reader (node_exporter's textfile collector, which reads
+ * *.prom only) sees the old file or the new one, never part of one.  On
+ * an error FILE is left as it was and FILE.tmp is removed.
+ */
+static int prom_to_file(const char *file)
+{
+	char tmp[4096];
+	int fd, saved, rc, err;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", file) >= (int)sizeof(tmp))
+		return report(EXIT_USAGE, ENAMETOOLONG, "%s: name too long", file);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return report(EXIT_RUNTIME, errno, "%s: %s", tmp, strerror(errno));
+	saved = fflush(stdout) ? -1 : dup(STDOUT_FILENO);
+	if (saved < 0 || dup2(fd, STDOUT_FILENO) < 0) {
+		err = errno;
+		close(fd);
+		unlink(tmp);
+		return report(EXIT_RUNTIME, err, "%s: %s", tmp, strerror(err));
+	}
+	close(fd);
+	rc = prom_main();
+	/* what an error left in stdout's buffer goes to FILE.tmp, not out */
+	if (fflush(stdout) && !rc)
+		rc = report(EXIT_RUNTIME, errno, "%s: %s", tmp, strerror(errno));
+	if (!rc && fsync(STDOUT_FILENO))
+		rc = report(EXIT_RUNTIME, errno, "%s: %s", tmp, strerror(errno));
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	if (!rc && rename(tmp, file))
+		rc = report(EXIT_RUNTIME, errno, "%s: %s", file, strerror(errno));
+	if (rc)
+		unlink(tmp);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -317,6 +361,7 @@ int main(int argc, char **argv)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "top-n", required_argument, NULL, 't' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -333,7 +378,7 @@ int main(int argc, char **argv)
 	env = getenv("SKBPROF_TOP_N");
 	if (env && *env && !parse_top_n(env, &opt.top_n))
 		return usage_error("bad SKBPROF_TOP_N '%s' (a number from 0, or all)", env);
-	while ((c = getopt_long(argc, argv, "r:jpi:n:t:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:jpi:n:t:o:h", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			opt.root = optarg;
@@ -359,6 +404,9 @@ int main(int argc, char **argv)
 			if (!parse_top_n(optarg, &opt.top_n))
 				return usage_error("bad top-n '%s' (a number from 0, or all)", optarg);
 			break;
+		case 'o':
+			output = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -372,6 +420,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	view = argv[optind++];
+	if (output && strcmp(view, "prom"))
+		return usage_error("%s: -o is for prom only", view);
 	if (!strcmp(view, "filter") && optind == argc)
 		return filter_show();
 	if ((!strcmp(view, "filter") || !strcmp(view, "control")) && optind < argc)
@@ -394,6 +444,6 @@ int main(int argc, char **argv)
 	if (!strcmp(view, "softnet"))
 		return softnet_view();
 	if (!strcmp(view, "prom"))
-		return prom_main();
+		return output ? prom_to_file(output) : prom_main();
 	return usage_error("unknown view '%s'", view);
 }

@@ -9,8 +9,12 @@
 # dpkg) makes DKMS build and install the module for each kernel with
 # headers (6.1 and 6.12: the header packages tests/host/dkms.sh installs;
 # the running kernel has none, which must not fail the installation);
-# each module's vermagic names its kernel.  `apt-get purge` leaves nothing
-# behind.  Cleans up after itself, also on failure.
+# each module's vermagic names its kernel, and with DKMS pointed at a
+# throwaway signing key (mok_signing_key, mok_certificate) each carries its
+# signature; reinstalled with no signing key to be had, each is built
+# again, unsigned.  The systemd units are installed disabled, and the
+# postinst's start skips them.  `apt-get purge` leaves nothing behind.
+# Cleans up after itself, also on failure.
 # Skipped with SKBPROF_SKIP_DKMS=1 (slow; installs packages on the host).
 
 set -u
@@ -45,14 +49,16 @@ echo "ok host/deb/build: $(basename "$dkms_deb") $(basename "$tools_deb") ($(($(
 
 # Contents: the module's source exactly, and nothing else but the docs.
 src=/usr/src/skbprof-$ver
-want=$( (cd "$top" && ls Kbuild VERSION dkms.conf module/Kbuild module/*.c module/*.h) |
-	sed "s#^#.$src/#" | sort)
+want=$( ( (cd "$top" && ls Kbuild VERSION dkms.conf module/Kbuild module/*.c module/*.h) |
+	sed "s#^#.$src/#"
+	echo ./etc/modprobe.d/skbprof.conf
+	echo ./lib/systemd/system/skbprof.service) | sort)
 have=$(dpkg-deb --fsys-tarfile "$dkms_deb" | tar -t | grep -v '/$' |
 	grep -v '^\./usr/share/doc/skbprof-dkms/' | sort)
 if [ "$want" != "$have" ]; then
 	echo "FAIL host/deb/dkms-contents: differs from the tree: $(diff <(echo "$want") <(echo "$have") | grep '^[<>]' | tr '\n' ' ')"
 else
-	echo "ok host/deb/dkms-contents: $src/ holds exactly the module's source ($(wc -l <<< "$have") files)"
+	echo "ok host/deb/dkms-contents: $src/ holds exactly the module's source ($(wc -l <<< "$have") files with the unit and modprobe.d file)"
 fi
 dpkg-deb -x "$dkms_deb" "$tmp/x"
 conf_ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$tmp/x$src/dkms.conf")
@@ -71,7 +77,8 @@ if [ -n "$bad" ]; then
 else
 	echo "ok host/deb/version: packages and dkms.conf at VERSION $ver"
 fi
-want="./usr/sbin/skbprof"
+want="./usr/sbin/skbprof ./lib/systemd/system/skbprof-prom.service"
+want+=" ./lib/systemd/system/skbprof-prom.timer ./etc/default/skbprof"
 [ -e "$top/tools/skbprof.8" ] && want+=" ./usr/share/man/man8/skbprof.8.gz"
 absent=
 list=$(dpkg-deb -c "$tools_deb")
@@ -96,6 +103,8 @@ if command -v lintian >/dev/null; then
 fi
 
 # Install for real: the postinst runs DKMS for the kernels with headers.
+mkdir "$tmp/sign"
+sign_with deb "$tmp/sign"
 if ! DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" install \
 	"$dkms_deb" "$tools_deb" > "$tmp/install.log" 2>&1; then
 	echo "FAIL host/deb/install: $(tail -n 12 "$tmp/install.log" | tr '\n' '|')"
@@ -105,12 +114,47 @@ echo "ok host/deb/install: installed although $(uname -r) (running) has no heade
 for krel in "${krels[@]}"; do
 	if ! dkms status "skbprof/$ver" -k "$krel" 2>/dev/null | grep -q ': installed$'; then
 		echo "FAIL host/deb/$krel: dkms status: $(dkms status skbprof 2>&1 | tr '\n' '|')"
-	elif err=$(check_ko "$krel" "/lib/modules/$krel/updates/dkms/skbprof.ko"); then
-		echo "ok host/deb/$krel: the postinst built and installed it, vermagic $krel"
-	else
+	elif ! err=$(check_ko "$krel" "/lib/modules/$krel/updates/dkms/skbprof.ko"); then
 		echo "FAIL host/deb/$krel: $err"
+	elif ! err=$(check_signed "$krel" "/lib/modules/$krel/updates/dkms/skbprof.ko"); then
+		echo "FAIL host/deb/$krel: $err"
+	else
+		echo "ok host/deb/$krel: the postinst built and installed it, vermagic $krel, signed by the key DKMS was given"
 	fi
 done
+# Without a signing key: the package's scripts build it again, unsigned.
+sign_without "$tmp/sign"
+if ! DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" install --reinstall \
+	"$dkms_deb" > "$tmp/reinstall.log" 2>&1; then
+	echo "FAIL host/deb/unsigned: reinstall: $(tail -n 12 "$tmp/reinstall.log" | tr '\n' '|')"
+fi
+for krel in "${krels[@]}"; do
+	if ! err=$(check_ko "$krel" "/lib/modules/$krel/updates/dkms/skbprof.ko") ||
+	   ! err=$(check_unsigned "/lib/modules/$krel/updates/dkms/skbprof.ko"); then
+		echo "FAIL host/deb/$krel/unsigned: $err"
+	else
+		echo "ok host/deb/$krel/unsigned: without a signing key, built and installed unsigned"
+	fi
+done
+sign_restore
+# The units: installed, enabled by nobody, and started by nobody: the
+# postinst starts them through deb-systemd-invoke, which skips disabled
+# units (policy-rc.d, which denies everything on a build host, left out)
+state=$(systemctl is-enabled skbprof.service skbprof-prom.timer skbprof-prom.service 2>&1 | tr '\n' ' ')
+if [ "$state" != "disabled disabled static " ]; then
+	echo "FAIL host/deb/units-disabled: systemctl is-enabled: $state"
+else
+	echo "ok host/deb/units-disabled: skbprof.service, skbprof-prom.timer disabled; skbprof-prom.service static"
+fi
+mkdir "$tmp/nopolicy"
+DPKG_ROOT=$tmp/nopolicy deb-systemd-invoke start skbprof.service skbprof-prom.timer \
+	skbprof-prom.service > "$tmp/invoke.log" 2>&1
+rc=$?
+if [ $rc -ne 0 ] || [ "$(grep -c 'is a disabled or a static unit, not starting it' "$tmp/invoke.log")" != 3 ]; then
+	echo "FAIL host/deb/units-not-started: deb-systemd-invoke start exited $rc: $(tr '\n' '|' < "$tmp/invoke.log")"
+else
+	echo "ok host/deb/units-not-started: deb-systemd-invoke start, as the postinst runs it, starts none of them"
+fi
 if [ -x /usr/sbin/skbprof ]; then
 	echo "ok host/deb/tool: /usr/sbin/skbprof"
 else

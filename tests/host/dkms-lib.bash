@@ -14,9 +14,22 @@
 #                (they need bullseye's gcc-10 and linux-kbuild-5.10)
 #
 # skbprof_purge: removes every trace of skbprof from packages, DKMS,
-# /usr/src and /lib/modules.  skbprof_leftovers prints what is left.
+# /usr/src, /lib/modules and DKMS's configuration (sign_restore).  skbprof_leftovers prints what is left.
 # check_ko KREL KO: vermagic and version of a built module (KO may have a
 # compression suffix), and none of the test builds' parameters.
+#
+# Module signing (DKMS 3.x signs every module it builds when it finds the
+# kernel's sign-file, with mok_signing_key and mok_certificate of its
+# framework configuration; without them it uses /var/lib/dkms/mok.key and
+# mok.pub, generating them when absent):
+# sign_with NAME DIR: a throwaway key and certificate made in DIR, DKMS
+# pointed at them by a framework.conf.d drop-in; sets sign_cn and
+# sign_serial (FAIL line for test NAME if openssl fails).
+# sign_without DIR: DKMS pointed at a key that is absent and cannot be
+# made, so that it builds unsigned.  sign_restore removes the drop-in (the
+# callers' cleanup traps run it).  check_signed KREL KO: signed by
+# sign_with's key with the kernel's CONFIG_MODULE_SIG_HASH; check_unsigned
+# KO: no signature.
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 ver=$(cat "$top/VERSION")
@@ -84,23 +97,81 @@ skbprof_purge() {
 	done
 	rm -rf /var/lib/dkms/skbprof /usr/src/skbprof-*
 	rm -f /lib/modules/*/updates/dkms/skbprof.ko*
+	sign_restore
 }
 
 skbprof_leftovers() {
 	find /usr/src /var/lib/dkms /lib/modules/*/updates /usr/sbin/skbprof \
-		-maxdepth 4 -name 'skbprof*' 2>/dev/null
+		"$sign_conf" /etc/modprobe.d /etc/default /lib/systemd/system \
+		/etc/systemd/system /var/lib/systemd/deb-systemd-helper-enabled \
+		-maxdepth 4 -name '*skbprof*' 2>/dev/null
 	dpkg-query -W -f='${Package} ${Status}\n' skbprof-dkms skbprof-tools 2>/dev/null |
 		grep -v ' not-installed$'
 	dkms status 2>/dev/null | grep '^skbprof'
 }
 
-check_ko() {	# check_ko KREL KO: prints an error, returns non-zero if wrong
-	local krel=$1 ko=$2 vm mv z tp
-	# DKMS compresses the module like the kernel's own (6.12: xz)
+sign_conf=/etc/dkms/framework.conf.d/zz-skbprof-test-signing.conf
+
+sign_with() {	# sign_with NAME DIR
+	local d=$2
+	sign_cn="skbprof test signing key $$ $(date +%s)"
+	sign_serial=
+	if ! openssl req -new -x509 -nodes -days 1 -subj "/CN=$sign_cn" \
+		-newkey rsa:2048 -keyout "$d/mok.key" -outform DER -out "$d/mok.der" \
+		> "$d/openssl.log" 2>&1; then
+		echo "FAIL host/$1/sign: openssl: $(tail -n 3 "$d/openssl.log" | tr '\n' '|')"
+		return 1
+	fi
+	sign_serial=$(openssl x509 -inform DER -in "$d/mok.der" -noout -serial | sed 's/^serial=//')
+	printf 'mok_signing_key="%s"\nmok_certificate="%s"\n' "$d/mok.key" "$d/mok.der" > "$sign_conf"
+}
+
+sign_without() {	# sign_without DIR
+	printf 'mok_signing_key="%s"\nmok_certificate="%s"\n' \
+		"$1/absent/mok.key" "$1/absent/mok.der" > "$sign_conf"
+}
+
+sign_restore() {
+	rm -f "$sign_conf"
+}
+
+# module_file KO: KO or KO with the compression suffix DKMS gave it
+module_file() {
+	local z
 	for z in "" .xz .zst .gz; do
-		[ -e "$2$z" ] && ko=$2$z && break
+		[ -e "$1$z" ] && echo "$1$z" && return 0
 	done
-	[ -e "$ko" ] || { echo "no module at $ko"; return 1; }
+	echo "$1"
+	return 1
+}
+
+check_signed() {	# check_signed KREL KO: prints an error, returns non-zero if wrong
+	local ko signer key algo want
+	ko=$(module_file "$2") || { echo "no module at $ko"; return 1; }
+	signer=$(modinfo -F signer "$ko" 2>/dev/null)
+	key=$(modinfo -F sig_key "$ko" 2>/dev/null | tr -d ':')
+	algo=$(modinfo -F sig_hashalgo "$ko" 2>/dev/null)
+	want=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"$/\1/p' "/lib/modules/$1/build/.config" 2>/dev/null)
+	if [ "$signer" != "$sign_cn" ] || [ "$key" != "$sign_serial" ] ||
+	   [ "$algo" != "${want:-sha512}" ]; then
+		echo "$ko: signer '$signer', sig_key '$key', sig_hashalgo '$algo' (want '$sign_cn', $sign_serial, ${want:-sha512})"
+		return 1
+	fi
+}
+
+check_unsigned() {	# check_unsigned KO: prints an error, returns non-zero if signed
+	local ko
+	ko=$(module_file "$1") || { echo "no module at $ko"; return 1; }
+	if [ -n "$(modinfo -F sig_id "$ko" 2>/dev/null)" ]; then
+		echo "$ko is signed by '$(modinfo -F signer "$ko")'"
+		return 1
+	fi
+}
+
+check_ko() {	# check_ko KREL KO: prints an error, returns non-zero if wrong
+	local krel=$1 ko vm mv tp
+	# DKMS compresses the module like the kernel's own (6.12: xz)
+	ko=$(module_file "$2") || { echo "no module at $ko"; return 1; }
 	vm=$(modinfo -F vermagic "$ko" 2>/dev/null)
 	mv=$(modinfo -F version "$ko" 2>/dev/null)
 	if [ "${vm%% *}" != "$krel" ] || [ "$mv" != "$ver" ]; then

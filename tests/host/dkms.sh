@@ -6,9 +6,12 @@
 #     names in and out of range, and a real `dkms build` for a kernel out
 #     of range, which DKMS must skip (exit 77) without building;
 #   - `make dkms-install KVER=<6.1>`: source to /usr/src, dkms add, build,
-#     install; the installed module's vermagic names 6.1;
+#     install; the installed module's vermagic names 6.1; with DKMS pointed
+#     at a throwaway signing key (mok_signing_key, mok_certificate), the
+#     module carries its signature;
 #   - AUTOINSTALL: the hook a kernel package runs on installation
-#     (/etc/kernel/postinst.d/dkms) builds and installs it for 6.12;
+#     (/etc/kernel/postinst.d/dkms) builds and installs it for 6.12; with
+#     no signing key to be had, unsigned;
 #   - 5.10: bullseye's header packages do not install on bookworm (they
 #     need bullseye's gcc-10 and linux-kbuild-5.10), so DKMS builds against
 #     the extracted headers tree (--kernelsourcedir) with bookworm's gcc
@@ -62,6 +65,8 @@ krel61=${krels[0]:-}
 krel612=${krels[1]:-}
 
 if [ -n "$krel61" ]; then
+	mkdir "$shim/sign"
+	sign_with dkms "$shim/sign"
 	if ! make -s -C "$top" dkms-install KVER="$krel61" > "$log" 2>&1; then
 		echo "FAIL host/dkms/$krel61: make dkms-install: $(tail -n 8 "$log" | tr '\n' '|')"
 	elif ! dkms status "skbprof/$ver" -k "$krel61" 2>/dev/null | grep -q ': installed$'; then
@@ -71,21 +76,30 @@ if [ -n "$krel61" ]; then
 	else
 		echo "FAIL host/dkms/$krel61: $err"
 	fi
+	if err=$(check_signed "$krel61" "/lib/modules/$krel61/updates/dkms/skbprof.ko"); then
+		echo "ok host/dkms/$krel61/signed: signed by the key DKMS was given ($(modinfo -F sig_hashalgo "/lib/modules/$krel61/updates/dkms/skbprof.ko"))"
+	else
+		echo "FAIL host/dkms/$krel61/signed: $err"
+	fi
 else
 	# make dkms-install adds the source; the steps below need it too
 	make -s -C "$top" dkms-src > /dev/null && dkms add "skbprof/$ver" > /dev/null
 fi
 
 if [ -n "$krel612" ]; then
+	sign_without "$shim"
 	if ! /etc/kernel/postinst.d/dkms "$krel612" > "$log" 2>&1; then
 		echo "FAIL host/dkms/$krel612: autoinstall hook: $(tail -n 8 "$log" | tr '\n' '|')"
 	elif ! dkms status "skbprof/$ver" -k "$krel612" 2>/dev/null | grep -q ': installed$'; then
 		echo "FAIL host/dkms/$krel612: AUTOINSTALL: the kernel's hook did not install it: $(dkms status skbprof 2>&1 | tr '\n' '|')"
-	elif err=$(check_ko "$krel612" "/lib/modules/$krel612/updates/dkms/skbprof.ko"); then
-		echo "ok host/dkms/$krel612: AUTOINSTALL: the kernel's postinst hook built and installed it, vermagic $krel612"
-	else
+	elif ! err=$(check_ko "$krel612" "/lib/modules/$krel612/updates/dkms/skbprof.ko"); then
 		echo "FAIL host/dkms/$krel612: $err"
+	elif ! err=$(check_unsigned "/lib/modules/$krel612/updates/dkms/skbprof.ko"); then
+		echo "FAIL host/dkms/$krel612: without a signing key: $err"
+	else
+		echo "ok host/dkms/$krel612: AUTOINSTALL: the kernel's postinst hook built and installed it, vermagic $krel612; without a signing key, unsigned"
 	fi
+	sign_restore
 fi
 
 # DKMS skips a kernel out of range, with its "skipped" status 77.
