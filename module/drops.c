@@ -98,30 +98,65 @@ static void drops_skb_owner(const struct sk_buff *skb, struct dt_sample *s,
 	s->cgroup = skbprof_sk_cgroup_id(sk);
 }
 
+/* A drop on the trace stream; its location is the event's code address. */
+struct drop_event {
+	struct skbprof_tuple tuple;
+	u32 netns;			/* 0: not known */
+	u8 stage;			/* SKBPROF_REACHED_* */
+	char reason[40];		/* copied: a subsystem's list may go */
+	char dev[IFNAMSIZ];
+};
+
 /*
- * One line on the trace stream per drop.  Its location is resolved when
- * the line is read: no symbol lookup, and no buffer for its name, deep in
- * the stack where packets are freed.
+ * "DROP NO_SOCKET sym+0x1/0x2 | UDP a:p > b:p | dev lo | stage ip-udp |
+ * netns 4026531840", or "kind=drop reason=NO_SOCKET location=sym+0x1/0x2
+ * module=- proto=UDP ... dev=lo stage=ip-udp netns=4026531840" ("-" where
+ * not known; module: the module of the code, if not the kernel's).  The
+ * location is resolved when the event is read: no symbol lookup, and no
+ * buffer for its name, deep in the stack where packets are freed.
  */
-#define DROP_LINE \
-	"DROP %s " SKBPROF_TRACE_SYM " | %s | dev %s | stage %s | netns %s"
+static int drop_fmt(char *buf, size_t size, const void *data,
+		    enum skbprof_trace_form form, const char *sym)
+{
+	const struct drop_event *e = data;
+	const char *stage = skbprof_reached_name(e->stage), *mod;
+	char flow[SKBPROF_FLOW_LEN], ns[16] = "-";
+
+	if (e->netns)
+		snprintf(ns, sizeof(ns), "%u", e->netns);
+	if (form == SKBPROF_TRACE_TEXT) {
+		skbprof_fmt_flow(flow, sizeof(flow), &e->tuple,
+				 SKBPROF_FLOW_TRACE);
+		return scnprintf(buf, size,
+				 "DROP %s %s | %s | dev %s | stage %s | netns %s",
+				 e->reason, sym, flow, e->dev, stage, ns);
+	}
+	/* a record's values have no blanks: "sym+0x1/0x2 [mod]" in two keys */
+	mod = strstr(sym, " [");
+	skbprof_fmt_flow(flow, sizeof(flow), &e->tuple, SKBPROF_FLOW_RECORD);
+	return scnprintf(buf, size,
+			 "kind=drop reason=%s location=%.*s module=%.*s %s dev=%s stage=%s netns=%s",
+			 e->reason, mod ? (int)(mod - sym) : (int)strlen(sym),
+			 sym, mod ? (int)strcspn(mod + 2, "]") : 1,
+			 mod ? mod + 2 : "-", flow, e->dev, stage, ns);
+}
 
 static void drops_trace(const struct skbprof_pktinfo *pi,
 			const struct skbprof_tuple *t, void *location,
 			u32 reason, u8 stage, u32 netns)
 {
-	char flow[SKBPROF_FLOW_LEN], ns[16] = "-";
+	struct drop_event e = {
+		.tuple = *t,
+		.netns = netns,
+		.stage = stage,
+	};
 	const char *name = NULL;
 
-	if (netns)
-		snprintf(ns, sizeof(ns), "%u", netns);
-	skbprof_fmt_flow(flow, sizeof(flow), t, SKBPROF_FLOW_TRACE);
 	if (SKBPROF_HAVE_DROP_REASONS)
 		name = skbprof_drop_reason_name(reason);
-	skbprof_trace_printf_sym((unsigned long)location, DROP_LINE,
-				 name ? name : "-", flow,
-				 pi->dev ? pi->dev : "-",
-				 skbprof_reached_name(stage), ns);
+	strscpy(e.reason, name ? name : "-", sizeof(e.reason));
+	strscpy(e.dev, pi->dev ? pi->dev : "-", sizeof(e.dev));
+	skbprof_trace_event(drop_fmt, &e, sizeof(e), (unsigned long)location);
 }
 
 void drops_record(struct sk_buff *skb, void *location, u32 reason,

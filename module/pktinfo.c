@@ -176,11 +176,11 @@ static const char *flow_proto(char *p, size_t size, u8 proto,
 {
 	switch (proto) {
 	case IPPROTO_TCP:
-		return style != SKBPROF_FLOW_TRACE ? "tcp" : "TCP";
+		return (style == SKBPROF_FLOW_ROW || style == SKBPROF_FLOW_COLUMNS) ? "tcp" : "TCP";
 	case IPPROTO_UDP:
-		return style != SKBPROF_FLOW_TRACE ? "udp" : "UDP";
+		return (style == SKBPROF_FLOW_ROW || style == SKBPROF_FLOW_COLUMNS) ? "udp" : "UDP";
 	}
-	if (style != SKBPROF_FLOW_TRACE)
+	if ((style == SKBPROF_FLOW_ROW || style == SKBPROF_FLOW_COLUMNS))
 		return "ip";
 	if (proto == IPPROTO_ICMP)
 		return "ICMP";
@@ -188,6 +188,23 @@ static const char *flow_proto(char *p, size_t size, u8 proto,
 		return "ICMPv6";
 	snprintf(p, size, "ip/%u", proto);
 	return p;
+}
+
+/* "proto=P src=S sport=N dst=D dport=N" ("-" for ports it has none of) */
+static int flow_record(char *buf, size_t size, const struct skbprof_tuple *t,
+		       const char *proto, bool ports)
+{
+	char sp[8] = "-", dp[8] = "-";
+
+	if (ports) {
+		snprintf(sp, sizeof(sp), "%u", ntohs(t->sport));
+		snprintf(dp, sizeof(dp), "%u", ntohs(t->dport));
+	}
+	if (t->family == AF_INET)
+		return scnprintf(buf, size, "proto=%s src=%pI4 sport=%s dst=%pI4 dport=%s",
+				 proto, &t->saddr.v4, sp, &t->daddr.v4, dp);
+	return scnprintf(buf, size, "proto=%s src=%pI6c sport=%s dst=%pI6c dport=%s",
+			 proto, &t->saddr.v6, sp, &t->daddr.v6, dp);
 }
 
 int skbprof_fmt_flow(char *buf, size_t size, const struct skbprof_tuple *t,
@@ -201,8 +218,11 @@ int skbprof_fmt_flow(char *buf, size_t size, const struct skbprof_tuple *t,
 
 	if (t->family != AF_INET && t->family != AF_INET6)
 		return scnprintf(buf, size, style == SKBPROF_FLOW_COLUMNS ?
-				 "- - - - -" : "-");
+				 "- - - - -" : style == SKBPROF_FLOW_RECORD ?
+				 "proto=- src=- sport=- dst=- dport=-" : "-");
 	proto = flow_proto(p, sizeof(p), t->proto, style);
+	if (style == SKBPROF_FLOW_RECORD)
+		return flow_record(buf, size, t, proto, ports);
 	if (style == SKBPROF_FLOW_COLUMNS && t->family == AF_INET)
 		return scnprintf(buf, size, "%s %pI4 %u %pI4 %u", proto,
 				 &t->saddr.v4, ntohs(t->sport), &t->daddr.v4,

@@ -71,6 +71,13 @@ enum skbprof_flow_style {
 	 * "udp 10.0.0.1 53 10.0.0.2 4000", "ip ::1 0 ::1 0" or "- - - - -".
 	 */
 	SKBPROF_FLOW_COLUMNS,
+	/*
+	 * A trace record's keys, protocol named as in the trace:
+	 * "proto=UDP src=10.0.0.1 sport=53 dst=10.0.0.2 dport=4000",
+	 * "proto=ICMP src=1.2.3.4 sport=- dst=5.6.7.8 dport=-" (no ports),
+	 * "proto=- src=- sport=- dst=- dport=-".
+	 */
+	SKBPROF_FLOW_RECORD,
 };
 
 /* Room for any flow skbprof_fmt_flow() writes, with its NUL. */

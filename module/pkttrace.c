@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The packet trace stream: /sys/kernel/debug/skbprof/trace.  See pkttrace.h.
+ * The packet trace stream: /sys/kernel/debug/skbprof/trace and
+ * trace_records.  See pkttrace.h.
  *
  * Each record carries two timestamps taken when it was added: a monotonic
  * one, comparable across CPUs, by which readers merge the per-CPU buffers
@@ -44,10 +45,11 @@ MODULE_PARM_DESC(trace_buffer_kb,
 struct pkttrace_rec {
 	u64 mono_ns;
 	u64 real_ns;
-	unsigned long sym;	/* 0, or the address SKBPROF_TRACE_SYM names */
+	unsigned long sym;	/* 0, or the code address the event names */
+	skbprof_trace_fmt_t fmt;
 	u16 cpu;
 	u16 len;
-	char text[SKBPROF_TRACE_LINE_MAX];
+	u8 data[SKBPROF_TRACE_DATA_MAX] __aligned(8);
 };
 
 /* Published once by pkttrace_prepare(), freed at unload. */
@@ -102,43 +104,25 @@ static int pkttrace_prepare(void)
 	return err;
 }
 
-static __printf(2, 0) void pkttrace_add(unsigned long sym, const char *fmt,
-					   va_list ap)
+void skbprof_trace_event(skbprof_trace_fmt_t fmt, const void *data,
+			 size_t len, unsigned long sym)
 {
 	struct trace_buffer *rb = pkttrace_ring();
 	struct pkttrace_rec rec;
-	int n;
 
-	if (!rb)
+	if (!rb || WARN_ON_ONCE(len > sizeof(rec.data)))
 		return;
-	n = vscnprintf(rec.text, sizeof(rec.text), fmt, ap);
+	memcpy(rec.data, data, len);
 	rec.mono_ns = ktime_get_mono_fast_ns();
 	rec.real_ns = ktime_get_real_fast_ns();
 	rec.sym = sym;
+	rec.fmt = fmt;
 	rec.cpu = raw_smp_processor_id();
-	rec.len = n;
-	if (ring_buffer_write(rb, offsetof(struct pkttrace_rec, text) + n, &rec))
+	rec.len = len;
+	if (ring_buffer_write(rb, offsetof(struct pkttrace_rec, data) + len, &rec))
 		return;
 	if (wq_has_sleeper(&pkttrace_wait))
 		irq_work_queue(&pkttrace_iw);
-}
-
-void skbprof_trace_printf(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	pkttrace_add(0, fmt, ap);
-	va_end(ap);
-}
-
-void skbprof_trace_printf_sym(unsigned long addr, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	pkttrace_add(addr, fmt, ap);
-	va_end(ap);
 }
 
 static bool pkttrace_has_data(void)
@@ -150,34 +134,42 @@ static bool pkttrace_has_data(void)
 
 /* One open file's lines, formatted but not yet read. */
 struct pkttrace_reader {
+	enum skbprof_trace_form form;	/* trace or trace_records */
 	struct mutex lock;	/* its readers (threads, io_uring): all below */
 	size_t len, off;
 	char buf[PAGE_SIZE];
 };
 
-/* Room one formatted line needs: prefix, text, a symbol, newline. */
-#define LINE_ROOM (SKBPROF_TRACE_LINE_MAX + KSYM_SYMBOL_LEN + 48)
+/* Room one formatted line needs: prefix, event, a symbol, newline. */
+#define LINE_ROOM (2 * SKBPROF_TRACE_DATA_MAX + KSYM_SYMBOL_LEN + 96)
 
-/* The name SKBPROF_TRACE_SYM stands for; under pkttrace_read_lock. */
+/* The name of a record's sym; under pkttrace_read_lock. */
 static char pkttrace_sym[KSYM_SYMBOL_LEN];
 
 /*
- * Print @rec's text at @buf: the first SKBPROF_TRACE_SYM becomes the name
- * of rec->sym, looked up now, in process context.
+ * @rec as a line in @form: its time and CPU, then the event as its
+ * producer prints it, the code address it names looked up now.
  */
-static int pkttrace_text(char *buf, size_t size,
-			 const struct pkttrace_rec *rec)
+static int pkttrace_line(char *buf, size_t size,
+			 const struct pkttrace_rec *rec,
+			 enum skbprof_trace_form form)
 {
-	int len = min_t(int, rec->len, SKBPROF_TRACE_LINE_MAX);
-	const char *at = rec->sym ? memchr(rec->text, SKBPROF_TRACE_SYM[0], len) :
-				    NULL;
-	int head = at ? at - rec->text : len;
+	const char *sym = rec->sym ? skbprof_location(pkttrace_sym, rec->sym) :
+				     "-";
+	struct tm tm;
+	u32 nsec;
+	int n;
 
-	if (!at)
-		return scnprintf(buf, size, "%.*s", len, rec->text);
-	return scnprintf(buf, size, "%.*s%s%.*s", head, rec->text,
-			 skbprof_location(pkttrace_sym, rec->sym),
-			 len - head - 1, at + 1);
+	time64_to_tm(div_u64_rem(rec->real_ns, NSEC_PER_SEC, &nsec), 0, &tm);
+	if (form == SKBPROF_TRACE_RECORD)
+		n = scnprintf(buf, size, "realtime_ns=%llu cpu=%u ",
+			      rec->real_ns, rec->cpu);
+	else
+		n = scnprintf(buf, size, "%02d:%02d:%02d.%06u cpu%u ",
+			      tm.tm_hour, tm.tm_min, tm.tm_sec, nsec / 1000,
+			      rec->cpu);
+	n += rec->fmt(buf + n, size - n, rec->data, form, sym);
+	return n + scnprintf(buf + n, size - n, "\n");
 }
 
 /* Move lines, oldest first across CPUs, into r->buf. */
@@ -189,8 +181,6 @@ static void pkttrace_fill(struct pkttrace_reader *r)
 	unsigned long lost;
 	u64 ts, best_ts;
 	int cpu, best;
-	struct tm tm;
-	u32 nsec;
 
 	r->len = 0;
 	r->off = 0;
@@ -219,19 +209,13 @@ static void pkttrace_fill(struct pkttrace_reader *r)
 		if (lost) {
 			atomic64_add(lost, &pkttrace_lost);
 			r->len += scnprintf(r->buf + r->len, sizeof(r->buf) - r->len,
-					    "# lost %lu events\n", lost);
+					    r->form == SKBPROF_TRACE_RECORD ?
+					    "lost=%lu\n" : "# lost %lu events\n",
+					    lost);
 		}
 		rec = ring_buffer_event_data(ev);
-		time64_to_tm(div_u64_rem(rec->real_ns, NSEC_PER_SEC, &nsec), 0,
-			     &tm);
-		r->len += scnprintf(r->buf + r->len, sizeof(r->buf) - r->len,
-				    "%02d:%02d:%02d.%06u cpu%u ",
-				    tm.tm_hour, tm.tm_min, tm.tm_sec,
-				    nsec / 1000, rec->cpu);
-		r->len += pkttrace_text(r->buf + r->len,
-					sizeof(r->buf) - r->len, rec);
-		r->len += scnprintf(r->buf + r->len, sizeof(r->buf) - r->len,
-				    "\n");
+		r->len += pkttrace_line(r->buf + r->len,
+					sizeof(r->buf) - r->len, rec, r->form);
 		atomic64_inc(&pkttrace_lines);
 	}
 	mutex_unlock(&pkttrace_read_lock);
@@ -283,7 +267,8 @@ static __poll_t pkttrace_poll(struct file *file, poll_table *wait)
 	return 0;
 }
 
-static int pkttrace_open(struct inode *inode, struct file *file)
+static int pkttrace_open_form(struct inode *inode, struct file *file,
+			      enum skbprof_trace_form form)
 {
 	struct pkttrace_reader *r;
 	int err;
@@ -296,9 +281,20 @@ static int pkttrace_open(struct inode *inode, struct file *file)
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;
+	r->form = form;
 	mutex_init(&r->lock);
 	file->private_data = r;
 	return nonseekable_open(inode, file);
+}
+
+static int pkttrace_open(struct inode *inode, struct file *file)
+{
+	return pkttrace_open_form(inode, file, SKBPROF_TRACE_TEXT);
+}
+
+static int pkttrace_records_open(struct inode *inode, struct file *file)
+{
+	return pkttrace_open_form(inode, file, SKBPROF_TRACE_RECORD);
 }
 
 static int pkttrace_release(struct inode *inode, struct file *file)
@@ -313,6 +309,14 @@ static int pkttrace_release(struct inode *inode, struct file *file)
 static const struct file_operations pkttrace_fops = {
 	.owner		= THIS_MODULE,
 	.open		= pkttrace_open,
+	.read		= pkttrace_read,
+	.poll		= pkttrace_poll,
+	.release	= pkttrace_release,
+};
+
+static const struct file_operations pkttrace_records_fops = {
+	.owner		= THIS_MODULE,
+	.open		= pkttrace_records_open,
 	.read		= pkttrace_read,
 	.poll		= pkttrace_poll,
 	.release	= pkttrace_release,
@@ -380,6 +384,7 @@ static void pkttrace_exit(void)
 
 static const struct skbprof_file pkttrace_files[] = {
 	{ "trace", 0400, &pkttrace_fops },
+	{ "trace_records", 0400, &pkttrace_records_fops },
 };
 
 const struct skbprof_part skbprof_trace_part = {

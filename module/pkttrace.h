@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The packet trace stream, /sys/kernel/debug/skbprof/trace.
+ * The packet trace stream, /sys/kernel/debug/skbprof/trace and
+ * trace_records.
  *
- * Producers (any context) add lines with skbprof_trace_printf(); readers
+ * Producers (any context) add events with skbprof_trace_event(); readers
  * consume them like trace_pipe.  The stream lives in a kernel ring buffer
  * (per CPU, lockless, overwriting the oldest lines when full; readers are
  * told how many they lost), allocated the first time tracing is switched on
@@ -11,22 +12,40 @@
 #ifndef _SKBPROF_PKTTRACE_H
 #define _SKBPROF_PKTTRACE_H
 
-#include <linux/compiler.h>
-
-/* Longest line a producer can add, without the time and CPU prefix. */
-#define SKBPROF_TRACE_LINE_MAX 224
-
-/* Add one line (no newline) to the stream, prefixed with time and CPU. */
-__printf(1, 2) void skbprof_trace_printf(const char *fmt, ...);
+#include <linux/types.h>
 
 /*
- * The same for a line that names the code address @addr: the first
- * SKBPROF_TRACE_SYM in its text stands for @addr as skbprof_location()
- * prints it, resolved when the line is read.
+ * Events, not lines: a producer adds the data of an event and the
+ * function that prints it; the readers print it when they read, each in
+ * its form.  trace prints SKBPROF_TRACE_TEXT, the lines for people;
+ * trace_records prints SKBPROF_TRACE_RECORD, "key=value" lines for
+ * programs.  Both read the one stream: every event goes to one reader.
  */
-#define SKBPROF_TRACE_SYM "\x01"
-__printf(2, 3) void skbprof_trace_printf_sym(unsigned long addr,
-					     const char *fmt, ...);
+enum skbprof_trace_form {
+	SKBPROF_TRACE_TEXT,
+	SKBPROF_TRACE_RECORD,
+};
+
+/* The most data an event carries. */
+#define SKBPROF_TRACE_DATA_MAX 224
+
+/*
+ * Print the event @data in @form at @buf (scnprintf's return), without
+ * the time and CPU the reader puts first; @sym is the code address the
+ * event named, as skbprof_location() prints it ("-" for none).  Called
+ * in process context, from the reader.
+ */
+typedef int (*skbprof_trace_fmt_t)(char *buf, size_t size, const void *data,
+				   enum skbprof_trace_form form,
+				   const char *sym);
+
+/*
+ * Add an event (any context): @len bytes of @data, at most
+ * SKBPROF_TRACE_DATA_MAX, printed by @fmt; @sym, a code address or 0,
+ * is resolved to its name only when the event is read.
+ */
+void skbprof_trace_event(skbprof_trace_fmt_t fmt, const void *data,
+			 size_t len, unsigned long sym);
 
 extern const struct skbprof_part skbprof_trace_part;
 

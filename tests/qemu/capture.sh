@@ -5,7 +5,8 @@
 # traffic and drops, and print every file of /sys/kernel/debug/skbprof/
 # twice (snapshots t0 and t1, more traffic in between) between
 # "=== BEGIN <snapshot>/<file>" and "=== END" lines, for the host to split
-# into tests/host/fixtures/<kernel>/.
+# into tests/host/fixtures/<kernel>/; then the trace stream, and the
+# records of known traffic after it.
 
 set -e
 D=/sys/kernel/debug/skbprof
@@ -42,5 +43,13 @@ echo "=== BEGIN t1/trace"
 # the read blocks, so timeout ends it, and that is no failure
 timeout 3 cat $D/trace > /tmp/trace.out 2>/dev/null || true
 cat /tmp/trace.out
+echo "=== END"
+# the records of known traffic: 20 datagrams to a bound port, 5 to a
+# closed one (the trace above took every earlier event)
+skbprof-traffic udp-pair 127.0.0.1 9000 20 200
+skbprof-traffic udp 127.0.0.1 9999 5
+echo "=== BEGIN t1/trace_records"
+timeout 3 cat $D/trace_records > /tmp/records.out 2>/dev/null || true
+cat /tmp/records.out
 echo "=== END"
 rmmod skbprof
