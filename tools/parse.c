@@ -896,179 +896,154 @@ json_object *parse_control(char *text)
 	return o;
 }
 
-/* ---- trace ---- */
+/* ---- trace_records ---- */
 
-/* "UDP 10.0.0.1:443 > 10.0.0.2:51234", "ICMP 1.2.3.4 > 5.6.7.8", v6 in []. */
-static json_object *trace_flow(const char *seg)
+/* @ns as a decimal of 10^@digits units: "23.104" (us) or "12.000000001" (s) */
+static json_object *decimal_of(uint64_t ns, uint64_t unit, int digits)
 {
-	char buf[256], *tok[8], *c;
-	json_object *f;
-	int n, i;
+	char buf[48];
 
-	snprintf(buf, sizeof(buf), "%s", seg);
-	n = split(buf, tok, 8);
-	if (n != 4 || strcmp(tok[2], ">"))
+	snprintf(buf, sizeof(buf), "%llu.%0*llu", (unsigned long long)(ns / unit), digits,
+		 (unsigned long long)(ns % unit));
+	return json_object_new_double_s((double)ns / unit, buf);
+}
+
+/* "drv-ip:23104,ip-udp:5200" as [{"stage", "us"}]; NULL if malformed. */
+static json_object *stages_of(const char *v)
+{
+	json_object *a = json_object_new_array(), *s;
+	char buf[1024], *p, *save = NULL, *c;
+	uint64_t ns;
+
+	snprintf(buf, sizeof(buf), "%s", v);
+	if (!strcmp(buf, "-"))
+		return a;
+	for (p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		c = strchr(p, ':');
+		if (!c || !is_uint(c + 1) || c == p) {
+			json_object_put(a);
+			return NULL;
+		}
+		*c = 0;
+		ns = strtoull(c + 1, NULL, 10);
+		s = json_object_new_object();
+		json_object_object_add(s, "stage", json_object_new_string(p));
+		json_object_object_add(s, "us", decimal_of(ns, 1000, 3));
+		json_object_array_add(a, s);
+	}
+	return a;
+}
+
+/* The record's flow keys as {"proto", "src", "sport", "dst", "dport"}. */
+static json_object *record_flow(json_object *kv)
+{
+	static const char *const keys[] = { "proto", "src", "sport", "dst", "dport" };
+	json_object *f, *v;
+	size_t i;
+
+	if (!jget_str(kv, "proto"))
 		return NULL;
 	f = json_object_new_object();
-	json_object_object_add(f, "proto", json_object_new_string(tok[0]));
-	for (i = 1; i <= 3; i += 2) {
-		const char *a = i == 1 ? "src" : "dst";
-		const char *pt = i == 1 ? "sport" : "dport";
-		char *addr = tok[i], *port = NULL;
-
-		if (addr[0] == '[') {
-			/* "[v6]:port" or "[v6]" */
-			addr++;
-			c = strchr(addr, ']');
-			if (c && c[1] == ':')
-				port = c + 2;
-			if (c)
-				*c = 0;
-		} else {
-			/* "v4:port"; a bare v6 address has several colons */
-			c = strchr(addr, ':');
-			if (c && c == strrchr(addr, ':')) {
-				*c = 0;
-				port = c + 1;
-			}
-		}
-		json_object_object_add(f, a, json_object_new_string(addr));
-		if (port)
-			json_object_object_add(f, pt, value_of(pt, port));
-	}
+	for (i = 0; i < ARRAY_LEN(keys); i++)
+		if (json_object_object_get_ex(kv, keys[i], &v) && v)
+			json_object_object_add(f, keys[i], json_object_get(v));
 	return f;
 }
 
-/* "23.104us" */
-static json_object *usecs(const char *s)
+/* Move @key of @kv, if there, to @o. */
+static void move(json_object *o, json_object *kv, const char *key)
 {
-	char num[32];
-	size_t n = strlen(s);
+	json_object *v;
 
-	if (n < 3 || n >= sizeof(num) || strcmp(s + n - 2, "us"))
-		return NULL;
-	memcpy(num, s, n - 2);
-	num[n - 2] = 0;
-	if (!is_decimal(num) && !is_uint(num))
-		return NULL;
-	return json_object_new_double_s(strtod(num, NULL), num);
+	if (json_object_object_get_ex(kv, key, &v))
+		json_object_object_add(o, key, json_object_get(v));
 }
 
-/* The first segment of an event line, the one before " | ". */
-static bool trace_event(json_object *o, char *ev)
+/* "HH:MM:SS.uuuuuu", UTC, of the record's realtime_ns, as trace prints it */
+static json_object *time_of(uint64_t ns)
 {
-	char *tok[MAXTOK];
-	json_object *st, *us;
+	time_t sec = ns / 1000000000;
+	char buf[32];
+	struct tm tm;
+
+	gmtime_r(&sec, &tm);
+	snprintf(buf, sizeof(buf), "%02d:%02d:%02d.%06u", tm.tm_hour, tm.tm_min,
+		 tm.tm_sec, (unsigned int)(ns % 1000000000 / 1000));
+	return json_object_new_string(buf);
+}
+
+json_object *parse_trace_record(const char *line)
+{
+	json_object *o = json_object_new_object(), *kv = json_object_new_object();
+	char buf[2048], *tok[MAXTOK], *eq;
+	const char *kind;
 	int n, i;
 
-	n = split(ev, tok, MAXTOK);
-	if (n >= 2 && (!strcmp(tok[0], "RX") || !strcmp(tok[0], "TX"))) {
-		json_object_object_add(o, "type", json_object_new_string("packet"));
-		json_object_object_add(o, "dir", json_object_new_string(tok[0][0] == 'R' ? "rx" : "tx"));
-		st = json_object_new_array();
-		for (i = 1; i + 1 < n; i += 2) {
-			json_object *s = json_object_new_object();
-
-			us = usecs(tok[i + 1]);
-			if (!us) {
-				json_object_put(s);
-				json_object_put(st);
-				return false;
-			}
-			json_object_object_add(s, "stage", json_object_new_string(tok[i]));
-			json_object_object_add(s, "us", us);
-			json_object_array_add(st, s);
-		}
-		json_object_object_add(o, "stages", st);
-		return i == n;
-	}
-	if (n >= 3 && !strcmp(tok[0], "DROP")) {
-		/* the location may be "sym+0x1/0x2 [module]" */
-		char loc[512];
-		size_t len = 0;
-
-		loc[0] = 0;
-		for (i = 2; i < n; i++)
-			len += snprintf(loc + len, len < sizeof(loc) ? sizeof(loc) - len : 0,
-					"%s%s", i > 2 ? " " : "", tok[i]);
-		json_object_object_add(o, "type", json_object_new_string("drop"));
-		json_object_object_add(o, "reason", value_of("reason", tok[1]));
-		json_object_object_add(o, "location", json_object_new_string(loc));
-		return true;
-	}
-	us = n == 6 && !strcmp(tok[0], "HIT") && tok[5][0] == '+' ? usecs(tok[5] + 1) : NULL;
-	if (us) {
-		json_object_object_add(o, "type", json_object_new_string("hit"));
-		json_object_object_add(o, "dir", json_object_new_string(!strcmp(tok[1], "RX") ? "rx" : "tx"));
-		json_object_object_add(o, "point", json_object_new_string(tok[2]));
-		json_object_object_add(o, "symbol", json_object_new_string(tok[3]));
-		json_object_object_add(o, "mono", value_of("mono", tok[4]));
-		json_object_object_add(o, "offset_us", us);
-		return true;
-	}
-	return false;
-}
-
-json_object *parse_trace_line(const char *line)
-{
-	json_object *o = json_object_new_object(), *f;
-	char buf[1024], *tok[3], *rest, *seg, *next;
-	unsigned long long lost;
-	bool packet;
-	int n;
-
 	snprintf(buf, sizeof(buf), "%s", line);
-	if (sscanf(line, "# lost %llu events", &lost) == 1) {
+	n = split(buf, tok, MAXTOK);
+	for (i = 0; i < n; i++) {
+		eq = strchr(tok[i], '=');
+		if (!eq || eq == tok[i])
+			goto unknown;
+		*eq = 0;
+		json_object_object_add(kv, tok[i], value_of(tok[i], eq + 1));
+	}
+	if (n == 1 && json_object_object_get_ex(kv, "lost", NULL)) {
 		json_object_object_add(o, "type", json_object_new_string("lost"));
-		json_object_object_add(o, "lost", json_object_new_uint64(lost));
-		return o;
+		move(o, kv, "lost");
+		goto out;
 	}
-	n = split(buf, tok, 3);
-	if (n != 3 || strlen(tok[0]) != 15 || tok[0][2] != ':' || tok[0][8] != '.' ||
-	    strncmp(tok[1], "cpu", 3) || !is_uint(tok[1] + 3))
+	kind = jget_str(kv, "kind");
+	if (!kind || !json_object_object_get_ex(kv, "realtime_ns", NULL))
 		goto unknown;
-	json_object_object_add(o, "time", json_object_new_string(tok[0]));
-	json_object_object_add(o, "cpu", json_object_new_int(atoi(tok[1] + 3)));
-	rest = tok[2];
-	next = strstr(rest, " | ");
-	if (next)
-		*next = 0;
-	if (!trace_event(o, rest))
-		goto unknown;
-	packet = !strcmp(json_object_get_string(json_object_object_get(o, "type")),
-			 "packet");
-	while (next) {
-		seg = next + 3;
-		next = strstr(seg, " | ");
-		if (next)
-			*next = 0;
-		f = trace_flow(seg);
-		if (f || !strcmp(seg, "-")) {
-			json_object_object_add(o, "flow", f);
-		} else if (packet && !next) {
-			/* a packet's last segment: "<comm> <pid>" */
-			char *sp = strrchr(seg, ' ');
+	json_object_object_add(o, "time", time_of(jget_u64(kv, "realtime_ns")));
+	move(o, kv, "cpu");
+	if (!strcmp(kind, "rx") || !strcmp(kind, "tx")) {
+		json_object *st = stages_of(jget_str(kv, "stages") ?: "");
 
-			if (!sp || !is_uint(sp + 1))
-				goto unknown;
-			*sp++ = 0;
-			json_object_object_add(o, "comm", json_object_new_string(seg));
-			json_object_object_add(o, "pid", json_object_new_int64(atoll(sp)));
-		} else {
-			/* "dev eth0", "stage ip-udp" */
-			char *sp = strchr(seg, ' ');
-
-			if (!sp)
-				goto unknown;
-			*sp++ = 0;
-			json_object_object_add(o, seg, value_of(seg, sp));
-		}
-	}
-	/* "cgroup 1234" of a packet: the process's cgroup, and its path */
-	if (packet)
+		if (!st)
+			goto unknown;
+		json_object_object_add(o, "type", json_object_new_string("packet"));
+		json_object_object_add(o, "dir", json_object_new_string(kind));
+		json_object_object_add(o, "stages", st);
+		json_object_object_add(o, "flow", record_flow(kv));
+		move(o, kv, "cgroup");
+		move(o, kv, "comm");
+		move(o, kv, "pid");
+		/* the process's cgroup, and its path */
 		add_cgroup_path(o);
+	} else if (!strcmp(kind, "drop")) {
+		const char *loc = jget_str(kv, "location"), *mod = jget_str(kv, "module");
+		char where[512];
+
+		json_object_object_add(o, "type", json_object_new_string("drop"));
+		move(o, kv, "reason");
+		/* "sym+0x1/0x2", or "sym+0x1/0x2 [module]" in a module's code */
+		snprintf(where, sizeof(where), "%s%s%s%s", loc ? loc : "", mod ? " [" : "",
+			 mod ? mod : "", mod ? "]" : "");
+		json_object_object_add(o, "location", loc ? json_object_new_string(where) : NULL);
+		json_object_object_add(o, "flow", record_flow(kv));
+		move(o, kv, "dev");
+		move(o, kv, "stage");
+		move(o, kv, "netns");
+	} else if (!strcmp(kind, "hit")) {
+		json_object_object_add(o, "type", json_object_new_string("hit"));
+		move(o, kv, "dir");
+		move(o, kv, "point");
+		move(o, kv, "symbol");
+		json_object_object_add(o, "mono",
+				       decimal_of(jget_u64(kv, "mono_ns"), 1000000000, 9));
+		json_object_object_add(o, "offset_us",
+				       decimal_of(jget_u64(kv, "offset_ns"), 1000, 3));
+		json_object_object_add(o, "flow", record_flow(kv));
+	} else {
+		goto unknown;
+	}
+out:
+	json_object_put(kv);
 	return o;
 unknown:
+	json_object_put(kv);
 	json_object_put(o);
 	o = json_object_new_object();
 	json_object_object_add(o, "type", json_object_new_string("unknown"));

@@ -122,8 +122,12 @@ json_object *read_buckets(const char *name, int *rc);
 json_object *parse_control(char *text);
 /* Comment lines, a "# NAME..." header, rows: {@rows_key: [rows]}. */
 json_object *parse_table(char *text, const char *rows_key);
-/* One trace line; @line without its newline. */
-json_object *parse_trace_line(const char *line);
+/*
+ * A line of trace_records ("key=value" ...) as the JSON of a trace event:
+ * {"time", "cpu", "type": "packet"|"drop"|"hit", ...}, {"type": "lost",
+ * "lost"}, or {"type": "unknown", "raw"} for a line it cannot read.
+ */
+json_object *parse_trace_record(const char *line);
 
 /* Look-ups in parsed trees. */
 uint64_t jget_u64(json_object *o, const char *key);

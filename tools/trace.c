@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * skbprof trace: stream the module's packet trace, line by line.
+ * skbprof trace: stream the module's packet trace, line by line: trace's
+ * lines as they are, or with -j trace_records' records as JSON Lines.
  *
  * The trace file blocks until lines arrive and never ends, so the stream
  * stops on SIGINT/SIGTERM (exit 0) or when the reader of our output goes
@@ -29,7 +30,7 @@ static void on_signal(int sig)
 static int emit(const char *line)
 {
 	if (opt.json) {
-		json_object *o = parse_trace_line(line);
+		json_object *o = parse_trace_record(line);
 		int flags = JSON_C_TO_STRING_NOSLASHESCAPE | JSON_C_TO_STRING_PLAIN;
 
 		/* JSON Lines: one object per line even with --pretty */
@@ -66,7 +67,8 @@ int trace_main(void)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	snprintf(path, sizeof(path), "%s/trace", opt.root);
+	/* people get the lines of trace, programs the records */
+	snprintf(path, sizeof(path), "%s/%s", opt.root, opt.json ? "trace_records" : "trace");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return open_error(path, errno);

@@ -257,16 +257,28 @@ views() {
 	eq "$n/prom/stats" "$(awk '$1 == "skbprof_stats_table_inserts_total" { print $2 }' "$tmp/p.prom")" \
 		"$(awk '$1 == "table_inserts" { print $2 }' "$d/stats")"
 
-	# trace: text as is; JSON Lines, one object per line, drops parsed
+	# trace: text as is; JSON Lines from trace_records, one object per
+	# record, checked against the records' own keys and the traffic the
+	# capture made for them: 20 datagrams to 9000, 5 to the closed 9999
 	if diff <("$tool" --root "$d" trace) "$d/trace" >/dev/null; then ok "$n/trace/text"; else fail "$n/trace/text" "differs"; fi
 	"$tool" --root "$d" -j trace > "$tmp/trace.jsonl"
-	eq "$n/trace/lines" "$(jq -c . "$tmp/trace.jsonl" | wc -l)" "$(wc -l < "$d/trace")"
+	r=$d/trace_records
+	eq "$n/trace/records" "$(jq -c . "$tmp/trace.jsonl" | wc -l)" "$(wc -l < "$r")"
+	got=$(jq -r 'select(.type == "unknown") | .raw' "$tmp/trace.jsonl")
+	eq "$n/trace/no-unknown" "${got:-none}" none
 	eq "$n/trace/drops" "$(jq -r 'select(.type == "drop") | .location' "$tmp/trace.jsonl" | sort | uniq -c)" \
-		"$(grep -o 'DROP [^ ]* [^ ]*' "$d/trace" | awk '{ print $3 }' | sort | uniq -c)"
-	# completed packets: their process, as the line ends "| comm pid"
-	eq "$n/trace/packets" "$(jq -r 'select(.type == "packet") | "\(.dir) \(.comm) \(.pid)"' "$tmp/trace.jsonl" | sort | uniq -c)" \
-		"$(grep -E ' cpu[0-9]+ (RX|TX) ' "$d/trace" | awk '{ print tolower($3), $(NF - 1), $NF }' | sort | uniq -c)"
-	eq "$n/trace/udp-dport" "$(jq -r 'select(.type == "drop" and .flow.proto == "UDP") | .flow.dport' "$tmp/trace.jsonl" | sort -u)" 9999
+		"$(grep -o ' location=[^ ]*' "$r" | cut -d= -f2 | sort | uniq -c)"
+	eq "$n/trace/packets" "$(jq -r 'select(.type == "packet") | "\(.dir) \(.comm) \(.pid) \(.stages | map(.stage) | join(","))"' "$tmp/trace.jsonl" | sort | uniq -c)" \
+		"$(awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+			 if (v["kind"] == "rx" || v["kind"] == "tx") { s = v["stages"]; gsub(/:[0-9]+/, "", s)
+				print v["kind"], v["comm"], v["pid"], s } }' "$r" | sort | uniq -c)"
+	eq "$n/trace/udp-9000" "$(jq -r 'select(.type == "packet" and .flow.dport == 9000) | .dir' "$tmp/trace.jsonl" |
+				    sort | uniq -c | awk '{ printf "%s %s ", $1, $2 }')" "20 rx 20 tx "
+	eq "$n/trace/udp-9999-drops" "$(jq -r 'select(.type == "drop" and .flow.proto == "UDP") | .flow.dport' "$tmp/trace.jsonl" |
+					 sort | uniq -c | awk '{ printf "%s %s ", $1, $2 }')" "5 9999 "
+	# a stage's us: its ns / 1000, to the nanosecond
+	eq "$n/trace/stage-us" "$(jq -r 'select(.type == "packet") | .stages[0].us' "$tmp/trace.jsonl" | head -n 1)" \
+		"$(grep -m1 -o 'stages=[^:]*:[0-9]*' "$r" | awk -F: '{ printf "%.3f", $2 / 1000 }' | sed 's/0*$//; s/\.$//')"
 
 	# top: t0 then t1, so the interval's numbers are known.  t0 comes
 	# through a FIFO: its writer returns once top has opened it, and then
@@ -325,7 +337,7 @@ if diff <("$tool" -r "$d" cgroups) "$d/cgroups" >/dev/null; then ok next/cgroups
 mkdir -p "$tmp/cg2/test/a" "$tmp/cg2/test/b" "$tmp/cgnext"
 ia=$(stat -c %i "$tmp/cg2/test/a")
 ib=$(stat -c %i "$tmp/cg2/test/b")
-for f in drops procs cgroups trace; do
+for f in drops procs cgroups trace trace_records; do
 	sed -e "s/\b7001\b/$ia/g" -e "s/\b7002\b/$ib/g" "$d/$f" > "$tmp/cgnext/$f"
 done
 cp "${machine[@]/#/$fix/6.1/t1/}" "$fix"/6.1/t1/{latency,lifetime} "$tmp/cgnext/"
@@ -379,7 +391,7 @@ eq next/trace-hit "$(jq -c 'select(.type == "hit") | [.dir, .point, .symbol, .mo
 	'["rx","ip","udp_rcv",1234.000000567,12.5,443]'
 eq next/trace-lost "$(jq -c 'select(.type == "lost") | .lost' "$tmp/next.jsonl")" 17
 eq next/trace-unknown-raw "$(jq -r 'select(.type == "unknown") | .raw' "$tmp/next.jsonl")" \
-	"$(grep SOMETHING "$d/trace")"
+	"$(grep SOMETHING "$d/trace_records")"
 
 # ---- bounded cardinality: fixtures/fleet, more cgroups than N ---------
 
@@ -470,7 +482,7 @@ t fleet/bad-env 2 "bad SKBPROF_TOP_N 'ten' \(a number from 0, or all\)" env SKBP
 
 # trace: SIGPIPE and SIGINT end the stream cleanly
 yes "12:00:00.000000 cpu0 DROP - x+0x1/0x2 | - | dev -" | head -n 200000 > "$tmp/big" 2>/dev/null
-mkdir -p "$tmp/tr" && cp "$tmp/big" "$tmp/tr/trace"
+mkdir -p "$tmp/tr" && cp "$tmp/big" "$tmp/tr/trace" && cp "$tmp/big" "$tmp/tr/trace_records"
 "$tool" -r "$tmp/tr" -j trace | head -n 2 > /dev/null
 eq trace-sigpipe "${PIPESTATUS[0]}" 0
 mkfifo "$tmp/tr2" 2>/dev/null; mkdir -p "$tmp/tr3" && mkfifo "$tmp/tr3/trace"
