@@ -382,8 +382,15 @@ static int latency_show(struct seq_file *m, void *v)
 
 SKBPROF_DEFINE_SHOW_FILE(latency);
 
-/* Every field of a stage's line from one merged copy: count adds up. */
-static int latency_buckets_show(struct seq_file *m, void *v)
+/*
+ * Call @row for every stage with data, with one merged copy of its
+ * histogram and worst packet: every field of a line comes from that
+ * copy, so a count adds up.
+ */
+static int show_stages(struct seq_file *m,
+		       void (*row)(struct seq_file *m, int st,
+				   const struct hist *h,
+				   const struct exemplar *w))
 {
 	struct {
 		struct hist h;
@@ -394,48 +401,47 @@ static int latency_buckets_show(struct seq_file *m, void *v)
 	t = kvmalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
-	hist_seq_buckets_header(m, "dir stage ");
 	for (st = 0; st < SKBPROF_TIMELINE_STAGES; st++) {
 		merge_stage(st, &t->h, &t->w);
-		if (!t->h.count)
-			continue;
-		seq_printf(m, "%s %s", dir_name(st), skbprof_stages[st].name);
-		hist_seq_buckets(m, &t->h);
+		if (t->h.count)
+			row(m, st, &t->h, &t->w);
 	}
 	kvfree(t);
 	return 0;
 }
 
+static void buckets_row(struct seq_file *m, int st, const struct hist *h,
+			const struct exemplar *w)
+{
+	seq_printf(m, "%s %s", dir_name(st), skbprof_stages[st].name);
+	hist_seq_buckets(m, h);
+}
+
+static int latency_buckets_show(struct seq_file *m, void *v)
+{
+	hist_seq_buckets_header(m, "dir stage ");
+	return show_stages(m, buckets_row);
+}
+
 SKBPROF_DEFINE_SHOW_FILE(latency_buckets);
 
 /* latency's worst packets, for machines: one row per stage measured. */
+static void worst_row(struct seq_file *m, int st, const struct hist *h,
+		      const struct exemplar *w)
+{
+	char flow[SKBPROF_FLOW_LEN];
+
+	skbprof_fmt_flow(flow, sizeof(flow), &w->tuple, SKBPROF_FLOW_COLUMNS);
+	seq_printf(m, "%s %s %llu %llu %s %d ", dir_name(st),
+		   skbprof_stages[st].name, w->ns, w->when, flow, w->pid);
+	print_comm(m, w->comm);
+	seq_putc(m, '\n');
+}
+
 static int latency_worst_show(struct seq_file *m, void *v)
 {
-	struct {
-		struct hist h;
-		struct exemplar w;
-		char flow[SKBPROF_FLOW_LEN];
-	} *t;
-	int st;
-
-	t = kvmalloc(sizeof(*t), GFP_KERNEL);
-	if (!t)
-		return -ENOMEM;
 	seq_puts(m, "# dir stage ns at_ns proto src sport dst dport pid comm\n");
-	for (st = 0; st < SKBPROF_TIMELINE_STAGES; st++) {
-		merge_stage(st, &t->h, &t->w);
-		if (!t->h.count)
-			continue;
-		skbprof_fmt_flow(t->flow, sizeof(t->flow), &t->w.tuple,
-				 SKBPROF_FLOW_COLUMNS);
-		seq_printf(m, "%s %s %llu %llu %s %d ", dir_name(st),
-			   skbprof_stages[st].name, t->w.ns, t->w.when, t->flow,
-			   t->w.pid);
-		print_comm(m, t->w.comm);
-		seq_putc(m, '\n');
-	}
-	kvfree(t);
-	return 0;
+	return show_stages(m, worst_row);
 }
 
 SKBPROF_DEFINE_SHOW_FILE(latency_worst);
