@@ -156,7 +156,7 @@ static void drops_trace(const struct skbprof_pktinfo *pi,
 		name = skbprof_drop_reason_name(reason);
 	strscpy(e.reason, name ? name : "-", sizeof(e.reason));
 	strscpy(e.dev, pi->dev ? pi->dev : "-", sizeof(e.dev));
-	skbprof_trace_event(drop_fmt, &e, sizeof(e), (unsigned long)location);
+	skbprof_trace_event(drop_fmt, &e, (unsigned long)location);
 }
 
 void drops_record(struct sk_buff *skb, void *location, u32 reason,

@@ -104,13 +104,14 @@ static int pkttrace_prepare(void)
 	return err;
 }
 
-void skbprof_trace_event(skbprof_trace_fmt_t fmt, const void *data,
-			 size_t len, unsigned long sym)
+void skbprof_trace_add(skbprof_trace_fmt_t fmt, const void *data, size_t len,
+		       unsigned long sym)
 {
 	struct trace_buffer *rb = pkttrace_ring();
 	struct pkttrace_rec rec;
 
-	if (!rb || WARN_ON_ONCE(len > sizeof(rec.data)))
+	/* len fits: skbprof_trace_event() checked it at build time */
+	if (!rb)
 		return;
 	memcpy(rec.data, data, len);
 	rec.mono_ns = ktime_get_mono_fast_ns();
@@ -160,14 +161,16 @@ static int pkttrace_line(char *buf, size_t size,
 	u32 nsec;
 	int n;
 
-	time64_to_tm(div_u64_rem(rec->real_ns, NSEC_PER_SEC, &nsec), 0, &tm);
-	if (form == SKBPROF_TRACE_RECORD)
+	if (form == SKBPROF_TRACE_RECORD) {
 		n = scnprintf(buf, size, "realtime_ns=%llu cpu=%u ",
 			      rec->real_ns, rec->cpu);
-	else
+	} else {
+		time64_to_tm(div_u64_rem(rec->real_ns, NSEC_PER_SEC, &nsec), 0,
+			     &tm);
 		n = scnprintf(buf, size, "%02d:%02d:%02d.%06u cpu%u ",
 			      tm.tm_hour, tm.tm_min, tm.tm_sec, nsec / 1000,
 			      rec->cpu);
+	}
 	n += rec->fmt(buf + n, size - n, rec->data, form, sym);
 	return n + scnprintf(buf + n, size - n, "\n");
 }

@@ -12,6 +12,7 @@
 #ifndef _SKBPROF_PKTTRACE_H
 #define _SKBPROF_PKTTRACE_H
 
+#include <linux/build_bug.h>
 #include <linux/types.h>
 
 /*
@@ -40,12 +41,18 @@ typedef int (*skbprof_trace_fmt_t)(char *buf, size_t size, const void *data,
 				   const char *sym);
 
 /*
- * Add an event (any context): @len bytes of @data, at most
- * SKBPROF_TRACE_DATA_MAX, printed by @fmt; @sym, a code address or 0,
- * is resolved to its name only when the event is read.
+ * Add the event *@ev (any context), printed by @fmt; @sym, a code
+ * address or 0, is resolved to its name only when the event is read.  An
+ * event larger than SKBPROF_TRACE_DATA_MAX does not build.
  */
-void skbprof_trace_event(skbprof_trace_fmt_t fmt, const void *data,
-			 size_t len, unsigned long sym);
+#define skbprof_trace_event(fmt, ev, sym)				\
+	do {								\
+		BUILD_BUG_ON(sizeof(*(ev)) > SKBPROF_TRACE_DATA_MAX);	\
+		skbprof_trace_add(fmt, ev, sizeof(*(ev)), sym);		\
+	} while (0)
+
+void skbprof_trace_add(skbprof_trace_fmt_t fmt, const void *data, size_t len,
+		       unsigned long sym);
 
 extern const struct skbprof_part skbprof_trace_part;
 

@@ -276,8 +276,8 @@ static int hit_fmt(char *buf, size_t size, const void *data,
 {
 	const struct hit_event *e = data;
 	char flow[SKBPROF_FLOW_LEN];
+	u64 sec;
 	u32 ns;
-	u64 sec = div_u64_rem(e->t, NSEC_PER_SEC, &ns);
 
 	if (form == SKBPROF_TRACE_RECORD) {
 		skbprof_fmt_flow(flow, sizeof(flow), &e->tuple,
@@ -287,6 +287,7 @@ static int hit_fmt(char *buf, size_t size, const void *data,
 				 e->kind == STAMP_RX ? "rx" : "tx", e->point,
 				 e->symbol, e->t, e->offset, flow);
 	}
+	sec = div_u64_rem(e->t, NSEC_PER_SEC, &ns);
 	skbprof_fmt_flow(flow, sizeof(flow), &e->tuple, SKBPROF_FLOW_TRACE);
 	return scnprintf(buf, size, "HIT %s %s %s %llu.%09u +" US_FMT " | %s",
 			 e->kind == STAMP_RX ? "RX" : "TX", e->point,
@@ -312,7 +313,7 @@ static void trace_hit(const struct lat_stamp *s, unsigned int point, u16 via,
 		.kind = s->s.kind,
 	};
 
-	skbprof_trace_event(hit_fmt, &e, sizeof(e), 0);
+	skbprof_trace_event(hit_fmt, &e, 0);
 }
 
 /* The most stages one packet's line names. */
@@ -397,7 +398,7 @@ static void trace_timeline(const struct lat_stamp *s)
 	skbprof_clean_comm(e.comm, s->pid ? s->comm : "");
 	if (s->pid && s->cgroup)
 		e.cgroup = s->cgroup;
-	skbprof_trace_event(timeline_fmt, &e, sizeof(e), 0);
+	skbprof_trace_event(timeline_fmt, &e, 0);
 }
 
 /*
