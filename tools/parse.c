@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "skbprof.h"
@@ -223,8 +224,7 @@ json_object *parse_table(char *text, const char *rows_key)
 
 /* ---- stats: counters and the probe engine's tables ---- */
 
-/* ROOT/@name as a table, {@rows_key: [...]}; NULL with *rc on failure. */
-static json_object *read_table(const char *name, const char *rows_key, int *rc)
+json_object *read_table(const char *name, const char *rows_key, int *rc)
 {
 	char *text = read_view(name, rc);
 	json_object *o;
@@ -236,7 +236,22 @@ static json_object *read_table(const char *name, const char *rows_key, int *rc)
 	return o;
 }
 
-/* "key value" lines: numbers into @counters, the rest (version, ...) into @o. */
+int read_table_if(const char *name, const char *rows_key, json_object **t)
+{
+	char path[4096];
+	int rc = 0;
+
+	*t = NULL;
+	snprintf(path, sizeof(path), "%s/%s", opt.root, name);
+	if (access(path, F_OK) == 0)
+		*t = read_table(name, rows_key, &rc);
+	return rc;
+}
+
+/*
+ * "key value" lines: numbers into @counters, the rest (version, ...) into
+ * @o, or nowhere when @o is NULL.
+ */
 static void counter_lines(char *text, json_object *o, json_object *counters)
 {
 	char *p = text, *line, *v;
@@ -248,7 +263,7 @@ static void counter_lines(char *text, json_object *o, json_object *counters)
 		*v++ = 0;
 		if (is_uint(v))
 			json_object_object_add(counters, line, value_of(line, v));
-		else
+		else if (o)
 			json_object_object_add(o, line, json_object_new_string(v));
 	}
 }
@@ -841,22 +856,17 @@ json_object *read_lifetime(int *rc)
 	text = read_view("counters", rc);
 	if (!text)
 		return NULL;
-	o = json_object_new_object();
 	c = json_object_new_object();
-	counter_lines(text, o, c);
+	counter_lines(text, NULL, c);
 	free(text);
-	b = read_buckets("lifetime_buckets", rc);
-	if (!b) {
-		json_object_put(o);
-		json_object_put(c);
-		return NULL;
-	}
-	json_object_put(o);
-	o = json_object_new_object();
 	n = jget_u64(c, "lifetime_sample");
+	json_object_put(c);
+	b = read_buckets("lifetime_buckets", rc);
+	if (!b)
+		return NULL;
+	o = json_object_new_object();
 	if (n)
 		json_object_object_add(o, "sample", json_object_new_uint64(n));
-	json_object_put(c);
 	rows = json_object_object_get(b, "rows");
 	if (json_object_array_length(rows) > 0) {
 		life = json_object_get(json_object_array_get_idx(rows, 0));

@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "skbprof.h"
 
@@ -527,89 +526,59 @@ static void counters(json_object *st)
 
 int prom_main(void)
 {
-	static const char *const files[] = {
-		"stats", "latency_buckets", "lifetime_buckets", "drops"
-	};
-	json_object *t[4], *c = NULL;
-	char *text, path[4096];
-	int i, rc = 0;
+	json_object *st, *lat = NULL, *life = NULL, *drp = NULL, *cg = NULL;
+	json_object *dd = NULL, *sn = NULL, *snc = NULL;
+	char *text;
+	int rc = 0;
 
-	memset(t, 0, sizeof(t));
-	for (i = 0; i < 4; i++) {
-		if (i == 1 || i == 2) {
-			t[i] = read_buckets(files[i], &rc);
-			if (!t[i])
-				goto out;
-			continue;
-		}
-		if (i == 0) {
-			t[i] = read_stats(&rc);
-			if (!t[i])
-				goto out;
-			continue;
-		}
-		text = read_view(files[i], &rc);
-		if (!text)
-			goto out;
-		t[i] = parse_drops(text);
-		free(text);
-	}
-	latency(t[1], t[2]);
-	rc = drops(t[3]);
+	st = read_stats(&rc);
+	if (!st)
+		goto out;
+	lat = read_buckets("latency_buckets", &rc);
+	if (!lat)
+		goto out;
+	life = read_buckets("lifetime_buckets", &rc);
+	if (!life)
+		goto out;
+	text = read_view("drops", &rc);
+	if (!text)
+		goto out;
+	drp = parse_drops(text);
+	free(text);
+	latency(lat, life);
+	rc = drops(drp);
 	if (rc)
 		goto out;
-	/* cgroups: a module before it has no such file */
-	snprintf(path, sizeof(path), "%s/cgroups", opt.root);
-	if (access(path, F_OK) == 0) {
-		text = read_view("cgroups", &rc);
-		if (!text)
-			goto out;
-		c = parse_table(text, "cgroups");
-		free(text);
-		rc = cgroups(c);
-		if (rc)
+	/* cgroups, drops_devices, softnet: a module before them has none */
+	rc = read_table_if("cgroups", "cgroups", &cg);
+	if (!rc && cg)
+		rc = cgroups(cg);
+	if (!rc)
+		rc = read_table_if("drops_devices", "devices", &dd);
+	if (!rc)
+		rc = read_table_if("softnet", "softnet", &sn);
+	if (!rc && sn) {
+		snc = read_table("softnet_counters", "counters", &rc);
+		if (!snc)
 			goto out;
 	}
-	/* drops_devices: a module before it has no such file */
-	snprintf(path, sizeof(path), "%s/drops_devices", opt.root);
-	if (access(path, F_OK) == 0) {
-		json_object *dd;
-
-		text = read_view("drops_devices", &rc);
-		if (!text)
-			goto out;
-		dd = parse_table(text, "devices");
-		free(text);
+	if (rc)
+		goto out;
+	if (dd)
 		device_drops(dd);
-		json_object_put(dd);
-	}
-	/* softnet: a module before it has no such file */
-	snprintf(path, sizeof(path), "%s/softnet", opt.root);
-	if (access(path, F_OK) == 0) {
-		json_object *sn, *snc;
-
-		text = read_view("softnet", &rc);
-		if (!text)
-			goto out;
-		sn = parse_table(text, "softnet");
-		free(text);
-		text = read_view("softnet_counters", &rc);
-		if (!text) {
-			json_object_put(sn);
-			goto out;
-		}
-		snc = parse_table(text, "counters");
-		free(text);
+	if (sn)
 		softnet(sn, snc);
-		json_object_put(sn);
-		json_object_put(snc);
-	}
-	probes(t[0]);
-	counters(t[0]);
+	probes(st);
+	counters(st);
 	rc = fflush(stdout) ? EXIT_RUNTIME : 0;
 out:
-	for (i = 0; i < 4; i++)
-		json_object_put(t[i]);
-	json_object_put(c);
+	json_object_put(st);
+	json_object_put(lat);
+	json_object_put(life);
+	json_object_put(drp);
+	json_object_put(cg);
+	json_object_put(dd);
+	json_object_put(sn);
+	json_object_put(snc);
 	return rc;
 }

@@ -122,6 +122,13 @@ json_object *read_buckets(const char *name, int *rc);
 json_object *parse_control(char *text);
 /* Comment lines, a "# NAME..." header, rows: {@rows_key: [rows]}. */
 json_object *parse_table(char *text, const char *rows_key);
+/* ROOT/@name as parse_table() gives it; NULL with *rc on failure. */
+json_object *read_table(const char *name, const char *rows_key, int *rc);
+/*
+ * The same into *@t, or NULL where the module (an older one) has no such
+ * file: 0, or the exit code of the failed read.
+ */
+int read_table_if(const char *name, const char *rows_key, json_object **t);
 /*
  * A line of trace_records ("key=value" ...) as the JSON of a trace event:
  * {"time", "cpu", "type": "packet"|"drop"|"hit", ...}, {"type": "lost",

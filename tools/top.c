@@ -385,18 +385,12 @@ out:
  */
 static int snapshot(json_object **lat, json_object **drp, json_object **sn)
 {
-	char *text, path[4096];
+	char *text;
 	int rc;
 
-	*sn = NULL;
-	snprintf(path, sizeof(path), "%s/softnet_counters", opt.root);
-	if (access(path, F_OK) == 0) {
-		text = read_view("softnet_counters", &rc);
-		if (!text)
-			return rc;
-		*sn = parse_table(text, "counters");
-		free(text);
-	}
+	rc = read_table_if("softnet_counters", "counters", sn);
+	if (rc)
+		return rc;
 
 	*lat = read_buckets("latency_buckets", &rc);
 	if (!*lat) {
