@@ -157,6 +157,26 @@ static int row_equals_sysfs(const char *text, const char *dev,
 }
 
 /*
+ * One read of drops_devices: the row of each of @devs (@n of them)
+ * equals its counters now (into @now) less @base.
+ */
+static int rows_equal_sysfs(const char *const *devs, size_t n,
+			    long long (*base)[NCOUNTERS],
+			    long long (*now)[NCOUNTERS])
+{
+	char *text = read_file(DEVICES);
+	size_t d;
+	int rc = 0;
+
+	CHECK(text, "cannot read %s", DEVICES);
+	note("%s", text);
+	for (d = 0; d < n && !rc; d++)
+		rc = row_equals_sysfs(text, devs[d], base[d], now[d]);
+	free(text);
+	return rc;
+}
+
+/*
  * The tool says @want for skdd1's rx_dropped: in `-j drops`' devices and
  * in `prom`'s skbprof_device_drops_total.
  */
@@ -225,23 +245,15 @@ TEST(drops_devices_equal_sysfs)
 		goto out;
 	}
 	free(text);
+	text = NULL;
 	if (send_frames(37))
 		goto out;
-	text = read_file(DEVICES);
-	if (!text) {
-		fail("cannot read %s", DEVICES);
+	if (rows_equal_sysfs(devs, 2, b, c))
 		goto out;
-	}
-	note("%s", text);
-	for (d = 0; d < 2; d++)
-		if (row_equals_sysfs(text, devs[d], b[d], c[d]))
-			goto out;
 	if (c[1][0] - b[1][0] < 37) {
 		fail("skdd1 rx_dropped rose by %lld: want 37", c[1][0] - b[1][0]);
 		goto out;
 	}
-	free(text);
-	text = NULL;
 	if (tool_agrees(c[1][0] - b[1][0]))
 		goto out;
 	if (write_file(CONTROL, "reset\n"))
@@ -267,10 +279,10 @@ TEST(drops_devices_tun_tx_dropped)
 {
 	struct sockaddr_in to = { .sin_family = AF_INET,
 				  .sin_port = htons(9) };
+	static const char *const dev = "sktun0";
 	long long b[NCOUNTERS], c[NCOUNTERS];
 	struct ifreq ifr;
 	int fd = -1, s = -1, i, rc = -1;
-	char *text = NULL;
 
 	CHECK(kmod_probe("tun") == 0, "cannot load tun");
 	CHECK(skbprof_load("stages=drops") == 0, "load");
@@ -287,19 +299,13 @@ TEST(drops_devices_tun_tx_dropped)
 		fail("sktun0 up");
 		goto out;
 	}
-	if (reset_idle("sktun0", b))
+	if (reset_idle(dev, b))
 		goto out;
 	s = socket(AF_INET, SOCK_DGRAM, 0);
 	inet_pton(AF_INET, "10.203.0.2", &to.sin_addr);
 	for (i = 0; s >= 0 && i < 1000; i++)
 		sendto(s, "x", 1, 0, (void *)&to, sizeof(to));
-	text = read_file(DEVICES);
-	if (!text) {
-		fail("cannot read %s", DEVICES);
-		goto out;
-	}
-	note("%s", text);
-	if (row_equals_sysfs(text, "sktun0", b, c))
+	if (rows_equal_sysfs(&dev, 1, &b, &c))
 		goto out;
 	if (c[5] - b[5] <= 0) {
 		fail("sktun0 dropped nothing of 1000 datagrams");
@@ -307,7 +313,6 @@ TEST(drops_devices_tun_tx_dropped)
 	}
 	rc = 0;
 out:
-	free(text);
 	if (s >= 0)
 		close(s);
 	if (fd >= 0)
@@ -322,8 +327,8 @@ out:
  */
 TEST(drops_devices_bond_rx_nohandler)
 {
+	static const char *const dev = "skdd4";
 	long long b[NCOUNTERS], c[NCOUNTERS];
-	char *text = NULL;
 	int rc = -1;
 
 	CHECK(kmod_probe("veth") == 0 && kmod_probe("bonding") == 0,
@@ -344,17 +349,11 @@ TEST(drops_devices_bond_rx_nohandler)
 		fail("cannot make the bond");
 		goto out;
 	}
-	if (reset_idle("skdd4", b))
+	if (reset_idle(dev, b))
 		goto out;
 	if (send_frames_on("skdd5", 29))
 		goto out;
-	text = read_file(DEVICES);
-	if (!text) {
-		fail("cannot read %s", DEVICES);
-		goto out;
-	}
-	note("%s", text);
-	if (row_equals_sysfs(text, "skdd4", b, c))
+	if (rows_equal_sysfs(&dev, 1, &b, &c))
 		goto out;
 	if (c[4] - b[4] < 29) {
 		fail("skdd4 rx_nohandler rose by %lld: want 29", c[4] - b[4]);
@@ -362,7 +361,6 @@ TEST(drops_devices_bond_rx_nohandler)
 	}
 	rc = 0;
 out:
-	free(text);
 	sh(IP " link del skbond0 2>/dev/null; " IP " link del skdd2 2>/dev/null; "
 	   IP " link del skdd4 2>/dev/null");
 	return rc;
