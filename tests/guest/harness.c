@@ -321,6 +321,11 @@ char *sh_out(int *status, const char *fmt, ...)
 	return buf;
 }
 
+char *tool_out(int *status, const char *args)
+{
+	return sh_out(status, TOOL " %s 2>&1", args);
+}
+
 unsigned long long clock_ns(int clk)
 {
 	struct timespec ts;

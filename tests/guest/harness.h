@@ -82,6 +82,8 @@ int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Run a command and capture its stdout (malloc'd); *status gets the status. */
 char *sh_out(int *status, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Run the reader tool (TOOL) with @args; its stdout and stderr, as sh_out(). */
+char *tool_out(int *status, const char *args);
 
 /*
  * A counter of an SNMP-style table in @text ("Udp: a b c\nUdp: 1 2 3", as

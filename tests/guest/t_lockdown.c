@@ -24,11 +24,6 @@
 #define PORT_IN		9301	/* the filter's port */
 #define PORT_OUT	9302	/* another */
 
-/* The tool's output (malloc'd) and exit status. */
-static char *tool(int *st, const char *args)
-{
-	return sh_out(st, TOOL " %s 2>&1", args);
-}
 
 /* Run the tool; fail unless it exits @want. */
 static int tool_exits(int want, const char *args)
@@ -36,7 +31,7 @@ static int tool_exits(int want, const char *args)
 	char *out;
 	int st;
 
-	out = tool(&st, args);
+	out = tool_out(&st, args);
 	if (st != want)
 		fail("skbprof %s: exit %d, want %d: %.300s", args, st, want,
 		     out ? out : "");
@@ -124,11 +119,11 @@ FINALTEST(lockdown_control_through_procfs)
 	CHECK_EQ(app_udp(), 30);
 
 	/* the configuration reads back, and a rejection names its token */
-	out = tool(&st, "control");
+	out = tool_out(&st, "control");
 	CHECK(st == 0 && out && strstr(out, "filter proto udp dport 9301\n") &&
 	      strstr(out, "sample 1\n"), "skbprof control: exit %d: %s", st, out);
 	free(out);
-	out = tool(&st, "filter 'port 70000'");
+	out = tool_out(&st, "filter 'port 70000'");
 	CHECK(st == 3 && out && strstr(out, "70000"), "rejected filter: exit %d: %s",
 	      st, out);
 	free(out);
@@ -143,7 +138,7 @@ FINALTEST(lockdown_control_through_procfs)
 	CHECK(st == 6 && out && strstr(out, "lockdown (integrity)"),
 	      "skbprof reset without the twin: exit %d: %s", st, out);
 	free(out);
-	out = tool(&st, "-j control");
+	out = tool_out(&st, "-j control");
 	CHECK(st == 0 && out && strstr(out, "9301"), "after: exit %d: %s", st, out);
 	free(out);
 	return 0;

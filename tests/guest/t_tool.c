@@ -106,11 +106,6 @@ static int udp_to_closed_port(int n, long long *noports_delta)
 	return 0;
 }
 
-/* Run the tool; its stdout (malloc'd) and exit status. */
-static char *tool(int *st, const char *args)
-{
-	return sh_out(st, TOOL " %s 2>&1", args);
-}
 
 /* The drops row in UDP receive for ipv4/udp, or NULL. */
 static json_object *udp_drop_obj(json_object *rows)
@@ -172,14 +167,14 @@ TEST(tool_views)
 
 	CHECK(skbprof_load(NULL) == 0, "load");
 	for (i = 0; views[i]; i++) {
-		out = tool(&st, views[i]);
+		out = tool_out(&st, views[i]);
 		CHECK(st == 0, "skbprof %s: exit %d: %s", views[i], st, out);
 		CHECK(strlen(out) > 0, "skbprof %s printed nothing", views[i]);
 		free(out);
 		if (!strcmp(views[i], "prom"))
 			continue;
 		snprintf(args, sizeof(args), "-j %s", views[i]);
-		out = tool(&st, args);
+		out = tool_out(&st, args);
 		o = json_tokener_parse(out);
 		CHECK(st == 0 && o, "skbprof -j %s: exit %d, not JSON: %.300s", views[i], st, out);
 		json_object_put(o);
@@ -203,7 +198,7 @@ TEST(tool_drops_equal_snmp)
 	CHECK(udp_to_closed_port(23, &delta) == 0, "send");
 	r1 = clock_ns(CLOCK_REALTIME);
 	CHECK_EQ(delta, 23);
-	out = tool(&st, "drops -j");
+	out = tool_out(&st, "drops -j");
 	o = json_tokener_parse(out);
 	CHECK(st == 0 && o, "skbprof drops -j: exit %d: %.300s", st, out);
 	CHECK(json_object_object_get_ex(o, "drops", &rows), "no drops key: %.300s", out);
@@ -221,7 +216,7 @@ TEST(tool_drops_equal_snmp)
 	json_object_put(o);
 	free(out);
 
-	out = tool(&st, "prom");
+	out = tool_out(&st, "prom");
 	CHECK(st == 0, "skbprof prom: exit %d", st);
 	snprintf(want, sizeof(want), "} %lld\n", delta);
 	{
@@ -254,7 +249,7 @@ TEST(tool_latency_equals_snmp)
 	CHECK(sh("skbprof-traffic udp-pair 127.0.0.1 9100 40 100") == 0, "traffic");
 	out1 = udp_ctr("OutDatagrams");
 	CHECK_EQ(out1 - out0, 40);
-	out = tool(&st, "-j latency");
+	out = tool_out(&st, "-j latency");
 	o = json_tokener_parse(out);
 	CHECK(st == 0 && o, "skbprof -j latency: exit %d: %.300s", st, out);
 	CHECK(json_object_object_get_ex(o, "stages", &rows), "no stages");
@@ -282,7 +277,7 @@ TEST(tool_filter)
 
 	CHECK(skbprof_load(NULL) == 0, "load");
 	/* rejected: the kernel's last_error names the token; nothing changes */
-	out = tool(&st, "filter 'port 70000'");
+	out = tool_out(&st, "filter 'port 70000'");
 	CHECK(st == 3, "skbprof filter 'port 70000': exit %d, want 3: %s", st, out);
 	CHECK(strstr(out, "70000") && strstr(out, "rejected"), "message: %s", out);
 	free(out);
@@ -290,20 +285,20 @@ TEST(tool_filter)
 	CHECK(ctl && strstr(ctl, "filter clear\n") && strstr(ctl, "last_error: ") &&
 	      strstr(strstr(ctl, "last_error: "), "70000"), "control: %s", ctl);
 	free(ctl);
-	out = tool(&st, "-j filter 'port 70000'");
+	out = tool_out(&st, "-j filter 'port 70000'");
 	CHECK(st == 3 && strstr(out, "\"errno\":22") && strstr(out, "70000"), "json: %d %s", st, out);
 	free(out);
 
-	out = tool(&st, "filter 'port 5000'");
+	out = tool_out(&st, "filter 'port 5000'");
 	CHECK(st == 0, "skbprof filter 'port 5000': exit %d: %s", st, out);
 	free(out);
 	ctl = read_file(CONTROL);
 	CHECK(ctl && strstr(ctl, "filter port 5000\n"), "control: %s", ctl);
 	free(ctl);
-	out = tool(&st, "filter");
+	out = tool_out(&st, "filter");
 	CHECK(st == 0 && !strcmp(out, "filter port 5000\n"), "skbprof filter: %d %s", st, out);
 	free(out);
-	out = tool(&st, "filter clear");
+	out = tool_out(&st, "filter clear");
 	CHECK(st == 0, "skbprof filter clear: exit %d: %s", st, out);
 	free(out);
 	ctl = read_file(CONTROL);
@@ -321,10 +316,10 @@ TEST(tool_reset)
 
 	CHECK(skbprof_load(NULL) == 0, "load");
 	CHECK(udp_to_closed_port(5, &delta) == 0, "send");
-	out = tool(&st, "reset");
+	out = tool_out(&st, "reset");
 	CHECK(st == 0, "skbprof reset: exit %d: %s", st, out);
 	free(out);
-	out = tool(&st, "-j drops");
+	out = tool_out(&st, "-j drops");
 	o = json_tokener_parse(out);
 	CHECK(st == 0 && o && json_object_object_get_ex(o, "drops", &rows), "drops: %s", out);
 	CHECK(udp_drop_row(rows) == -1, "a udp row survived reset: %s", out);
@@ -340,18 +335,18 @@ TEST(tool_not_loaded)
 
 	if (module_loaded("skbprof"))
 		CHECK(skbprof_unload() == 0, "unload");
-	out = tool(&st, "stats");
+	out = tool_out(&st, "stats");
 	CHECK(st == 4 && strstr(out, "module not loaded"), "exit %d: %s", st, out);
 	free(out);
-	out = tool(&st, "-j drops");
+	out = tool_out(&st, "-j drops");
 	CHECK(st == 4 && strstr(out, "\"errno\":2"), "exit %d: %s", st, out);
 	free(out);
-	out = tool(&st, "nosuchview");
+	out = tool_out(&st, "nosuchview");
 	CHECK(st == 2, "unknown view: exit %d", st);
 	free(out);
 	/* debugfs not mounted: said so, not "module not loaded" */
 	CHECK(sh("umount /sys/kernel/debug") == 0, "umount debugfs");
-	out = tool(&st, "stats");
+	out = tool_out(&st, "stats");
 	CHECK(sh("mount -t debugfs debugfs /sys/kernel/debug && chmod 0700 /sys/kernel/debug") == 0,
 	      "mount debugfs again");
 	CHECK(st == 1 && strstr(out, "debugfs is not mounted"), "exit %d: %s", st, out);
