@@ -30,8 +30,11 @@ trap 'rm -rf "$tmp"' EXIT
 src=$tmp/skbprof-$ver
 mkdir "$src"
 # the tree as it is (uncommitted edits included), without what git ignores
-# (build products, .cache/) or git's own files
-tar -C "$top" --exclude-vcs --exclude-vcs-ignores --exclude=./build -cf - . |
+# or git's own files.  tar's --exclude-vcs-ignores does not understand
+# anchored patterns such as /.cache/, so the caches (kernels, chroots that
+# another test may be writing) are named here.
+tar -C "$top" --exclude-vcs --exclude-vcs-ignores \
+	--exclude=./build --exclude=./.cache --exclude=./out -cf - . |
 	tar -C "$src" -xf -
 
 if epoch=$(git -C "$top" log -1 --format=%ct 2>/dev/null) && [ -n "$epoch" ]; then
