@@ -80,7 +80,7 @@ private_apt() {
 	# Refresh the lists when they are older than a day.
 	stamp=$aptdir/lists/.updated
 	if [ ! -e "$stamp" ] || [ -n "$(find "$stamp" -mmin +1440)" ]; then
-		echo "private-apt: updating package lists for $dist" >&2
+		echo "private-apt: updating package lists for $dist${arch:+ ($arch)}" >&2
 		apt-get "${apt_opts[@]}" -q update >&2 || return 1
 		touch "$stamp"
 	fi
