@@ -232,6 +232,12 @@ static inline unsigned long skbprof_function_end(unsigned long addr)
  *            5.11); ftrace_regs_get_argument() reads them where the
  *            header defines it (x86-64 from 6.2), the pt_regs inside
  *            before.  Without it only SAVE_REGS saves them.
+ *   arm64:   DYNAMIC_FTRACE_WITH_REGS up to 6.1 (SAVE_REGS, the last
+ *            case below); from 6.2 DYNAMIC_FTRACE_WITH_ARGS instead,
+ *            whose ftrace_regs holds no pt_regs (ftrace_get_regs() is
+ *            NULL, and an ops asking SAVE_REGS fails to register with
+ *            -EINVAL), with ftrace_regs_get_argument() an inline
+ *            function of asm/ftrace.h from the start, not a macro.
  * SKBPROF_FREGS is the parameter's type, SKBPROF_FTRACE_OPS_FLAGS the
  * ops' flags, skbprof_ftrace_arg(f, n) the traced function's argument n.
  */
@@ -242,7 +248,8 @@ static inline unsigned long skbprof_function_end(unsigned long addr)
 #define SKBPROF_FTRACE_OPS_FLAGS \
 	(FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION_SAFE)
 #define skbprof_ftrace_arg(f, n)	regs_get_kernel_argument(f, n)
-#elif defined(ftrace_regs_get_argument)
+#elif defined(ftrace_regs_get_argument) || \
+	(defined(CONFIG_ARM64) && defined(CONFIG_DYNAMIC_FTRACE_WITH_ARGS))
 #define SKBPROF_FREGS	struct ftrace_regs
 #define SKBPROF_FTRACE_OPS_FLAGS	0
 #define skbprof_ftrace_arg(f, n)	ftrace_regs_get_argument(f, n)

@@ -4,7 +4,7 @@
 # Install the Debian packages skbprof's build, tests and demo need, if any
 # are missing.  Non-interactive; needs root when something is missing.
 #
-#   scripts/deps.sh [build|check|demo|fuzz|debug|deb|units]...
+#   scripts/deps.sh [build|check|demo|fuzz|debug|deb|units|arm64]...
 
 set -euo pipefail
 
@@ -26,6 +26,10 @@ bench=(bpftrace python3 linux-perf)
 # kernels whose module is built in a chroot of a newer Debian (7.2, sid):
 # scripts/make-chroot.sh; the keyring checks the chroot's Release file
 chroot=(debootstrap debian-archive-keyring)
+# the module for Debian's arm64 kernels (build_module arm64-6.1, built on
+# the host with bookworm's cross compiler; arm64-7.2, in the sid chroot,
+# whose own cross compiler fetch-kernel.sh installs there)
+arm64=(gcc-aarch64-linux-gnu "${chroot[@]}")
 
 want=("${base[@]}")
 for what in "${@:-check}"; do
@@ -38,6 +42,7 @@ for what in "${@:-check}"; do
 	debug)	want+=("${guest[@]}" "${kernel_build[@]}") ;;
 	demo)	want+=("${guest[@]}" "${chroot[@]}") ;;
 	deb)	want+=("${deb[@]}") ;;
+	arm64)	want+=("${arm64[@]}") ;;
 	bench)	want+=("${guest[@]}" "${chroot[@]}" "${bench[@]}") ;;
 	*)	echo "deps: unknown set '$what'" >&2; exit 1 ;;
 	esac

@@ -4,7 +4,15 @@
 # Fetch a Debian cloud kernel (image, headers, kbuild) into the project's
 # cache and print the path of a shell fragment describing it.
 #
-#   scripts/fetch-kernel.sh 5.10|6.1|6.12|7.2|debug
+#   scripts/fetch-kernel.sh 5.10|6.1|6.12|7.2|arm64-6.1|arm64-7.2|debug
+#
+# arm64-VER is the arm64 cloud kernel of the same Debian suite, for a
+# cross build from this amd64 host with Debian's aarch64-linux-gnu-gcc.
+# The arm64 headers' kbuild helpers (fixdep, modpost, ...) come from the
+# amd64 linux-kbuild package of the same series, which the host runs:
+# on the host, the amd64 one is extracted in place of the arm64 one; in
+# sid's chroot, apt picks it itself (linux-kbuild is Multi-Arch: foreign
+# there, and the headers' gcc-N-for-host:arm64 is the cross compiler).
 #
 # Packages come from a private apt configuration (scripts/private-apt.sh),
 # so nothing here depends on what a developer installed by hand and no
@@ -31,10 +39,13 @@
 #   KCC      the C compiler to build with
 #   KCHROOT  (only for chroot-built kernels) the build chroot; KDIR and
 #            KCC are paths and names inside it
+#   KARCH, KCROSS_COMPILE
+#            (only for arm64-VER) make's ARCH and CROSS_COMPILE: arm64 and
+#            aarch64-linux-gnu-
 
 set -euo pipefail
 
-ver=${1:?usage: fetch-kernel.sh 5.10|6.1|6.12|7.2|debug}
+ver=${1:?usage: fetch-kernel.sh 5.10|6.1|6.12|7.2|arm64-6.1|arm64-7.2|debug}
 top=$(cd "$(dirname "$0")/.." && pwd)
 
 # "debug": Debian's 6.1 source built with KASAN, lockdep, kmemleak...
@@ -42,16 +53,25 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 [ "$ver" = debug ] && exec "$top/scripts/build-debug-kernel.sh"
 cache=${SKBPROF_CACHE:-$top/.cache}
 
+# arch: the kernel's Debian architecture; series: VER without "arm64-"
+arch=amd64
+series=$ver
+case $ver in
+arm64-*) arch=arm64; series=${ver#arm64-} ;;
+esac
+# cross: the arm64 toolchain's prefix; empty for amd64 (the host's)
+cross=
+[ "$arch" = amd64 ] || cross=aarch64-linux-gnu-
 # chroot: the Debian suite of the build chroot, empty to build on the host
 chroot=
-case $ver in
-5.10)	dist=bullseye; image_meta=linux-image-cloud-amd64 ;;
-6.1)	dist=bookworm; image_meta=linux-image-cloud-amd64 ;;
-6.12)	dist=bookworm; image_meta=linux-image-6.12-cloud-amd64 ;;
+case $arch:$series in
+amd64:5.10)	dist=bullseye; image_meta=linux-image-cloud-amd64 ;;
+*:6.1)		dist=bookworm; image_meta=linux-image-cloud-$arch ;;
+amd64:6.12)	dist=bookworm; image_meta=linux-image-6.12-cloud-amd64 ;;
 # sid has no per-series metapackage: its cloud kernel must still be 7.2
 # (checked below).
-7.2)	dist=sid; image_meta=linux-image-cloud-amd64; chroot=sid ;;
-*)	echo "fetch-kernel: unsupported kernel '$ver' (want 5.10, 6.1, 6.12 or 7.2)" >&2
+*:7.2)		dist=sid; image_meta=linux-image-cloud-$arch; chroot=sid ;;
+*)	echo "fetch-kernel: unsupported kernel '$ver' (want 5.10, 6.1, 6.12, 7.2, arm64-6.1 or arm64-7.2)" >&2
 	exit 1 ;;
 esac
 
@@ -63,17 +83,19 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd -P)
 # shellcheck source=private-apt.sh
 . "$top/scripts/private-apt.sh"
-private_apt "$dist"
+private_apt "$dist" "${cross:+$arch}"
 
 # The kernel packages PKG depends on.  sid's linux-image-<krel> holds
 # nothing itself: the image is in linux-binary-<krel>, the modules in
 # linux-modules-<krel>, the config and modules.builtin in linux-base-<krel>
-# (bookworm's images depend on none of these).
+# (bookworm's images depend on none of these).  For a cross build the
+# kbuild helpers are the host's: linux-kbuild-X becomes linux-kbuild-X:amd64.
 depends() {
 	apt-cache "${apt_opts[@]}" show --no-all-versions "$1" |
 	sed -n 's/^Depends: //p' | tr ',' '\n' |
 	sed 's/^ *//; s/[ (|].*//' |
-	grep -E '^linux-(image|binary|modules|base|headers|kbuild)-' || true
+	grep -E '^linux-(image|binary|modules|base|headers|kbuild)-' |
+	sed "${cross:+s/^linux-kbuild-.*/&:amd64/}" || true
 }
 
 version() {
@@ -85,11 +107,13 @@ image=$(depends "$image_meta" | grep '^linux-image-' | head -n1)
 [ -n "$image" ] || { echo "fetch-kernel: cannot resolve $image_meta" >&2; exit 1; }
 krel=${image#linux-image-}
 case $krel in
-"$ver".*|"$ver"-*) ;;
-*)	echo "fetch-kernel: $dist's $image_meta is now $krel, not $ver" >&2
+"$series".*|"$series"-*) ;;
+*)	echo "fetch-kernel: $dist's $image_meta is now $krel, not $series" >&2
 	exit 1 ;;
 esac
 headers=linux-headers-$krel
+# what apt installs in a chroot: the arm64 package by its architecture
+hpkg=$headers${cross:+:$arch}
 
 # What is extracted on the host: the image with what it depends on, and
 # the headers with theirs unless they go into a chroot.
@@ -112,18 +136,33 @@ done
 # headers in a chroot: a new upload means installing them there again
 kroot=
 if [ -n "$chroot" ]; then
-	ident+="chroot:$chroot:$headers=$(version "$headers") "
+	ident+="chroot:$chroot:$hpkg=$(version "$headers") "
 	kroot=$(realpath -m "$cache/chroot/$chroot")
 fi
 
 if [ ! -e "$out/kernel.env" ] || [ "$(cat "$out/ident" 2>/dev/null)" != "$ident" ] ||
 	{ [ -n "$kroot" ] && [ ! -e "$kroot/usr/src/$headers/.config" ]; }; then
 	echo "fetch-kernel: fetching ${pkgs[*]}" >&2
+	if [ -n "$cross" ] && [ -z "$chroot" ]; then
+		# the host's helpers must be at least the headers' own upload
+		hv=$(version "$headers")
+		for p in "${pkgs[@]}"; do
+			case $p in linux-kbuild-*:amd64) ;; *) continue ;; esac
+			kv=$(version "$p")
+			dpkg --compare-versions "$kv" ge "$hv" || {
+				echo "fetch-kernel: $p is $kv, $headers wants $hv" >&2; exit 1; }
+		done
+	fi
 	(cd "$aptdir/archives" && apt-get "${apt_opts[@]}" -q download "${pkgs[@]}" >&2)
 	rm -rf "$out/root"
 	mkdir -p "$out/root"
 	for p in "${pkgs[@]}"; do
-		deb=$(ls -t "$aptdir/archives/${p}_"*.deb | head -n1)
+		# PKG:amd64 is PKG_<version>_amd64.deb, the others $arch's or all
+		a=$arch
+		case $p in *:*) a=${p#*:} ;; esac
+		deb=$(ls -t "$aptdir/archives/${p%%:*}_"*"_$a.deb" \
+			"$aptdir/archives/${p%%:*}_"*_all.deb 2>/dev/null | head -n1 || true)
+		[ -n "$deb" ] || { echo "fetch-kernel: no $p in $aptdir/archives" >&2; exit 1; }
 		dpkg -x "$deb" "$out/root"
 	done
 
@@ -139,7 +178,7 @@ if [ ! -e "$out/kernel.env" ] || [ "$(cat "$out/ident" 2>/dev/null)" != "$ident"
 	if [ -n "$chroot" ]; then
 		# apt in the chroot resolves the headers' dependencies (-common,
 		# kbuild, the compiler they were built with, pahole)
-		"$top/scripts/make-chroot.sh" "$chroot" "$headers" >/dev/null
+		"$top/scripts/make-chroot.sh" "$chroot" "$hpkg" >/dev/null
 		kdir=/usr/src/$headers
 		[ -e "$kroot$kdir/.config" ] ||
 			{ echo "fetch-kernel: no $kdir/.config in $kroot" >&2; exit 1; }
@@ -173,20 +212,31 @@ if [ ! -e "$out/kernel.env" ] || [ "$(cat "$out/ident" 2>/dev/null)" != "$ident"
 	if [ -n "$chroot" ]; then
 		# Compiler: exactly the one the kernel was built with, as
 		# CONFIG_CC_VERSION_TEXT names it (x86_64-linux-gnu-gcc-16),
-		# installed in the chroot by its package gcc-N.
+		# installed in the chroot by its package gcc-N; for arm64 the
+		# cross compiler of that version, gcc-N-aarch64-linux-gnu (and
+		# gcc-aarch64-linux-gnu, the suite's default one).
 		kcc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ "]*gcc-[0-9][0-9]*\)[ "].*/\1/p' "$kroot$kdir/.config")
 		[ -n "$kcc" ] || { echo "fetch-kernel: no gcc-N in $kdir/.config's CONFIG_CC_VERSION_TEXT" >&2; exit 1; }
-		"$top/scripts/make-chroot.sh" "$chroot" "gcc-${kcc##*gcc-}" >/dev/null
+		if [ -n "$cross" ]; then
+			kcc=${cross}gcc-${kcc##*gcc-}
+			"$top/scripts/make-chroot.sh" "$chroot" "gcc-${kcc##*gcc-}-${cross%-}" \
+				"gcc-${cross%-}" >/dev/null
+		else
+			"$top/scripts/make-chroot.sh" "$chroot" "gcc-${kcc##*gcc-}" >/dev/null
+		fi
 		"$top/scripts/in-chroot.sh" "$kroot" "" sh -c 'command -v "$1"' sh "$kcc" >/dev/null ||
 			{ echo "fetch-kernel: no $kcc in $kroot" >&2; exit 1; }
 	else
 		# Compiler: the one the kernel was built with when present,
-		# else gcc.
+		# else gcc (for arm64: aarch64-linux-gnu-gcc-N, else
+		# aarch64-linux-gnu-gcc, from gcc-aarch64-linux-gnu).
 		kcc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(gcc[^ ]*\).*/\1/p' "$kdir/.config" | head -n1)
 		case $kcc in
-		gcc-*)	command -v "$kcc" >/dev/null || kcc=gcc ;;
-		*)	kcc=gcc ;;
+		gcc-*)	command -v "$cross$kcc" >/dev/null && kcc=$cross$kcc || kcc=${cross}gcc ;;
+		*)	kcc=${cross}gcc ;;
 		esac
+		command -v "$kcc" >/dev/null ||
+			{ echo "fetch-kernel: no $kcc on this host (scripts/deps.sh${cross:+ arm64})" >&2; exit 1; }
 	fi
 
 	{
@@ -196,6 +246,8 @@ if [ ! -e "$out/kernel.env" ] || [ "$(cat "$out/ident" 2>/dev/null)" != "$ident"
 		echo "MODROOT=$modroot"
 		echo "KCC=$kcc"
 		[ -z "$chroot" ] || echo "KCHROOT=$kroot"
+		[ -z "$cross" ] || echo "KARCH=$arch"
+		[ -z "$cross" ] || echo "KCROSS_COMPILE=$cross"
 	} > "$out/kernel.env"
 	echo "$ident" > "$out/ident"
 fi

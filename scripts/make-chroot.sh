@@ -9,7 +9,7 @@
 # W=1 C=2 module build needs; reused afterwards, and shared by worktrees
 # whose .cache/chroot points to the same directory.
 #
-#   scripts/make-chroot.sh SUITE [PKG]...
+#   scripts/make-chroot.sh SUITE [PKG[:ARCH]]...
 #   scripts/make-chroot.sh --bare SUITE
 #
 # Creates $SKBPROF_CACHE/chroot/SUITE when missing, installs those PKGs
@@ -96,6 +96,16 @@ CONF
 	fi
 	touch "$dir/.skbprof-ready"
 fi
+
+# PKG:ARCH (linux-headers-...:arm64 for a cross build): dpkg takes ARCH's
+# packages once it is a foreign architecture; apt's next update fetches
+# its package lists.
+for p in "$@"; do
+	case $p in
+	*:*)	in_chroot dpkg --print-foreign-architectures | grep -qx "${p#*:}" ||
+			in_chroot dpkg --add-architecture "${p#*:}" ;;
+	esac
+done
 
 missing=()
 for p in "$@"; do

@@ -7,6 +7,7 @@
 #
 #   . scripts/private-apt.sh
 #   private_apt bullseye      # sets apt_opts=(...) and aptdir
+#   private_apt bookworm arm64   # arm64 packages (and amd64 ones by PKG:amd64)
 #   apt-get "${apt_opts[@]}" download PKG
 #   uri=$(debian_uri)         # the machine's Debian mirror
 
@@ -17,12 +18,16 @@ debian_uri() {
 	sed -n 's/ bookworm$//p' | sort -u | head -n1 | grep .
 }
 
-# private_apt DIST: set up (once) and select the configuration for DIST.
+# private_apt DIST [ARCH]: set up (once) and select the configuration for
+# DIST.  With ARCH (arm64), packages are ARCH's by default, and the host's
+# amd64 ones are still there as PKG:amd64 (a cross build runs the kernel's
+# kbuild helpers from the amd64 linux-kbuild package); its state is kept
+# apart, in DIST-ARCH.
 private_apt() {
-	local dist=$1 top cache sources tmp stamp
+	local dist=$1 arch=${2:-} top cache sources tmp stamp
 	top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 	cache=${SKBPROF_CACHE:-$top/.cache}
-	aptdir=$cache/apt/$dist
+	aptdir=$cache/apt/$dist${arch:+-$arch}
 	mkdir -p "$aptdir/lists/partial" "$aptdir/archives/partial" \
 		"$aptdir/cache" "$aptdir/etc/preferences.d" "$aptdir/etc/apt.conf.d"
 
@@ -61,6 +66,10 @@ private_apt() {
 		-o "Debug::NoLocking=1"
 		-o "Acquire::Languages=none"
 	)
+	if [ -n "$arch" ]; then
+		apt_opts+=(-o "APT::Architecture=$arch"
+			-o "APT::Architectures::=$arch" -o "APT::Architectures::=amd64")
+	fi
 	# sid's Release file is valid for a week only and is re-signed daily;
 	# a mirror or snapshot that lags reads as expired.  The signature is
 	# still checked.  Stable releases keep the check.
@@ -71,7 +80,7 @@ private_apt() {
 	# Refresh the lists when they are older than a day.
 	stamp=$aptdir/lists/.updated
 	if [ ! -e "$stamp" ] || [ -n "$(find "$stamp" -mmin +1440)" ]; then
-		echo "private-apt: updating package lists for $dist" >&2
+		echo "private-apt: updating package lists for $dist${arch:+ ($arch)}" >&2
 		apt-get "${apt_opts[@]}" -q update >&2 || return 1
 		touch "$stamp"
 	fi

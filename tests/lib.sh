@@ -23,8 +23,9 @@ die() { echo "error: $*" >&2; exit 1; }
 kernel_env() {
 	local env
 	env=$("$TOP/scripts/fetch-kernel.sh" "$1") || die "cannot fetch kernel $1"
-	# only some kernels set KCHROOT: none left over from the previous one
-	unset KCHROOT
+	# only some kernels set KCHROOT, KARCH and KCROSS_COMPILE: none left
+	# over from the previous one
+	unset KCHROOT KARCH KCROSS_COMPILE
 	# shellcheck disable=SC1090
 	. "$env"
 }
@@ -32,14 +33,19 @@ kernel_env() {
 # kmake DIR ARG...: make ARG... for the kernel of kernel_env.  When the
 # kernel has a build chroot (KCHROOT: its headers need a newer toolchain
 # than the host's), make runs in there, with DIR visible at its own path;
-# the mounts are private to that make and gone when it ends.
+# the mounts are private to that make and gone when it ends.  A cross
+# build (arm64-VER: KARCH, KCROSS_COMPILE) passes ARCH and CROSS_COMPILE
+# on make's command line, where they reach no other make of the scripts.
 kmake() {
 	local dir=$1
+	local -a cross=()
 	shift
+	[ -z "${KARCH:-}" ] || cross+=("ARCH=$KARCH")
+	[ -z "${KCROSS_COMPILE:-}" ] || cross+=("CROSS_COMPILE=$KCROSS_COMPILE")
 	if [ -n "${KCHROOT:-}" ]; then
-		"$TOP/scripts/in-chroot.sh" "$KCHROOT" "$dir" make "$@"
+		"$TOP/scripts/in-chroot.sh" "$KCHROOT" "$dir" make "${cross[@]}" "$@"
 	else
-		make "$@"
+		make "${cross[@]}" "$@"
 	fi
 }
 
