@@ -70,15 +70,15 @@ bench_extra() {
 		"$root/lib/modules/$KREL/"
 	cp "$TOP/bench/bpftrace/stages.bt" "$root/usr/share/skbprof/stages.bt"
 }
-export -f bench_extra add_bin
+export -f bench_extra add_bin add_prog
 export INITRAMFS_EXTRA=bench_extra TOP
 
 # With -icount, QEMU 7.2 hangs bringing up a second CPU: one CPU there.
 qemu_flags() {
 	if [ -n "$icount" ]; then
-		echo "-accel tcg,thread=single -smp 1 -m $mem -cpu max -icount shift=$icount,sleep=off"
+		echo "-accel tcg,thread=single -smp 1 -m $mem -icount shift=$icount,sleep=off"
 	else
-		echo "-accel tcg,thread=single -smp 2 -m $mem -cpu max"
+		echo "-accel tcg,thread=single -smp 2 -m $mem"
 	fi
 }
 
@@ -99,7 +99,7 @@ bench_kernel() {
 	rc=$?
 	{
 		echo "info qemu_flags $(qemu_flags)"
-		echo "info qemu $(qemu-system-x86_64 --version | head -n1)"
+		echo "info qemu $("$(guest_qemu)" --version | head -n1)"
 		echo "info host_cpus $(nproc) load_before $(cut -d' ' -f1-3 /proc/loadavg)"
 		echo "info boot_seconds $((SECONDS - start))"
 		echo "info date $(date -u +%Y-%m-%d)"

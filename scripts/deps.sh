@@ -29,7 +29,9 @@ chroot=(debootstrap debian-archive-keyring)
 # the module for Debian's arm64 kernels (build_module arm64-6.1, built on
 # the host with bookworm's cross compiler; arm64-7.2, in the sid chroot,
 # whose own cross compiler fetch-kernel.sh installs there)
-arm64=(gcc-aarch64-linux-gnu "${chroot[@]}")
+# and its guests (qemu-system-aarch64; their userland comes from
+# scripts/fetch-userland.sh, unpacked, not installed)
+arm64=(gcc-aarch64-linux-gnu qemu-system-arm "${chroot[@]}")
 
 want=("${base[@]}")
 for what in "${@:-check}"; do

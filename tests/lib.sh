@@ -6,7 +6,8 @@
 #
 # A run is judged failed when any of these holds:
 #   - QEMU did not finish before the timeout;
-#   - the completion marker is missing from the result port (ttyS1);
+#   - the completion marker is missing from the result port (ttyS1, or
+#     hvc0 on arm64);
 #   - a test reported FAIL;
 #   - the guest kernel log (ttyS0) has a line matching BAD_LOG.
 
@@ -86,19 +87,65 @@ build_module() {
 	return 0
 }
 
-# add_bin ROOT FILE...: copy executables and their shared libraries.
-add_bin() {
-	local root=$1 f lib
-	shift
-	for f in "$@"; do
-		mkdir -p "$root$(dirname "$f")"
-		cp -L "$f" "$root$f"
+# add_prog ROOT FILE DEST: copy the executable FILE to ROOT/DEST with its
+# shared libraries: the host's (ldd) for a guest of the host's
+# architecture, else those of $USERLAND (scripts/fetch-userland.sh),
+# found by the ELF's interpreter and NEEDED entries, since ldd cannot
+# read another architecture's.
+add_prog() {
+	local root=$1 f=$2 dest=$3 lib d
+	local -a todo=("$f")
+	mkdir -p "$root$(dirname "$dest")"
+	cp -L "$f" "$root$dest"
+	if [ -z "${USERLAND:-}" ]; then
 		for lib in $(ldd "$f" 2>/dev/null | grep -o '/[^ ]*'); do
 			[ -e "$root$lib" ] && continue
 			mkdir -p "$root$(dirname "$lib")"
 			cp -L "$lib" "$root$lib"
 		done
+		return 0
+	fi
+	while [ ${#todo[@]} -gt 0 ]; do
+		f=${todo[0]}
+		todo=("${todo[@]:1}")
+		for lib in $(readelf -l "$f" | sed -n 's/.*interpreter: \(.*\)]/\1/p') \
+			$(readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)]/\1/p'); do
+			case $lib in
+			/*)	d=$lib ;;
+			*)	for d in {/usr,}/lib/"$USERLAND_TRIPLET"/"$lib" none; do
+					[ -e "$USERLAND$d" ] && break
+				done ;;
+			esac
+			[ "$d" = none ] && { log "add_prog: no $lib for $f in $USERLAND"; return 1; }
+			[ -e "$root$d" ] && continue
+			mkdir -p "$root$(dirname "$d")"
+			cp -L "$USERLAND$d" "$root$d"
+			todo+=("$USERLAND$d")
+		done
 	done
+}
+
+# add_bin ROOT FILE...: add_prog each FILE at its own path.
+add_bin() {
+	local root=$1 f
+	shift
+	for f in "$@"; do
+		add_prog "$root" "$f" "$f" || return 1
+	done
+}
+
+# userland_env ARCH: for a guest of another architecture (kernel_env's
+# KARCH), USERLAND is its Debian userland (busybox, ip, tc, nft, promtool
+# and the libraries, scripts/fetch-userland.sh) and USERLAND_TRIPLET its
+# GNU triplet; both empty for the host's own.
+userland_env() {
+	USERLAND=
+	USERLAND_TRIPLET=
+	[ -n "${1:-}" ] || return 0
+	USERLAND=$("$TOP/scripts/fetch-userland.sh" "$1") || return 1
+	case $1 in
+	arm64)	USERLAND_TRIPLET=aarch64-linux-gnu ;;
+	esac
 }
 
 # find_kmod NAME: the file of kernel module NAME in the kernel's package.
@@ -142,34 +189,40 @@ add_kmods() {
 	depmod -b "$root" "$KREL"
 }
 
-# make_initramfs VER: $OUT/VER/initramfs.cpio.gz for the guest.
+# make_initramfs VER: $OUT/VER/initramfs.cpio.gz for the guest.  For a
+# kernel of another architecture (arm64-VER), the programs come from
+# guest_tools ARCH and busybox, ip, tc, nft and promtool from its userland.
 make_initramfs() {
-	local ver=$1 b=$OUT/$1/build root=$OUT/$1/initramfs
+	local ver=$1 b=$OUT/$1/build root=$OUT/$1/initramfs f prog
 	kernel_env "$ver"
+	userland_env "${KARCH:-}" || return 1
 	rm -rf "$root"
 	mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,lib/skbprof,proc,sys,dev,tmp,run,root,etc,usr/share/skbprof}
-	cp /bin/busybox "$root/bin/busybox"
+	cp "$USERLAND/bin/busybox" "$root/bin/busybox"
 	cp "$TOP/tests/qemu/init" "$root/init"
 	chmod 755 "$root/init"
 	cp "$b/src/module/skbprof.ko" "$root/lib/skbprof/"
 	cp "$b/src/selftest/skbprof_selftest_warn.ko" "$root/lib/skbprof/"
 	cp "$TOP/tests/qemu/demo.sh" "$root/usr/share/skbprof/"
-	add_bin "$root" "$TOP/tests/guest/skbprof-test"
-	mv "$root$TOP/tests/guest/skbprof-test" "$root/bin/skbprof-test"
-	add_bin "$root" "$TOP/tests/guest/skbprof-traffic"
-	mv "$root$TOP/tests/guest/skbprof-traffic" "$root/bin/skbprof-traffic"
-	add_bin "$root" "$TOP/tools/skbprof"
-	mv "$root$TOP/tools/skbprof" "$root/bin/skbprof"
-	rm -rf "${root:?}$TOP"
+	while read -r f prog; do
+		add_prog "$root" "$f" "/bin/$prog" || return 1
+	done < <(guest_bins "${KARCH:-}")
 	# t_units.c: skbprof-prom.service's command as the package installs
 	# it (the tool at /usr/sbin/skbprof), and promtool to judge its file
 	# (scripts/deps.sh check installs it; make demo and bench go without)
 	cp "$TOP/systemd/skbprof-prom.service" "$root/usr/share/skbprof/"
 	ln -s /bin/skbprof "$root/usr/sbin/skbprof"
-	if command -v promtool > /dev/null; then
-		add_bin "$root" "$(command -v promtool)"
+	if [ -n "$USERLAND" ]; then
+		add_prog "$root" "$USERLAND/usr/bin/promtool" /usr/bin/promtool || return 1
+		add_prog "$root" "$USERLAND/bin/ip" /usr/sbin/ip || return 1
+		add_prog "$root" "$USERLAND/sbin/tc" /usr/sbin/tc || return 1
+		add_prog "$root" "$USERLAND/usr/sbin/nft" /usr/sbin/nft || return 1
+	else
+		if command -v promtool > /dev/null; then
+			add_bin "$root" "$(command -v promtool)"
+		fi
+		add_bin "$root" "$(command -v ip)" "$(command -v tc)" "$(command -v nft)"
 	fi
-	add_bin "$root" "$(command -v ip)" "$(command -v tc)" "$(command -v nft)"
 	echo 'root:x:0:0:root:/root:/bin/sh' > "$root/etc/passwd"
 	echo 'nobody:x:65534:65534:nobody:/nonexistent:/bin/false' >> "$root/etc/passwd"
 	printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
@@ -192,9 +245,17 @@ time.sleep(1)
 PY
 }
 
+# guest_qemu: the QEMU of kernel_env's architecture.
+guest_qemu() {
+	case ${KARCH:-} in
+	arm64)	echo qemu-system-aarch64 ;;
+	*)	echo qemu-system-x86_64 ;;
+	esac
+}
+
 # run_guest VER DIR TIMEOUT "QEMU-FLAGS" "APPEND": boot VER's kernel (after
 # kernel_env) with its initramfs, the kernel log on the first serial port
-# (DIR/console.log), the guest's lines on the second (DIR/result.log, with
+# (DIR/console.log), the guest's lines on the result port (DIR/result.log, with
 # carriage returns stripped into DIR/result.txt); returns qemu's status,
 # 124 or 137 on timeout.  Warnings panic the guest.
 # With SKBPROF_STALL=N, a guest whose result port and kernel log have
@@ -208,16 +269,34 @@ PY
 run_guest() {
 	local ver=$1 d=$2 timeout=$3 flags=$4 append=$5 rc qpid
 	local stall=${SKBPROF_STALL:-0} size last=-1 idle=0 i mon
+	local -a machine
 
 	rm -f "$d/stalled"
 	mon=$(mktemp -u "${TMPDIR:-/tmp}/skbprof-mon.XXXXXX")
+	# The machine of the kernel's architecture.  arm64's virt has one
+	# UART: the result port is a virtio console there (/dev/hvc0, see
+	# tests/qemu/init), and its NMI does not reach the kernel, so a hung
+	# arm64 guest is stopped without a dump.  Pointer authentication
+	# with QEMU's own algorithm: the architected one (QARMA) is slow
+	# under TCG.
+	case ${KARCH:-} in
+	arm64)	machine=("$(guest_qemu)" -M virt,gic-version=3
+			-cpu max,pauth-impdef=on
+			-serial "file:$d/console.log"
+			-device virtio-serial-pci
+			-chardev "file,id=result,path=$d/result.log"
+			-device virtconsole,chardev=result)
+		append="console=ttyAMA0 $append" ;;
+	*)	machine=("$(guest_qemu)" -cpu max
+			-serial "file:$d/console.log" -serial "file:$d/result.log")
+		append="console=ttyS0 unknown_nmi_panic=1 $append" ;;
+	esac
 	# shellcheck disable=SC2086
-	timeout --kill-after=10 "$timeout" qemu-system-x86_64 $flags \
+	timeout --kill-after=10 "$timeout" "${machine[@]}" $flags \
 		-nodefaults -nographic -no-reboot \
 		-monitor "unix:$mon,server=on,wait=off" \
 		-kernel "$VMLINUZ" -initrd "$OUT/$ver/initramfs.cpio.gz" \
-		-append "console=ttyS0 panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 unknown_nmi_panic=1 panic_print=0x41 $append" \
-		-serial "file:$d/console.log" -serial "file:$d/result.log" \
+		-append "panic_on_warn=1 oops=panic panic=-1 softlockup_panic=1 panic_print=0x41 $append" \
 		> "$d/qemu.log" 2>&1 < /dev/null &
 	qpid=$!
 	while [ "$stall" -gt 0 ] && kill -0 "$qpid" 2>/dev/null; do
@@ -272,7 +351,7 @@ boot() {
 	rm -rf "$d"
 	mkdir -p "$d"
 	run_guest "$ver" "$d" "$timeout" \
-		"-accel tcg,thread=single -smp 2 -m ${SKBPROF_MEM:-1G} -cpu max $GUEST_NICS" \
+		"-accel tcg,thread=single -smp 2 -m ${SKBPROF_MEM:-1G} $GUEST_NICS" \
 		"skbprof.mode=$mode $extra"
 	rc=$?
 	grep -E '^(ok|FAIL) ' "$d/result.txt" | sed -E "s#^(ok|FAIL) #\1 $ver/#"
@@ -307,7 +386,42 @@ boot() {
 	return $bad
 }
 
-# guest_deps: host programs needed to make a guest.
+# guest_tools [ARCH]: build the guest's programs (the test program, the
+# traffic generator, the tool): the host's in the tree; another
+# architecture's (arm64) with its cross compiler against its userland
+# (scripts/fetch-userland.sh) from a copy of the sources in
+# $OUT/guest-ARCH.  Callers build each architecture once, before guests
+# run in parallel.
 guest_tools() {
-	make -s -C "$TOP/tools" >&2 && make -s -C "$TOP/tests/guest" >&2
+	local arch=${1:-} src
+	if [ -z "$arch" ]; then
+		make -s -C "$TOP/tools" >&2 && make -s -C "$TOP/tests/guest" >&2
+		return
+	fi
+	userland_env "$arch" || return 1
+	src=$OUT/guest-$arch
+	rm -rf "$src"
+	mkdir -p "$src/tests"
+	cp -p "$TOP/VERSION" "$src/"
+	cp -rp "$TOP/tools" "$src/"
+	cp -rp "$TOP/tests/guest" "$src/tests/"
+	make -s -C "$src/tools" clean >&2
+	make -s -C "$src/tests/guest" clean >&2
+	(
+		export PKG_CONFIG_SYSROOT_DIR=$USERLAND
+		export PKG_CONFIG_LIBDIR=$USERLAND/usr/lib/$USERLAND_TRIPLET/pkgconfig:$USERLAND/usr/share/pkgconfig
+		cc="$USERLAND_TRIPLET-gcc --sysroot=$USERLAND"
+		make -s -C "$src/tools" CC="$cc" skbprof >&2 &&
+		make -s -C "$src/tests/guest" CC="$cc" >&2
+	)
+}
+
+# guest_bins [ARCH]: the programs of guest_tools ARCH, as lines
+# "PATH NAME-IN-GUEST".
+guest_bins() {
+	local d=$TOP
+	[ -z "${1:-}" ] || d=$OUT/guest-$1
+	echo "$d/tests/guest/skbprof-test skbprof-test"
+	echo "$d/tests/guest/skbprof-traffic skbprof-traffic"
+	echo "$d/tools/skbprof skbprof"
 }
