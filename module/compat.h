@@ -265,6 +265,24 @@ static inline unsigned long skbprof_function_end(unsigned long addr)
 #endif
 
 /*
+ * Where ftrace traces a function, for probes.c's ft_serve() on kernels
+ * without kprobes on ftrace (KPROBE_FLAG_FTRACE tells it on the others):
+ * offsets from the function's entry, tried in order; ftrace accepts only
+ * its own call site (ftrace_location() is not exported).  arm64 builds
+ * with two patchable NOPs at the entry, the second becoming the call to
+ * ftrace's trampoline, whose ip is that call's address; a function that
+ * is a branch target starts with a BTI landing pad before them.  (With
+ * DYNAMIC_FTRACE_WITH_CALL_OPS, 6.4 on, two more NOPs come before the
+ * entry, which does not move the call.)
+ */
+#if defined(CONFIG_ARM64) && !defined(CONFIG_KPROBES_ON_FTRACE)
+#define SKBPROF_FTRACE_SITE_OFFSETS \
+	{ MCOUNT_INSN_SIZE, 2 * MCOUNT_INSN_SIZE }
+#else
+#define SKBPROF_FTRACE_SITE_OFFSETS	{ }
+#endif
+
+/*
  * Arguments of probes on skb:consume_skb: its location came in 6.3.  (For
  * skb:kfree_skb see SKBPROF_TP_KFREE_SKB_ARGS above.)
  */

@@ -358,6 +358,57 @@ static int ft_take(struct cand *c, unsigned long ip)
 	return 0;
 }
 
+/*
+ * Undo ft_take() of @c, called right after it: its slot ends its probe
+ * sequence, so emptying it leaves every other candidate reachable.
+ */
+static void ft_untake(struct cand *c)
+{
+	unsigned int i = ft_slot(c->ip), n;
+
+	for (n = 0; n < ARRAY_SIZE(ft_table); n++, i = (i + 1) % ARRAY_SIZE(ft_table))
+		if (ft_table[i] == c) {
+			WRITE_ONCE(ft_table[i], NULL);
+			return;
+		}
+}
+
+/*
+ * Serve @c, whose kprobe found its function, with the callback: find the
+ * call site ftrace traces, enter it in ft_table, then in the ops' filter.
+ * With kprobes on ftrace the kprobe at the entry sits on the site and
+ * says so (KPROBE_FLAG_FTRACE).  Without (arm64) the site is one of the
+ * first instructions (compat.h, SKBPROF_FTRACE_SITE_OFFSETS), and ftrace
+ * accepts only it.  0, or an error: then a kprobe serves @c.
+ */
+static int ft_serve(struct cand *c)
+{
+	static const unsigned int site[] = SKBPROF_FTRACE_SITE_OFFSETS;
+	unsigned long addr = (unsigned long)c->kp.addr;
+	int err = -ENOENT;
+	size_t i;
+
+	if (c->kp.flags & KPROBE_FLAG_FTRACE) {
+		err = ft_take(c, addr);
+		if (err)
+			return err;
+		err = ftrace_set_filter_ip(&ft_ops, addr, 0, 0);
+		if (err)
+			ft_untake(c);
+		return err;
+	}
+	for (i = 0; i < ARRAY_SIZE(site); i++) {
+		err = ft_take(c, addr + site[i]);
+		if (err)
+			return err;
+		err = ftrace_set_filter_ip(&ft_ops, addr + site[i], 0, 0);
+		if (!err)
+			return 0;
+		ft_untake(c);
+	}
+	return err;
+}
+
 /* A kprobe on an entry that ftrace cannot serve: the same handler. */
 static int kp_entry(struct kprobe *p, struct pt_regs *regs)
 {
@@ -1050,10 +1101,9 @@ static void tp_match(struct tracepoint *tp, void *priv)
 
 /*
  * A function entry.  A kprobe, registered disabled, finds the function
- * (kallsyms_lookup_name() is not exported) and tells whether ftrace
- * traces its entry (KPROBE_FLAG_FTRACE: the kprobe sits on ftrace's call
- * site).  There the ftrace callback serves it, and probes_init() takes
- * the kprobe out again; elsewhere the kprobe serves it.
+ * (kallsyms_lookup_name() is not exported).  Where ftrace traces its
+ * entry (ft_serve()) the ftrace callback serves it, and probes_init()
+ * takes the kprobe out again; elsewhere the kprobe serves it.
  */
 static int entry_register(struct cand *c)
 {
@@ -1066,9 +1116,7 @@ static int entry_register(struct cand *c)
 	err = register_kprobe(&c->kp);
 	if (err)
 		return err;
-	if (ft_registered && (c->kp.flags & KPROBE_FLAG_FTRACE) &&
-	    !ft_take(c, (unsigned long)c->kp.addr) &&
-	    !ftrace_set_filter_ip(&ft_ops, c->ip, 0, 0)) {
+	if (ft_registered && !ft_serve(c)) {
 		c->mech = CM_FTRACE;
 		return 0;
 	}
