@@ -432,20 +432,24 @@ TEST(tool_trace)
 	return 0;
 }
 
-/* Is stopped process @pid inside a sleep (/proc/PID/syscall's number)? */
-static bool in_sleep(pid_t pid)
+/*
+ * /proc/PID/syscall of @pid: the syscall's number (-1 for a task blocked
+ * outside one, as a stopped task is on arm64, which forgets the
+ * interrupted call before it stops) and the user pc, its last field.
+ * False when it is running or gone.
+ */
+static bool syscall_at(pid_t pid, long *nr, unsigned long long *pc)
 {
-	char path[64], *s;
-	long nr;
-	bool yes;
+	char path[64], *s, *last;
+	bool ok;
 
 	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
 	s = read_file(path);
-	yes = s && sscanf(s, "%ld", &nr) == 1 &&
-	      (nr == SYS_nanosleep || nr == SYS_clock_nanosleep ||
-	       nr == SYS_restart_syscall);
+	last = s ? strrchr(s, ' ') : NULL;
+	ok = last && sscanf(s, "%ld", nr) == 1 &&
+	     sscanf(last, " 0x%llx", pc) == 1;
 	free(s);
-	return yes;
+	return ok;
 }
 
 struct hold {
@@ -454,18 +458,33 @@ struct hold {
 	bool ended;
 };
 
-/* Stop the tool; keep it stopped if that caught it asleep. */
+/*
+ * Stop the tool; keep it stopped if that caught it asleep: it was in a
+ * sleep just before, and stopped at the sleep's return, or on the system
+ * call instruction before it (arm64 rewinds the pc there to restart the
+ * interrupted call before the task stops; 4 bytes, as every instruction).
+ */
 static bool held_asleep(void *arg)
 {
 	struct hold *h = arg;
+	unsigned long long pc, stopped_pc;
+	long nr;
 
+	if (!syscall_at(h->pid, &nr, &pc) ||
+	    (nr != SYS_clock_nanosleep && nr != SYS_restart_syscall
+#ifdef SYS_nanosleep
+	     && nr != SYS_nanosleep
+#endif
+	     ))
+		return false;
 	kill(h->pid, SIGSTOP);
 	if (waitpid(h->pid, &h->status, WUNTRACED) != h->pid ||
 	    !WIFSTOPPED(h->status)) {
 		h->ended = true;
 		return true;
 	}
-	if (in_sleep(h->pid))
+	if (syscall_at(h->pid, &nr, &stopped_pc) &&
+	    (stopped_pc == pc || stopped_pc + 4 == pc))
 		return true;
 	kill(h->pid, SIGCONT);
 	return false;
