@@ -139,11 +139,17 @@ struct shared {
 	int trace_open;			/* the trace reader has it open */
 	long not_ready;			/* opens refused while loading */
 	long trace_blocked;		/* blocking reads of trace begun */
+	int quiet;			/* writers: hold off (an unload) */
+	long writing;			/* writers with control open */
 	int bad;			/* an unexpected result, described: */
 	char why[256];
 };
 
 static struct shared *sh_mem;
+
+/* fields the other processes change under us (shared memory) */
+#define READ_ONCE(x)		(*(volatile typeof(x) *)&(x))
+#define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
 
 static void report_bad(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
@@ -233,8 +239,16 @@ static void control_writer(unsigned int seed, bool hurry)
 		k = (seed >> 16) % 16;
 		cmd = k >= 11 ? bad[k - 11 < 4 ? k - 11 : 0] :
 		      hurry ? good_reset[k] : good[k];
+		while (READ_ONCE(sh_mem->quiet))
+			pause_ms(1);
+		__sync_fetch_and_add(&sh_mem->writing, 1);
+		if (READ_ONCE(sh_mem->quiet)) {
+			__sync_fetch_and_sub(&sh_mem->writing, 1);
+			continue;
+		}
 		fd = open(CONTROL, O_WRONLY);
 		if (fd < 0) {
+			__sync_fetch_and_sub(&sh_mem->writing, 1);
 			if (!absent_errno(errno))
 				report_bad("open control: %s", strerror(errno));
 			sh_mem->writes_absent++;
@@ -256,6 +270,7 @@ static void control_writer(unsigned int seed, bool hurry)
 		else
 			sh_mem->writes_einval++;
 		close(fd);
+		__sync_fetch_and_sub(&sh_mem->writing, 1);
 		if (hurry)
 			hurried_pause();
 		else
@@ -427,18 +442,30 @@ static int unload_once(void)
 	return syscall(__NR_delete_module, "skbprof", O_NONBLOCK) ? -errno : 0;
 }
 
-/* Unload, waiting out readers that hold a file open for a moment. */
+/*
+ * Unload, waiting out readers that hold a file open for a moment.  The
+ * control writers hold off meanwhile: a write may take grace periods
+ * (arming, the trace buffer) with the file open, and on a slow guest two
+ * of them back to back pinned the module past every retry.
+ */
 static int unload_retry(int *busy)
 {
 	int i, err = 0;
 
+	if (sh_mem) {
+		WRITE_ONCE(sh_mem->quiet, 1);
+		while (READ_ONCE(sh_mem->writing))
+			usleep(500);
+	}
 	for (i = 0; i < 5000; i++) {
 		err = unload_once();
 		if (err != -EAGAIN && err != -EBUSY)
-			return err;
+			break;
 		(*busy)++;
 		usleep(500 + (i & 7) * 100);
 	}
+	if (sh_mem)
+		WRITE_ONCE(sh_mem->quiet, 0);
 	return err;
 }
 
