@@ -7,13 +7,13 @@
 # A run is judged failed when any of these holds:
 #   - QEMU did not finish before the timeout;
 #   - the completion marker is missing from the result port (ttyS1, or
-#     hvc0 on arm64);
+#     a virtio serial port on arm64);
 #   - a test reported FAIL;
 #   - the guest kernel log (ttyS0) has a line matching BAD_LOG.
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${SKBPROF_OUT:-$TOP/.cache/out}
-KERNELS=${SKBPROF_KERNELS:-5.10 6.1 6.12 7.2}
+KERNELS=${SKBPROF_KERNELS:-5.10 6.1 6.12 7.2 arm64-6.1 arm64-7.2}
 MARKER=SKBPROF-TESTS-COMPLETE
 BAD_LOG='BUG:|WARNING:|Oops|general protection|soft lockup|hard LOCKUP|RCU stall|rcu_sched detected stalls|rcu: INFO: .* detected stalls|refcount_t:|list_add corruption|list_del corruption|Kernel panic|UBSAN:|KASAN:|kmemleak:.*new suspected'
 
@@ -274,7 +274,7 @@ run_guest() {
 	rm -f "$d/stalled"
 	mon=$(mktemp -u "${TMPDIR:-/tmp}/skbprof-mon.XXXXXX")
 	# The machine of the kernel's architecture.  arm64's virt has one
-	# UART: the result port is a virtio console there (/dev/hvc0, see
+	# UART: the result port is a named virtio serial port there (see
 	# tests/qemu/init), and its NMI does not reach the kernel, so a hung
 	# arm64 guest is stopped without a dump.  Pointer authentication
 	# with QEMU's own algorithm: the architected one (QARMA) is slow
@@ -285,7 +285,7 @@ run_guest() {
 			-serial "file:$d/console.log"
 			-device virtio-serial-pci
 			-chardev "file,id=result,path=$d/result.log"
-			-device virtconsole,chardev=result)
+			-device virtserialport,chardev=result,name=skbprof.result)
 		append="console=ttyAMA0 $append" ;;
 	*)	machine=("$(guest_qemu)" -cpu max
 			-serial "file:$d/console.log" -serial "file:$d/result.log")
@@ -386,11 +386,26 @@ boot() {
 	return $bad
 }
 
+# arch_make ARCH DIR ARG...: make ARG... in DIR for ARCH: the host's
+# compiler when ARCH is empty, else ARCH's cross compiler against its
+# userland (scripts/fetch-userland.sh) as the sysroot, pkg-config too.
+arch_make() {
+	local arch=$1 dir=$2
+	shift 2
+	if [ -z "$arch" ]; then
+		make -s -C "$dir" "$@" >&2
+		return
+	fi
+	userland_env "$arch" || return 1
+	PKG_CONFIG_SYSROOT_DIR=$USERLAND \
+	PKG_CONFIG_LIBDIR=$USERLAND/usr/lib/$USERLAND_TRIPLET/pkgconfig:$USERLAND/usr/share/pkgconfig \
+		make -s -C "$dir" CC="$USERLAND_TRIPLET-gcc --sysroot=$USERLAND" "$@" >&2
+}
+
 # guest_tools [ARCH]: build the guest's programs (the test program, the
 # traffic generator, the tool): the host's in the tree; another
-# architecture's (arm64) with its cross compiler against its userland
-# (scripts/fetch-userland.sh) from a copy of the sources in
-# $OUT/guest-ARCH.  Callers build each architecture once, before guests
+# architecture's (arm64) from a copy of the sources in $OUT/guest-ARCH,
+# with arch_make.  Callers build each architecture once, before guests
 # run in parallel.
 guest_tools() {
 	local arch=${1:-} src
@@ -398,7 +413,6 @@ guest_tools() {
 		make -s -C "$TOP/tools" >&2 && make -s -C "$TOP/tests/guest" >&2
 		return
 	fi
-	userland_env "$arch" || return 1
 	src=$OUT/guest-$arch
 	rm -rf "$src"
 	mkdir -p "$src/tests"
@@ -407,13 +421,8 @@ guest_tools() {
 	cp -rp "$TOP/tests/guest" "$src/tests/"
 	make -s -C "$src/tools" clean >&2
 	make -s -C "$src/tests/guest" clean >&2
-	(
-		export PKG_CONFIG_SYSROOT_DIR=$USERLAND
-		export PKG_CONFIG_LIBDIR=$USERLAND/usr/lib/$USERLAND_TRIPLET/pkgconfig:$USERLAND/usr/share/pkgconfig
-		cc="$USERLAND_TRIPLET-gcc --sysroot=$USERLAND"
-		make -s -C "$src/tools" CC="$cc" skbprof >&2 &&
-		make -s -C "$src/tests/guest" CC="$cc" >&2
-	)
+	arch_make "$arch" "$src/tools" skbprof &&
+		arch_make "$arch" "$src/tests/guest"
 }
 
 # guest_bins [ARCH]: the programs of guest_tools ARCH, as lines
