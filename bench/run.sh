@@ -7,7 +7,8 @@
 # bench/report.py turns the guest's lines into bench/results.md.
 #
 # Environment:
-#   SKBPROF_KERNELS  kernels to run (default: 5.10 6.1 6.12 7.2)
+#   SKBPROF_KERNELS  kernels to run (default: 5.10 6.1 6.12 7.2 arm64-6.1
+#                    arm64-7.2)
 #   BENCH_SECS       guest seconds per workload run (default 1)
 #   BENCH_ROUNDS     rounds (default 5)
 #   BENCH_MODES      comma-separated modes (default: all of them)
@@ -39,26 +40,40 @@ clock=${BENCH_CLOCK-clocksource=tsc tsc=reliable}
 mkdir -p "$OUT"
 guest_tools || die "cannot build the guest programs"
 make -s -C "$TOP/bench" >&2 || die "cannot build the load generator"
+# arm64: the same programs cross-built, the load generator beside them
+case " $KERNELS " in
+*" arm64-"*)
+	guest_tools arm64 || die "cannot cross-build the guest programs"
+	rm -rf "$OUT/guest-arm64/bench"
+	mkdir -p "$OUT/guest-arm64/bench"
+	cp -p "$TOP/bench/Makefile" "$TOP/bench/load.c" "$OUT/guest-arm64/bench/"
+	arch_make arm64 "$OUT/guest-arm64/bench" ||
+		die "cannot cross-build the load generator" ;;
+esac
 
-# INITRAMFS_EXTRA hook of make_initramfs: bpftrace with its libraries, the
-# script, the guest half and the load generator.
+# INITRAMFS_EXTRA hook of make_initramfs: bpftrace and perf with their
+# libraries, the script, the guest half and the load generator; for arm64
+# those of its userland (scripts/fetch-userland.sh), where bpftrace takes
+# its types from BTF.
 bench_extra() {
 	local root=$1
-	add_bin "$root" "$(command -v bpftrace)" "$(command -v perf)" \
-		"$TOP/bench/skbprof-load"
-	mv "$root$TOP/bench/skbprof-load" "$root/bin/skbprof-load"
-	rm -rf "${root:?}$TOP"
 	cp "$TOP/bench/guest.sh" "$root/usr/share/skbprof/bench.sh"
+	cp "$TOP/bench/bpftrace/stages.bt" "$root/usr/share/skbprof/stages.bt"
+	if [ -n "$USERLAND" ]; then
+		add_prog "$root" "$OUT/guest-$KARCH/bench/skbprof-load" /bin/skbprof-load &&
+		add_prog "$root" "$USERLAND/usr/bin/bpftrace" /usr/bin/bpftrace &&
+		add_prog "$root" "$USERLAND/usr/bin/perf" /usr/bin/perf
+		return
+	fi
+	add_bin "$root" "$(command -v bpftrace)" "$(command -v perf)"
+	add_prog "$root" "$TOP/bench/skbprof-load" /bin/skbprof-load
 	# the kernel headers: bpftrace 0.17 wants them on 5.10 even with BTF
 	# (its clang pass includes linux/types.h); /lib/modules/KREL/build
 	# and source as Debian's linux-headers packages lay them out
 	# (7.2, built in a chroot, has neither here; bpftrace takes its types
 	# from BTF there)
 	local common dir
-	if [ -n "${KCHROOT:-}" ]; then
-		cp "$TOP/bench/bpftrace/stages.bt" "$root/usr/share/skbprof/stages.bt"
-		return
-	fi
+	[ -z "${KCHROOT:-}" ] || return 0
 	common=$(readlink "$MODROOT/lib/modules/$KREL/source")
 	for dir in "$(readlink "$MODROOT/lib/modules/$KREL/build")" "$common"; do
 		mkdir -p "$root$dir/arch/x86"
@@ -68,10 +83,9 @@ bench_extra() {
 	done
 	cp -P "$MODROOT/lib/modules/$KREL/build" "$MODROOT/lib/modules/$KREL/source" \
 		"$root/lib/modules/$KREL/"
-	cp "$TOP/bench/bpftrace/stages.bt" "$root/usr/share/skbprof/stages.bt"
 }
 export -f bench_extra add_bin add_prog
-export INITRAMFS_EXTRA=bench_extra TOP
+export INITRAMFS_EXTRA=bench_extra TOP OUT
 
 # With -icount, QEMU 7.2 hangs bringing up a second CPU: one CPU there.
 qemu_flags() {
@@ -80,6 +94,12 @@ qemu_flags() {
 	else
 		echo "-accel tcg,thread=single -smp 2 -m $mem"
 	fi
+}
+
+# bench_clock: the clock arguments for this kernel's guest: the TSC on
+# x86 (see clock); arm64's generic timer is a register read already.
+bench_clock() {
+	[ -n "${KARCH:-}" ] || echo "$clock"
 }
 
 # bench_kernel VER: build, initramfs, boot; the guest's lines land in
@@ -95,7 +115,7 @@ bench_kernel() {
 	log "bench $ver: booting $KREL ($(qemu_flags))"
 	local start=$SECONDS
 	run_guest "$ver" "$d" "${BENCH_TIMEOUT:-5400}" "$(qemu_flags)" \
-		"$clock skbprof.mode=bench skbprof.bench_secs=$secs skbprof.bench_rounds=$rounds skbprof.bench_modes=$modes"
+		"$(bench_clock) skbprof.mode=bench skbprof.bench_secs=$secs skbprof.bench_rounds=$rounds skbprof.bench_modes=$modes"
 	rc=$?
 	{
 		echo "info qemu_flags $(qemu_flags)"

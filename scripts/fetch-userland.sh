@@ -3,7 +3,8 @@
 #
 # Fetch a Debian userland of another architecture into the project's cache
 # and print its directory: what the guests of that architecture run
-# (busybox, ip, tc, nft, promtool and their libraries) and what the test
+# (busybox, ip, tc, nft, promtool, bpftrace, perf and their libraries)
+# and what the test
 # programs and the tool are built against (a sysroot for the cross
 # compiler: libc6-dev, libkmod-dev, libjson-c-dev).
 #
@@ -27,10 +28,11 @@ arm64)	;;
 *)	echo "fetch-userland: unsupported architecture '$arch' (want arm64)" >&2; exit 1 ;;
 esac
 
-# build: the sysroot of tests/guest and tools; guest: what make_initramfs
-# copies (tests/lib.sh); promtool comes from prometheus, one file of it
+# build: the sysroot of tests/guest, tools and bench; guest: what
+# make_initramfs copies (tests/lib.sh), and make bench's bpftrace and perf
+# (bench/run.sh); promtool comes from prometheus, one file of it
 build=(libc6-dev libkmod-dev libjson-c-dev)
-guest=(busybox-static iproute2 nftables)
+guest=(busybox-static iproute2 nftables bpftrace linux-perf)
 
 if [ -e "$root/.complete" ]; then
 	echo "$root"
