@@ -34,7 +34,7 @@ KBUILD_ARGS ?=
 export SKBPROF_WERROR
 
 .PHONY: all module tools no-tools clean install modules_install tools_install \
-	check check-stress check-debug unit demo fuzz bench dkms-src dkms-install \
+	check check-arm64 check-stress check-debug unit demo fuzz bench dkms-src dkms-install \
 	dkms-remove deb
 
 # The reader tool needs json-c; a host without it still gets the module.
@@ -97,6 +97,11 @@ unit:
 
 check:
 	tests/check.sh
+
+# The arm64 kernels alone (cross-built, booted under qemu-system-aarch64),
+# with the host tests; make check runs them too.
+check-arm64:
+	SKBPROF_KERNELS="arm64-6.1 arm64-7.2" SKBPROF_SKIP_SELFTEST=1 tests/check.sh
 
 # Minutes per kernel under TCG, so not in make check; 12 to 25 minutes a
 # kernel when guests share the host's cores, so an hour allowed per boot.

@@ -8,7 +8,9 @@
 #      a fresh Debian image (tests/host/readme.sh) run beside step 3
 #   2. the harness self-test (proves each failure path of a guest run is
 #      caught; its deliberately failing runs are not counted, the proof is)
-#   3. per kernel (5.10, 6.1, 6.12, 7.2): W=1 build, then the in-guest suite
+#   3. per kernel (5.10, 6.1, 6.12, 7.2, and Debian's arm64 6.1 and 7.2
+#      cross-built and booted under qemu-system-aarch64): W=1 build, then
+#      the in-guest suite
 # Ends with one line "N passed, N failed"; exits non-zero on any failure.
 #
 # Environment: SKBPROF_KERNELS="6.1" to limit kernels, SKBPROF_TESTS="a b"
@@ -26,7 +28,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-"$TOP/scripts/deps.sh" check || die "cannot install the test dependencies"
+"$TOP/scripts/deps.sh" check arm64 || die "cannot install the test dependencies"
 mkdir -p "$OUT"
 results=$OUT/check-results.txt
 : > "$results"
@@ -56,6 +58,11 @@ log "== fuzzing smoke (control grammar)"
 make -s -C "$TOP/tests/fuzz" smoke 2>&1 | record
 
 guest_tools || echo "FAIL guest: cannot build the test program" | record
+# the arm64 guests' programs, cross-built once for both kernels
+case " $KERNELS " in
+*" arm64-"*)
+	guest_tools arm64 || echo "FAIL guest/arm64: cannot cross-build the test program" | record ;;
+esac
 
 if [ -z "${SKBPROF_SKIP_SELFTEST:-}" ]; then
 	log "== harness self-test"
