@@ -20,7 +20,8 @@
 #   make dkms-install     install the module's source under DKMS and build it
 #                         for $(KVER); make dkms-remove undoes it
 #   make deb              Debian packages skbprof-dkms and skbprof-tools
-#                         (dpkg-buildpackage) into $(DEBDIR)
+#                         (dpkg-buildpackage) into $(DEBDIR); skbprof-tools
+#                         also for arm64, cross-built
 
 VERSION := $(shell cat VERSION)
 KVER ?= $(shell uname -r)

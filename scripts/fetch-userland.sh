@@ -15,6 +15,15 @@
 # unpacked, not installed: nothing of theirs runs on the host.  Absolute
 # symbolic links (libfoo.so -> /lib/...) are made relative, so that they
 # resolve inside the tree.  Made once; remove the directory to refetch.
+#
+# DIR/var/lib/dpkg is a dpkg database of the unpacked packages (status,
+# each package's file list, shlibs and symbols files) for dpkg-shlibdeps
+# --admindir (scripts/build-deb.sh: the Depends of a cross-built
+# skbprof-tools, from the libraries' own symbols files).  Its file lists
+# name the files where they are on this host, DIR's physical path
+# (recorded in var/lib/dpkg/root): dpkg-shlibdeps looks up the libraries
+# it finds under DIR by those paths.  A tree fetched before the database
+# existed, or moved since, gets (only) the database again.
 
 set -euo pipefail
 
@@ -34,21 +43,71 @@ esac
 build=(libc6-dev libkmod-dev libjson-c-dev)
 guest=(busybox-static iproute2 nftables bpftrace linux-perf)
 
-if [ -e "$root/.complete" ]; then
+# proot: where DIR is, without symbolic links (.cache/userland may be one,
+# shared by worktrees): the database's file lists name it
+mkdir -p "$cache/userland"
+proot=$(cd "$cache/userland" && pwd -P)/$arch
+have_db() {
+	[ "$(cat "$root/var/lib/dpkg/root" 2>/dev/null)" = "$proot" ]
+}
+if [ -e "$root/.complete" ] && have_db; then
 	echo "$root"
 	exit 0
 fi
+
+# make_db DEBS DIR: the dpkg database of the packages in DEBS, installed
+# at $proot, into DIR (replaced)
+make_db() {
+	local debs=$1 db=$2 deb pkg a name ctl
+	rm -rf "$db"
+	mkdir -p "$db/info" "$db/updates"
+	: > "$db/status"
+	echo "$arch" > "$db/arch"
+	# format 1: files of Multi-Arch: same packages are named PKG:ARCH.*
+	echo 1 > "$db/info/format"
+	ctl=$(mktemp -d)
+	for deb in "$debs"/*.deb; do
+		pkg=$(dpkg-deb -f "$deb" Package)
+		a=$(dpkg-deb -f "$deb" Architecture)
+		# Multi-Arch: same packages' files are named PKG:ARCH.*
+		name=$pkg
+		[ "$(dpkg-deb -f "$deb" Multi-Arch)" != same ] || name=$pkg:$a
+		{
+			dpkg-deb -f "$deb" | sed '/^Package: /a Status: install ok installed'
+			echo
+		} >> "$db/status"
+		dpkg-deb --fsys-tarfile "$deb" | tar -t |
+			sed -e 's#/$##' -e 's#^\.##' -e "s#^#$proot#" > "$db/info/$name.list"
+		rm -rf "${ctl:?}"/*
+		dpkg-deb -e "$deb" "$ctl"
+		for f in shlibs symbols; do
+			[ ! -e "$ctl/$f" ] || cp "$ctl/$f" "$db/info/$name.$f"
+		done
+	done
+	rm -rf "$ctl"
+	echo "$proot" > "$db/root"
+}
 
 # shellcheck source=scripts/private-apt.sh
 . "$top/scripts/private-apt.sh"
 private_apt bookworm "$arch"
 debs=$cache/userland/$arch.debs
 rm -rf "$debs" "$root.new"
-mkdir -p "$debs/partial" "$root.new"
+mkdir -p "$debs/partial"
 echo "fetch-userland: fetching bookworm's $arch userland" >&2
 # an empty dpkg status (private_apt): every dependency is downloaded
 apt-get "${apt_opts[@]}" -o "Dir::Cache::archives=$debs" -q -y \
 	--no-install-recommends install --download-only "${build[@]}" "${guest[@]}" >&2
+if [ -e "$root/.complete" ]; then
+	# the tree is there (and may be in use): its database only
+	make_db "$debs" "$root/var/lib/dpkg.new"
+	rm -rf "$root/var/lib/dpkg"
+	mv "$root/var/lib/dpkg.new" "$root/var/lib/dpkg"
+	rm -rf "$debs"
+	echo "$root"
+	exit 0
+fi
+mkdir -p "$root.new"
 for deb in "$debs"/*.deb; do
 	dpkg-deb -x "$deb" "$root.new"
 done
@@ -61,6 +120,7 @@ find "$root.new" -type l -lname '/*' | while read -r link; do
 	ln -sfn "$(realpath -m --relative-to="$(dirname "$link")" "$root.new$target")" "$link"
 done
 
+make_db "$debs" "$root.new/var/lib/dpkg"
 touch "$root.new/.complete"
 rm -rf "$root" "$debs"
 mv "$root.new" "$root"

@@ -5,7 +5,9 @@
 # skbprof-dkms and skbprof-tools with dpkg-buildpackage; their version is
 # VERSION's; skbprof-dkms holds exactly the module's source and a dkms.conf
 # with the version written out, under /usr/src/skbprof-<version>/; lintian
-# finds no error.  Installing both (apt-get install ./*.deb, which runs
+# finds no error.  skbprof-tools is also cross-built for arm64: an
+# AArch64 binary, the same files as the amd64 package, Depends on libc6
+# and libjson-c5 from the arm64 libraries' symbols files.  Installing both (apt-get install ./*.deb, which runs
 # dpkg) makes DKMS build and install the module for each kernel with
 # headers (6.1 and 6.12: the header packages tests/host/dkms.sh installs;
 # the running kernel has none, which must not fail the installation);
@@ -40,12 +42,17 @@ if ! make -s -C "$top" deb DEBDIR="$tmp/deb" > "$tmp/make.log" 2>&1; then
 	exit 0
 fi
 dkms_deb=$tmp/deb/skbprof-dkms_${ver}_all.deb
-tools_deb=$(ls "$tmp"/deb/skbprof-tools_"${ver}"_*.deb 2>/dev/null | head -n1)
-if [ ! -e "$dkms_deb" ] || [ -z "$tools_deb" ]; then
-	echo "FAIL host/deb/build: no skbprof-dkms_${ver}_all.deb or skbprof-tools_${ver}_*.deb: $(ls "$tmp/deb" | tr '\n' ' ')"
+tools_deb=$tmp/deb/skbprof-tools_${ver}_$(dpkg --print-architecture).deb
+arm_deb=$tmp/deb/skbprof-tools_${ver}_arm64.deb
+absent=
+for f in "$dkms_deb" "$tools_deb" "$arm_deb"; do
+	[ -e "$f" ] || absent+=" $(basename "$f")"
+done
+if [ -n "$absent" ]; then
+	echo "FAIL host/deb/build: no$absent: $(ls "$tmp/deb" | tr '\n' ' ')"
 	exit 0
 fi
-echo "ok host/deb/build: $(basename "$dkms_deb") $(basename "$tools_deb") ($(($(date +%s) - start)) s)"
+echo "ok host/deb/build: $(basename "$dkms_deb") $(basename "$tools_deb") $(basename "$arm_deb") ($(($(date +%s) - start)) s)"
 
 # Contents: the module's source exactly, and nothing else but the docs.
 src=/usr/src/skbprof-$ver
@@ -91,14 +98,48 @@ else
 	echo "ok host/deb/tools-contents: $want"
 fi
 
+# skbprof-tools for arm64, cross-built: the same package for another
+# machine, linked against bookworm's arm64 libc and json-c.
+bad=
+for f in Package:skbprof-tools Version:"$ver" Architecture:arm64; do
+	v=$(dpkg-deb -f "$arm_deb" "${f%%:*}")
+	[ "$v" = "${f#*:}" ] || bad+=" ${f%%:*} is '$v';"
+done
+dpkg-deb -x "$arm_deb" "$tmp/arm64"
+machine=$(readelf -h "$tmp/arm64/usr/sbin/skbprof" 2>&1 | sed -n 's/^ *Machine: *//p')
+[ "$machine" = AArch64 ] || bad+=" usr/sbin/skbprof's machine is '$machine';"
+# the same files, modes and owners as the native package's
+files() { dpkg-deb -c "$1" | awk '{ print $1, $2, $6 }' | sort; }
+d=$(diff <(files "$tools_deb") <(files "$arm_deb") | grep '^[<>]' | tr '\n' ' ')
+[ -z "$d" ] || bad+=" files differ from $(basename "$tools_deb"): $d;"
+# Depends from the arm64 libraries (a cross build must not fall back on
+# the host's): libc6 and libjson-c5 with a minimum version, and the same
+# packages as the native one's
+dep=$(dpkg-deb -f "$arm_deb" Depends)
+for p in libc6 libjson-c5; do
+	grep -Eq "(^|, )$p \(>= [^)]+\)(,|$)" <<< "$dep" || bad+=" Depends lacks $p (>= ...);"
+done
+names() { tr ',' '\n' <<< "$1" | sed 's/^ *//; s/ .*//' | sort | tr '\n' ' '; }
+[ "$(names "$dep")" = "$(names "$(dpkg-deb -f "$tools_deb" Depends)")" ] ||
+	bad+=" Depends '$dep' names other packages than $(basename "$tools_deb")'s;"
+if [ -n "$bad" ]; then
+	echo "FAIL host/deb/tools-arm64:$bad"
+else
+	echo "ok host/deb/tools-arm64: $(basename "$arm_deb"): $machine binary, $(wc -l < <(files "$arm_deb")) entries as in $(basename "$tools_deb"), Depends: $dep"
+fi
+
+# each build's .changes: the native one and arm64's
 if command -v lintian >/dev/null; then
+	changes=$(cd "$tmp/deb" && ls ./*.changes | sed 's#^\./##' | tr '\n' ' ' | sed 's/ $//')
 	lintian --pedantic "$tmp"/deb/*.changes > "$tmp/lintian.log" 2>&1
 	errors=$(grep '^E: ' "$tmp/lintian.log")
 	warnings=$(grep -E '^(W|P): ' "$tmp/lintian.log" | tr '\n' ';')
 	if [ -n "$errors" ]; then
 		echo "FAIL host/deb/lintian: $(tr '\n' ';' <<< "$errors")"
+	elif [ ! -e "$tmp/deb/skbprof_${ver}_arm64.changes" ]; then
+		echo "FAIL host/deb/lintian: no skbprof_${ver}_arm64.changes: $changes"
 	else
-		echo "ok host/deb/lintian: no errors${warnings:+ (warnings: $warnings)}"
+		echo "ok host/deb/lintian: no errors in $changes${warnings:+ (warnings: $warnings)}"
 	fi
 fi
 

@@ -12,6 +12,10 @@
 #   krel510, kdir510   the 5.10 kernel and its extracted headers tree:
 #                bullseye's header packages do not install on bookworm
 #                (they need bullseye's gcc-10 and linux-kbuild-5.10)
+#   env_arm64    the kernel.env of arm64-6.1 (KREL, KDIR, KARCH,
+#                KCROSS_COMPILE), empty if it cannot be had: Debian's
+#                arm64 headers, extracted, for a cross build with
+#                aarch64-linux-gnu-gcc (installed if missing)
 #
 # skbprof_purge: removes every trace of skbprof from packages, DKMS,
 # /usr/src, /lib/modules and DKMS's configuration (sign_restore).  skbprof_leftovers prints what is left.
@@ -27,8 +31,9 @@
 # sign_serial (FAIL line for test NAME if openssl fails).
 # sign_without DIR: DKMS pointed at a key that is absent and cannot be
 # made, so that it builds unsigned.  sign_restore removes the drop-in (the
-# callers' cleanup traps run it).  check_signed KREL KO: signed by
-# sign_with's key with the kernel's CONFIG_MODULE_SIG_HASH; check_unsigned
+# callers' cleanup traps run it).  check_signed KREL KO [CONFIG]: signed
+# by sign_with's key with the kernel's CONFIG_MODULE_SIG_HASH (from CONFIG,
+# by default /lib/modules/KREL/build/.config); check_unsigned
 # KO: no signature.
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -74,12 +79,15 @@ dkms_setup() {	# dkms_setup NAME
 		installed "linux-headers-$k" || missing+=("linux-headers-$k")
 	done
 	installed dkms || missing+=(dkms)
+	installed gcc-aarch64-linux-gnu || missing+=(gcc-aarch64-linux-gnu)
 	if [ ${#missing[@]} -gt 0 ] &&
 	   ! DEBIAN_FRONTEND=noninteractive apt-get "${apt_opts[@]}" install \
 		"${missing[@]}" > /tmp/skbprof-dkms-apt.log 2>&1; then
 		echo "FAIL host/$name: cannot install ${missing[*]}: see /tmp/skbprof-dkms-apt.log"
 		return 1
 	fi
+	# after the cross compiler: fetch-kernel.sh wants it
+	env_arm64=$(kernel_env_file arm64-6.1) || env_arm64=
 	return 0
 }
 
@@ -145,13 +153,13 @@ module_file() {
 	return 1
 }
 
-check_signed() {	# check_signed KREL KO: prints an error, returns non-zero if wrong
+check_signed() {	# check_signed KREL KO [CONFIG]: prints an error, returns non-zero if wrong
 	local ko signer key algo want
 	ko=$(module_file "$2") || { echo "no module at $ko"; return 1; }
 	signer=$(modinfo -F signer "$ko" 2>/dev/null)
 	key=$(modinfo -F sig_key "$ko" 2>/dev/null | tr -d ':')
 	algo=$(modinfo -F sig_hashalgo "$ko" 2>/dev/null)
-	want=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"$/\1/p' "/lib/modules/$1/build/.config" 2>/dev/null)
+	want=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"$/\1/p' "${3:-/lib/modules/$1/build/.config}" 2>/dev/null)
 	if [ "$signer" != "$sign_cn" ] || [ "$key" != "$sign_serial" ] ||
 	   [ "$algo" != "${want:-sha512}" ]; then
 		echo "$ko: signer '$signer', sig_key '$key', sig_hashalgo '$algo' (want '$sign_cn', $sign_serial, ${want:-sha512})"

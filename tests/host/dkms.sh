@@ -17,6 +17,9 @@
 #     the extracted headers tree (--kernelsourcedir) with bookworm's gcc
 #     standing in for gcc-10; built and vermagic checked, not installed
 #     (this host has no /lib/modules for 5.10);
+#   - arm64: Debian's arm64 6.1 headers (scripts/fetch-kernel.sh
+#     arm64-6.1), `dkms build -a arm64` with CROSS_COMPILE: an AArch64
+#     module whose vermagic names the arm64 kernel; not installed;
 #   - 32-bit kernels: DKMS skips one (BUILD_EXCLUSIVE_CONFIG, exit 77), and
 #     a build by hand stops at once, naming CONFIG_64BIT;
 #   - 7.2: sid's headers need its gcc-16 and libc, so DKMS itself runs in
@@ -159,6 +162,45 @@ else
 	else
 		echo "FAIL host/dkms/$krel510: $err"
 	fi
+fi
+
+# arm64: Debian's arm64 6.1, cross-built by this host's DKMS.  DKMS 3.0's
+# --arch only names the build's directory (and is $arch in dkms.conf); the
+# kernel's own make variables do the rest: the headers' .kernelvariables
+# set ARCH=arm64 and CC=$(CROSS_COMPILE)gcc-12, which DKMS evaluates with
+# the environment's CROSS_COMPILE, and make takes ARCH and CROSS_COMPILE
+# from the environment.  DKMS's own strip is the host's, which cannot
+# read an arm64 module: with CROSS_COMPILE set, dkms.conf strips it with
+# the cross toolchain's instead.  Built and checked, not installed.
+if [ -z "$env_arm64" ]; then
+	echo "FAIL host/dkms/arm64-6.1: cannot fetch the arm64 6.1 kernel"
+else
+	krelarm=$(. "$env_arm64"; echo "$KREL")
+	kdirarm=$(. "$env_arm64"; echo "$KDIR")
+	karch=$(. "$env_arm64"; echo "$KARCH")
+	kcross=$(. "$env_arm64"; echo "$KCROSS_COMPILE")
+	ko=/var/lib/dkms/skbprof/$ver/$krelarm/$karch/module/skbprof.ko
+	# DKMS signs it with the host's sign-file (linux-kbuild-6.1): a
+	# throwaway key, not one DKMS would generate and leave behind
+	mkdir "$shim/sign-arm64"
+	sign_with dkms "$shim/sign-arm64"
+	if ! ARCH=$karch CROSS_COMPILE=$kcross dkms build "skbprof/$ver" -k "$krelarm" \
+		-a "$karch" --kernelsourcedir "$kdirarm" > "$log" 2>&1; then
+		echo "FAIL host/dkms/$krelarm: dkms build -a $karch: $(tail -n 8 "$log" | tr '\n' '|')"
+	elif ! err=$(check_ko "$krelarm" "$ko"); then
+		echo "FAIL host/dkms/$krelarm: $err"
+	elif machine=$(readelf -h "$(module_file "$ko")" 2>&1 | sed -n 's/^ *Machine: *//p') &&
+	     [ "$machine" != AArch64 ]; then
+		echo "FAIL host/dkms/$krelarm: $ko is for '$machine', not AArch64"
+	elif readelf -S -W "$(module_file "$ko")" | grep -q ' \.debug_info ' ||
+	     grep -q '^strip: ' "$log"; then
+		echo "FAIL host/dkms/$krelarm: not stripped: $(grep '^strip: ' "$log" | tr '\n' '|')$(readelf -S -W "$(module_file "$ko")" | grep -o ' \.debug_info ')"
+	elif ! err=$(check_signed "$krelarm" "$ko" "$kdirarm/.config"); then
+		echo "FAIL host/dkms/$krelarm: $err"
+	else
+		echo "ok host/dkms/$krelarm: dkms build -a $karch with CROSS_COMPILE=$kcross: an AArch64 module, vermagic $krelarm, stripped, signed; not installed"
+	fi
+	sign_restore
 fi
 
 # 7.2, with sid's own DKMS in the sid chroot the harness builds 7.2 in.
