@@ -171,8 +171,13 @@ def icount_shift(info):
     return int(m.group(1)) if m else None
 
 
-# The symbols of skbprof's ftrace callback: ftrace's trampoline and the callback.
-FTRACE_SYMS = ("ftrace_trampoline", "skbprof_ftrace_entry")
+# The symbols of skbprof's ftrace callback: ftrace's trampoline and the
+# callback; on arm64 before 6.4 (no per-ops trampolines) ftrace's common
+# entry code and the list function with its filter-hash test, which call
+# an ops of a module; compiler suffixes (.isra.0) aside.
+FTRACE_SYMS = ("ftrace_trampoline", "skbprof_ftrace_entry",
+               "ftrace_caller", "ftrace_regs_caller", "ftrace_common",
+               "ftrace_call", "ftrace_ops_list_func", "hash_contains_ip")
 
 
 def mechanisms(info, runs, rounds, shift):
@@ -199,7 +204,8 @@ def mechanisms(info, runs, rounds, shift):
     if not n_ft or not n_tp or floor is None:
         return None
     per_sample = prof["period"] / 2 ** shift
-    ft = sum(prof["syms"].get(s, 0) for s in FTRACE_SYMS) * per_sample / pkts
+    ft = sum(n for s, n in prof["syms"].items()
+             if s.split(".")[0] in FTRACE_SYMS) * per_sample / pkts
     c_ft = ft / n_ft
     c_tp = (floor / 2 ** shift - ft) / n_tp
     fk = med(per_round(runs, "empty-kprobe", "udp-flood", rounds, overhead_ns))
@@ -431,7 +437,8 @@ def main():
         print()
         print("udp-flood, the empty handlers (each returns at its first test), "
               "-icount.  The hits per datagram of each mechanism and the "
-              "instructions of skbprof's ftrace callback (ftrace's trampoline "
+              "instructions of skbprof's ftrace callback (ftrace's trampoline, "
+              "or on arm64 before 6.4 its entry code and list function, "
               "and `skbprof_ftrace_entry`, sampled by perf in the "
               "`profile-empty` mode) are measured; a tracepoint's cost is the "
               "rest of the probe floor over its hits; a kprobe's is the floor "
