@@ -411,35 +411,45 @@ static void trace_timeline(const struct lat_stamp *s)
  */
 static void settle(struct lat_stamp *s, u64 end)
 {
-	unsigned int i, slot = skbprof_proto_slot(s->proto);
+	unsigned int i, n = 0, slot = skbprof_proto_slot(s->proto);
+	struct lat_measure m[LAT_MAX_MEASURES];
 	const s8 (*ending)[3];
-	struct lat_payer p;
+	u32 todo;
 	int st;
 
 	/* the reaper ends lifetime stamps too */
 	if (s->s.kind > STAMP_TX || s->verdict != LAT_KEEP)
 		return;
 	ending = skbprof_stage_endings[s->s.kind];
-	latency_payer(&p, s);
+	/* the stages to record, each cleared as it is */
+	todo = s->stages & ~s->settled;
 	st = SKBPROF_STAGE_BACKLOG;
-	if (s->queued == LAT_DEQUEUED && (s->stages & ~s->settled & BIT(st))) {
-		s->settled |= BIT(st);
-		latency_stage(&p, st, s->t_dequeued - s->t_point[0],
-			      s->t_dequeued);
+	if (s->queued == LAT_DEQUEUED && (todo & BIT(st))) {
+		todo &= ~BIT(st);
+		m[n].st = st;
+		m[n].ns = s->t_dequeued - s->t_point[0];
+		m[n++].end = s->t_dequeued;
 	}
 	for (i = 1; i <= skbprof_last_point(s->s.kind); i++) {
 		/* the stage from the point before: both reached, measured */
 		st = ending[i][slot];
 		if (st < 0 || (s->reached & (3U << (i - 1))) != 3U << (i - 1) ||
-		    !(s->stages & ~s->settled & BIT(st)))
+		    !(todo & BIT(st)))
 			continue;
-		s->settled |= BIT(st);
-		latency_stage(&p, st, s->t_point[i] - stage_from(s, i),
-			      s->t_point[i]);
+		todo &= ~BIT(st);
+		m[n].st = st;
+		m[n].ns = s->t_point[i] - stage_from(s, i);
+		m[n++].end = s->t_point[i];
 	}
+	s->settled |= s->stages & ~todo;
 	st = s->s.kind == STAMP_RX ? SKBPROF_STAGE_RX_TOTAL : SKBPROF_STAGE_TX_TOTAL;
-	if (end && (s->stages & BIT(st)))
-		latency_stage(&p, st, end - s->s.t_start, end);
+	if (end && (s->stages & BIT(st))) {
+		m[n].st = st;
+		m[n].ns = end - s->s.t_start;
+		m[n++].end = end;
+	}
+	if (n)
+		latency_stages(s, m, n);
 }
 
 /* A timeline ends before its last point: the stages it measured count. */
