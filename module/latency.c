@@ -137,12 +137,8 @@ struct lat_cpu {
 
 static struct lat_cpu **lcpu;
 
-/*
- * The filter's and sampling's verdicts per direction, per CPU: counted
- * where a timeline starts, before any lock, so with this_cpu ops, which
- * interrupts cannot split.  Cleared by reset_cpu() with the rest.
- */
-static DEFINE_PER_CPU(u64 [2][LAT_FILTERED + 1], lat_verdicts);
+/* Cleared by reset_cpu() with the rest. */
+DEFINE_PER_CPU(u64 [2][LAT_FILTERED + 1], lat_verdicts);
 
 /* Interrupts are off in every caller: the CPU cannot change. */
 static inline struct lat_cpu *this_lat(void)
@@ -305,11 +301,6 @@ void latency_incomplete(const struct lat_stamp *s, enum lat_end why)
 	if ((s->s.kind == STAMP_RX || s->s.kind == STAMP_TX) &&
 	    s->verdict == LAT_KEEP)
 		this_lat()->incomplete[s->s.kind][why]++;
-}
-
-void latency_verdict(u8 kind, u8 verdict)
-{
-	this_cpu_inc(lat_verdicts[kind][verdict]);
 }
 
 void latency_gso(unsigned int segs, unsigned int full)

@@ -12,6 +12,7 @@
 #ifndef _SKBPROF_LATENCY_H
 #define _SKBPROF_LATENCY_H
 
+#include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/types.h>
 
@@ -37,8 +38,19 @@ void latency_stages(const struct lat_stamp *s, const struct lat_measure *m,
 		    unsigned int n);
 /* The timeline @s ended without reaching its last point, because @why. */
 void latency_incomplete(const struct lat_stamp *s, enum lat_end why);
+/*
+ * The filter's and sampling's verdicts per direction, per CPU: counted
+ * where a timeline starts, before any lock, so with this_cpu ops, which
+ * interrupts cannot split.
+ */
+DECLARE_PER_CPU(u64 [2][LAT_FILTERED + 1], lat_verdicts);
+
 /* The filter and sampling gave a @kind timeline @verdict (any context). */
-void latency_verdict(u8 kind, u8 verdict);
+static inline void latency_verdict(u8 kind, u8 verdict)
+{
+	this_cpu_inc(lat_verdicts[kind][verdict]);
+}
+
 /* Software GSO forked a transmit timeline to @segs segments; @full had none. */
 void latency_gso(unsigned int segs, unsigned int full);
 

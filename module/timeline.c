@@ -68,7 +68,7 @@ static struct delayed_work reaper;
 
 static inline unsigned long head_key(const struct sk_buff *skb)
 {
-	return (unsigned long)READ_ONCE(skb->head);
+	return lat_head_key(skb);
 }
 
 /*
@@ -586,18 +586,23 @@ static inline bool decided_out(const struct lat_stamp *s)
  * A @kind timeline of @skb was not started: end the one an earlier packet
  * left under the same key.
  */
-static void end_previous(const struct sk_buff *skb, u8 kind)
+static noinline void __end_previous(const struct sk_buff *skb, u8 kind)
 {
 	unsigned long flags;
 	struct lat_stamp *s;
 
-	if (stamp_none(head_key(skb), kind, false))
-		return;
 	s = lat_lock(head_key(skb), kind, false, &flags);
 	if (s) {
 		end_early(s, gone_why(s, skb, ktime_get_mono_fast_ns()));
 		lat_remove(s, flags);
 	}
+}
+
+/* Inline: most packets not followed find no stamp there. */
+static __always_inline void end_previous(const struct sk_buff *skb, u8 kind)
+{
+	if (!stamp_none(head_key(skb), kind, false))
+		__end_previous(skb, kind);
 }
 
 /*
@@ -793,7 +798,8 @@ static void rx_start_core(const struct sk_buff *skb,
 	u64 now;
 
 	/* most packets come with the stamp their entry tracepoint made */
-	s = lat_lock_hit(head_key(skb), STAMP_RX, false, &flags);
+	s = stamp_none(head_key(skb), STAMP_RX, false) ? NULL :
+	    lat_lock_hit(head_key(skb), STAMP_RX, false, &flags);
 	if (s) {
 		/*
 		 * Only the verbose trace prints this time: staleness, judged
@@ -1004,8 +1010,8 @@ static bool rx_reader(const struct lat_stamp *s, const struct sk_buff *skb,
  * A point after the first of a @kind timeline, whose chain in the table
  * has entries: most are the packet's own, so lock at once.
  */
-static noinline void point_found(const struct sk_buff *skb, u8 kind,
-				 u8 point, u8 proto, u16 via, bool count_miss)
+void lat_point_found(const struct sk_buff *skb, u8 kind, u8 point, u8 proto,
+		     u16 via, bool count_miss)
 {
 	const struct skbprof_config *cfg;
 	unsigned long flags;
@@ -1069,29 +1075,6 @@ static noinline void point_found(const struct sk_buff *skb, u8 kind,
 	lat_remove(s, flags);
 out:
 	rcu_read_unlock_sched();
-}
-
-/* A point after the first: a packet not followed costs a look at a chain. */
-static __always_inline void lat_point(const struct sk_buff *skb, u8 kind,
-				      u8 point, u8 proto, u16 via)
-{
-	/* several copy probes may see one skb: only the first finds it */
-	bool count_miss = kind == STAMP_TX || point != RXP_APP;
-
-	if (skb && !stamp_none(head_key(skb), kind, count_miss))
-		point_found(skb, kind, point, proto, via, count_miss);
-}
-
-void lat_rx_point(const struct sk_buff *skb, enum rx_point point, u8 proto,
-		  u16 via)
-{
-	lat_point(skb, STAMP_RX, point, proto, via);
-}
-
-void lat_tx_point(const struct sk_buff *skb, enum tx_point point, u8 proto,
-		  u16 via)
-{
-	lat_point(skb, STAMP_TX, point, proto, via);
 }
 
 /* What the @kind timeline @s knew of its packet, for a drop's row. */
@@ -1192,8 +1175,8 @@ static bool free_kind(const struct sk_buff *skb, unsigned long key, u8 kind,
  * to each kind, transmit first (over veth and loopback a packet is both),
  * the first found telling *@seen.
  */
-static noinline bool free_found(const struct sk_buff *skb, unsigned long key,
-				enum lat_end why, struct skbprof_seen *seen)
+bool lat_free_found(const struct sk_buff *skb, unsigned long key,
+		    enum lat_end why, struct skbprof_seen *seen)
 {
 	bool last = !skb_cloned(skb);
 
@@ -1202,21 +1185,6 @@ static noinline bool free_found(const struct sk_buff *skb, unsigned long key,
 		return true;
 	}
 	return free_kind(skb, key, STAMP_RX, why, last, seen);
-}
-
-/* Most frees are of packets no timeline follows (any more): one look. */
-bool lat_free(const struct sk_buff *skb, enum lat_end why,
-	      struct skbprof_seen *seen)
-{
-	unsigned long key;
-
-	if (!skb)
-		return false;
-	key = head_key(skb);
-	if (stamp_none(key, STAMP_RX, false) &&
-	    stamp_none(key, STAMP_TX, false))
-		return false;
-	return free_found(skb, key, why, seen);
 }
 
 static void rekey_one(const struct sk_buff *skb, const void *old_head,
