@@ -725,34 +725,20 @@ static noinline void start_filtered(u8 kind, const struct sk_buff *skb,
 }
 
 /*
- * Start a @kind timeline of @skb at its first point: decided at once,
- * with no stamp for a packet not followed, when the filter is known there
- * (start_filtered()) or there is none.  Without a filter, sampling alone
- * decides, before anything is learnt about the packet.  A probe that is
- * the first point and a later one, @also (0: none), reaches both at once,
- * in one visit to the table.
+ * A @kind timeline kept by sampling alone starts at its first point (see
+ * start_timeline()).  Out of line: the packets sampled out, most of them,
+ * make no stack frame for its lock.
  */
-static void start_timeline(u8 kind, const struct sk_buff *skb,
-			   const struct skbprof_config *cfg,
-			   const struct sock *sk, const struct flowi4 *fl4,
-			   u8 proto, u8 also, u16 via, bool queued)
+static noinline void start_kept(u8 kind, const struct sk_buff *skb,
+				const struct skbprof_config *cfg,
+				const struct sock *sk,
+				const struct flowi4 *fl4, u8 proto, u8 also,
+				u16 via, bool queued)
 {
 	unsigned long flags;
 	struct lat_stamp *s;
-	u8 verdict;
 	u64 now;
 
-	if (cfg->filter.terms) {
-		start_filtered(kind, skb, cfg, sk, fl4, proto, also, via,
-			       ktime_get_mono_fast_ns());
-		return;
-	}
-	verdict = sample(kind, cfg);
-	latency_verdict(kind, verdict);
-	if (verdict != LAT_KEEP) {
-		end_previous(skb, kind);
-		return;
-	}
 	now = ktime_get_mono_fast_ns();
 	s = start_lock(skb, kind, cfg, via, now, &flags);
 	if (!s)
@@ -767,6 +753,36 @@ static void start_timeline(u8 kind, const struct sk_buff *skb,
 		progress(s, cfg, also);
 	}
 	lat_unlock(s, flags);
+}
+
+/*
+ * Start a @kind timeline of @skb at its first point: decided at once,
+ * with no stamp for a packet not followed, when the filter is known there
+ * (start_filtered()) or there is none.  Without a filter, sampling alone
+ * decides, before anything is learnt about the packet.  A probe that is
+ * the first point and a later one, @also (0: none), reaches both at once,
+ * in one visit to the table.
+ */
+static __always_inline void start_timeline(u8 kind, const struct sk_buff *skb,
+					   const struct skbprof_config *cfg,
+					   const struct sock *sk,
+					   const struct flowi4 *fl4, u8 proto,
+					   u8 also, u16 via, bool queued)
+{
+	u8 verdict;
+
+	if (cfg->filter.terms) {
+		start_filtered(kind, skb, cfg, sk, fl4, proto, also, via,
+			       ktime_get_mono_fast_ns());
+		return;
+	}
+	verdict = sample(kind, cfg);
+	latency_verdict(kind, verdict);
+	if (verdict != LAT_KEEP) {
+		end_previous(skb, kind);
+		return;
+	}
+	start_kept(kind, skb, cfg, sk, fl4, proto, also, via, queued);
 }
 
 /*
@@ -790,51 +806,81 @@ static void dequeued(struct lat_stamp *s)
 	s->queued = LAT_DEQUEUED;
 }
 
-static void rx_start_core(const struct sk_buff *skb,
-			  const struct skbprof_config *cfg, u16 via)
+/*
+ * The core's probe found a stamp under @skb's head: true when it is the
+ * packet's own, taken from its backlog now, false when it ended there
+ * and a new timeline may start.
+ */
+static noinline bool rx_core_found(const struct sk_buff *skb,
+				   const struct skbprof_config *cfg, u16 via)
 {
 	unsigned long flags;
 	struct lat_stamp *s;
 	u64 now;
 
 	/* most packets come with the stamp their entry tracepoint made */
-	s = stamp_none(head_key(skb), STAMP_RX, false) ? NULL :
-	    lat_lock_hit(head_key(skb), STAMP_RX, false, &flags);
-	if (s) {
-		/*
-		 * Only the verbose trace prints this time: staleness, judged
-		 * in max_age_ms, can take the coarse clock, a tick behind.
-		 */
-		now = cfg->trace == SKBPROF_TRACE_VERBOSE ?
-		      ktime_get_mono_fast_ns() : ktime_get_coarse_ns();
-		if (first_point_again(s, skb, cfg, via, now)) {
-			if (s->queued == LAT_QUEUED)
-				dequeued(s);
-			if (decided_out(s))
-				lat_remove(s, flags);
-			else
-				lat_unlock(s, flags);
-			return;
-		}
-		/*
-		 * An earlier packet's, or this one's sent round the stack
-		 * again (a tunnel, a bridge): it ends here, whether or not
-		 * a new timeline starts.
-		 */
-		end_early(s, gone_why(s, skb, now));
-		lat_remove(s, flags);
+	s = lat_lock_hit(head_key(skb), STAMP_RX, false, &flags);
+	if (!s)
+		return false;
+	/*
+	 * Only the verbose trace prints this time: staleness, judged in
+	 * max_age_ms, can take the coarse clock, a tick behind.
+	 */
+	now = cfg->trace == SKBPROF_TRACE_VERBOSE ?
+	      ktime_get_mono_fast_ns() : ktime_get_coarse_ns();
+	if (first_point_again(s, skb, cfg, via, now)) {
+		if (s->queued == LAT_QUEUED)
+			dequeued(s);
+		if (decided_out(s))
+			lat_remove(s, flags);
+		else
+			lat_unlock(s, flags);
+		return true;
 	}
+	/*
+	 * An earlier packet's, or this one's sent round the stack again (a
+	 * tunnel, a bridge): it ends here, whether or not a new timeline
+	 * starts.
+	 */
+	end_early(s, gone_why(s, skb, now));
+	lat_remove(s, flags);
+	return false;
+}
+
+static __always_inline void rx_start_core(const struct sk_buff *skb,
+					  const struct skbprof_config *cfg,
+					  u16 via)
+{
+	if (!stamp_none(head_key(skb), STAMP_RX, false) &&
+	    rx_core_found(skb, cfg, via))
+		return;
 	if (!cfg->filter.terms && cfg->sample > 1)
 		return;
 	start_timeline(STAMP_RX, skb, cfg, NULL, NULL, 0, 0, via, false);
 }
 
-void lat_rx_start(const struct sk_buff *skb, u16 via, enum lat_rx_how how)
+/* An entry tracepoint's timeline, which a filter decides later. */
+static noinline void rx_start_undecided(const struct sk_buff *skb,
+					const struct skbprof_config *cfg,
+					u16 via, enum lat_rx_how how)
 {
-	const struct skbprof_config *cfg;
 	unsigned long flags;
 	struct lat_stamp *s;
 	u64 now;
+
+	now = ktime_get_mono_fast_ns();
+	s = start_lock(skb, STAMP_RX, cfg, via, now, &flags);
+	if (!s)
+		return;
+	start(s, skb, cfg, via, now, how == LAT_RX_QUEUED);
+	learn_first(s, skb, cfg, NULL, NULL, 0);
+	progress(s, cfg, 0);
+	lat_unlock(s, flags);
+}
+
+void lat_rx_start(const struct sk_buff *skb, u16 via, enum lat_rx_how how)
+{
+	const struct skbprof_config *cfg;
 
 	if (!skb)
 		return;
@@ -842,24 +888,14 @@ void lat_rx_start(const struct sk_buff *skb, u16 via, enum lat_rx_how how)
 	cfg = skbprof_config();
 	if (!(cfg->stages & SKBPROF_RX_STAGES))
 		goto out;
-	if (how == LAT_RX_CORE) {
+	if (how == LAT_RX_CORE)
 		rx_start_core(skb, cfg, via);
-		goto out;
-	}
 	/* an entry tracepoint: without a filter, sampling decides at once */
-	if (!cfg->filter.terms) {
+	else if (!cfg->filter.terms)
 		start_timeline(STAMP_RX, skb, cfg, NULL, NULL, 0, 0, via,
 			       how == LAT_RX_QUEUED);
-		goto out;
-	}
-	now = ktime_get_mono_fast_ns();
-	s = start_lock(skb, STAMP_RX, cfg, via, now, &flags);
-	if (!s)
-		goto out;
-	start(s, skb, cfg, via, now, how == LAT_RX_QUEUED);
-	learn_first(s, skb, cfg, NULL, NULL, 0);
-	progress(s, cfg, 0);
-	lat_unlock(s, flags);
+	else
+		rx_start_undecided(skb, cfg, via, how);
 out:
 	rcu_read_unlock_sched();
 }
