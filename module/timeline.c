@@ -412,7 +412,8 @@ static void trace_timeline(const struct lat_stamp *s)
 static void settle(struct lat_stamp *s, u64 end)
 {
 	unsigned int i, n = 0, slot = skbprof_proto_slot(s->proto);
-	struct lat_measure m[LAT_MAX_MEASURES];
+	/* filled before it is read: no zeroing (INIT_STACK_ALL_ZERO) */
+	struct lat_measure m[LAT_MAX_MEASURES] __uninitialized;
 	const s8 (*ending)[3];
 	u32 todo;
 	int st;
@@ -708,8 +709,9 @@ static noinline void start_filtered(u8 kind, const struct sk_buff *skb,
 				    const struct flowi4 *fl4, u8 proto, u8 also,
 				    u16 via, u64 now)
 {
+	struct lat_stamp tmp __uninitialized;	/* admit() clears it */
 	unsigned long flags;
-	struct lat_stamp *s, tmp;
+	struct lat_stamp *s;
 
 	if (!admit(&tmp, kind, skb, cfg, sk, fl4, proto, via, now))
 		return;
@@ -1226,8 +1228,9 @@ bool lat_free_found(const struct sk_buff *skb, unsigned long key,
 static void rekey_one(const struct sk_buff *skb, const void *old_head,
 		      u8 kind)
 {
+	struct lat_stamp tmp __uninitialized;	/* a copy of *s */
 	unsigned long flags;
-	struct lat_stamp *s, tmp;
+	struct lat_stamp *s;
 	bool fresh;
 
 	s = lat_lock((unsigned long)old_head, kind, false, &flags);
@@ -1308,7 +1311,8 @@ void lat_tx_segmented(const struct sk_buff *skb, const struct sk_buff *segs)
 	const struct sk_buff *seg;
 	unsigned int n = 0, full = 0;
 	bool kept_head = false;
-	struct lat_stamp *s, tl;
+	struct lat_stamp tl __uninitialized;	/* a copy of *s */
+	struct lat_stamp *s;
 	u64 now;
 
 	if (!skb)
