@@ -1045,11 +1045,12 @@ static bool rx_reader(const struct lat_stamp *s, const struct sk_buff *skb,
 }
 
 /*
- * A point after the first of a @kind timeline, whose chain in the table
- * has entries: most are the packet's own, so lock at once.
+ * A point after the first of a @kind timeline, whose chain in the table,
+ * @b for @key, has entries: most are the packet's own, so lock at once.
  */
-void lat_point_found(const struct sk_buff *skb, u8 kind, u8 point, u8 proto,
-		     u16 via, bool count_miss)
+void lat_point_found(const struct sk_buff *skb, unsigned long key,
+		     unsigned int b, u8 kind, u8 point, u8 proto, u16 via,
+		     bool count_miss)
 {
 	const struct skbprof_config *cfg;
 	unsigned long flags;
@@ -1057,7 +1058,7 @@ void lat_point_found(const struct sk_buff *skb, u8 kind, u8 point, u8 proto,
 	u64 now;
 
 	rcu_read_lock_sched();
-	s = lat_lock_hit(head_key(skb), kind, count_miss, &flags);
+	s = lat_lock_hit_at(b, key, kind, count_miss, &flags);
 	if (!s)
 		goto out;
 	cfg = skbprof_config();

@@ -30,8 +30,9 @@ enum lat_rx_how {
 };
 
 void lat_rx_start(const struct sk_buff *skb, u16 via, enum lat_rx_how how);
-void lat_point_found(const struct sk_buff *skb, u8 kind, u8 point, u8 proto,
-		     u16 via, bool count_miss);
+void lat_point_found(const struct sk_buff *skb, unsigned long key,
+		     unsigned int b, u8 kind, u8 point, u8 proto, u16 via,
+		     bool count_miss);
 
 static inline unsigned long lat_head_key(const struct sk_buff *skb)
 {
@@ -47,9 +48,18 @@ static __always_inline void lat_point(const struct sk_buff *skb, u8 kind,
 {
 	/* several copy probes may see one skb: only the first finds it */
 	bool count_miss = kind == STAMP_TX || point != RXP_APP;
+	unsigned long key;
+	unsigned int b;
 
-	if (skb && !stamp_none(lat_head_key(skb), kind, count_miss))
-		lat_point_found(skb, kind, point, proto, via, count_miss);
+	if (!skb)
+		return;
+	key = lat_head_key(skb);
+	b = stamp_bucket_of(key, kind);
+	if (!stamp_chain_empty(b))
+		lat_point_found(skb, key, b, kind, point, proto, via,
+				count_miss);
+	else if (count_miss)
+		this_cpu_inc(stamp_misses);
 }
 
 static inline void lat_rx_point(const struct sk_buff *skb,
