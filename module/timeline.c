@@ -800,11 +800,11 @@ static __always_inline void start_timeline(u8 kind, const struct sk_buff *skb,
  */
 /*
  * The core takes a packet queued at its first point: its backlog wait
- * ends, and its drv-ip starts, now.
+ * ends, and its drv-ip starts, at @now.
  */
-static void dequeued(struct lat_stamp *s)
+static void dequeued(struct lat_stamp *s, u64 now)
 {
-	s->t_dequeued = ktime_get_mono_fast_ns();
+	s->t_dequeued = now;
 	s->queued = LAT_DEQUEUED;
 }
 
@@ -825,14 +825,15 @@ static noinline bool rx_core_found(const struct sk_buff *skb,
 	if (!s)
 		return false;
 	/*
-	 * Only the verbose trace prints this time: staleness, judged in
-	 * max_age_ms, can take the coarse clock, a tick behind.
+	 * The end of a backlog's wait, and the verbose trace, need this
+	 * time; staleness alone, judged in max_age_ms, can take the coarse
+	 * clock, a tick behind.
 	 */
-	now = cfg->trace == SKBPROF_TRACE_VERBOSE ?
+	now = cfg->trace == SKBPROF_TRACE_VERBOSE || s->queued == LAT_QUEUED ?
 	      ktime_get_mono_fast_ns() : ktime_get_coarse_ns();
 	if (first_point_again(s, skb, cfg, via, now)) {
 		if (s->queued == LAT_QUEUED)
-			dequeued(s);
+			dequeued(s, now);
 		if (decided_out(s))
 			lat_remove(s, flags);
 		else
