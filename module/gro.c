@@ -16,12 +16,6 @@ void gro_enter(const struct sk_buff *skb)
 	g->head = skb ? (unsigned long)READ_ONCE(skb->head) : 0;
 }
 
-void gro_deliver(const struct sk_buff *skb)
-{
-	if (gro_frame(skb))
-		__this_cpu_write(skbprof_gro.skb, NULL);
-}
-
 /*
  * GRO_MERGED: the frame joined another skb's frag_list, to be freed with
  * it.  GRO_MERGED_FREE: the frame was merged and freed, except from

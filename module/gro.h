@@ -54,7 +54,12 @@ static inline bool gro_frame(const struct sk_buff *skb)
 /* GRO takes @skb (the entry tracepoints). */
 void gro_enter(const struct sk_buff *skb);
 /* The stack takes @skb (the netif_receive_skb tracepoint). */
-void gro_deliver(const struct sk_buff *skb);
+static inline void gro_deliver(const struct sk_buff *skb)
+{
+	if (gro_frame(skb))
+		__this_cpu_write(skbprof_gro.skb, NULL);
+}
+
 /* GRO returns @ret (the exit tracepoints): fills and clears. */
 void gro_exit(int ret, bool frags, struct gro_end *end);
 /* No probe feeds the tracker any more: every CPU's frame is forgotten. */

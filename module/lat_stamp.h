@@ -138,6 +138,11 @@ static inline void lat_stamp_copy(struct lat_stamp *dst,
 	skbprof_cond_lock(stamp_bucket, (__l = lat_of(__stamp_lock_hit( \
 					key, kind, count_miss, flags)))); \
 	__l; })
+#define lat_lock_hit_at(b, key, kind, count_miss, flags) ({		\
+	struct lat_stamp *__l;						\
+	skbprof_cond_lock(stamp_bucket, (__l = lat_of(__stamp_lock_hit_at( \
+					b, key, kind, count_miss, flags)))); \
+	__l; })
 /* A new entry is the caller's to clear (lat_stamp_clear()) or fill. */
 #define lat_lock_insert(key, kind, fresh, flags) ({			\
 	struct lat_stamp *__l;						\

@@ -114,6 +114,8 @@ struct row_table {
 	unsigned int bits;	/* ilog2(size) */
 	struct proc_row *rows;
 	struct payer *payers;
+	/* the payer each direction found last: NULL, or of an older gen */
+	struct payer *last[SKBPROF_DIRS];
 };
 
 /* Per-CPU aggregates; written with interrupts off, merged on read. */
@@ -135,12 +137,8 @@ struct lat_cpu {
 
 static struct lat_cpu **lcpu;
 
-/*
- * The filter's and sampling's verdicts per direction, per CPU: counted
- * where a timeline starts, before any lock, so with this_cpu ops, which
- * interrupts cannot split.  Cleared by reset_cpu() with the rest.
- */
-static DEFINE_PER_CPU(u64 [2][LAT_FILTERED + 1], lat_verdicts);
+/* Cleared by reset_cpu() with the rest. */
+DEFINE_PER_CPU(u64 [2][LAT_FILTERED + 1], lat_verdicts);
 
 /* Interrupts are off in every caller: the CPU cannot change. */
 static inline struct lat_cpu *this_lat(void)
@@ -151,26 +149,38 @@ static inline struct lat_cpu *this_lat(void)
 /* Two command names alike: two loads each, where memcmp() is a call. */
 static inline bool comm_eq(const char *a, const char *b)
 {
-	u64 x[2], y[2];
+	u64 a0, a1, b0, b1;
 
-	BUILD_BUG_ON(sizeof(x) != TASK_COMM_LEN);
-	memcpy(x, a, sizeof(x));
-	memcpy(y, b, sizeof(y));
-	return x[0] == y[0] && x[1] == y[1];
+	BUILD_BUG_ON(2 * sizeof(a0) != TASK_COMM_LEN);
+	memcpy(&a0, a, sizeof(a0));
+	memcpy(&a1, a + sizeof(a0), sizeof(a1));
+	memcpy(&b0, b, sizeof(b0));
+	memcpy(&b1, b + sizeof(b0), sizeof(b1));
+	return a0 == b0 && a1 == b1;
+}
+
+static inline bool payer_is(const struct payer *p, pid_t pid, const char *comm,
+			    u64 cgroup, u8 dir)
+{
+	return p->pid == pid && p->cgroup == cgroup && p->dir == dir &&
+	       comm_eq(p->comm, comm);
 }
 
 /* The payer of (@pid, @comm, @cgroup, @dir) in @t, or NULL: no room. */
 static struct payer *find_payer(struct row_table *t, pid_t pid,
 				const char *comm, u64 cgroup, u8 dir)
 {
+	struct payer *p = t->last[dir];
 	unsigned int i, h;
 
+	/* most timelines bill whom the one before billed */
+	if (p && p->gen == t->gen && payer_is(p, pid, comm, cgroup, dir))
+		return p;
 	/* a multiplicative hash: the top bits, as many as payers */
 	h = t->bits ? hash_64(((u64)pid << 32 ^ cgroup) * SKBPROF_DIRS + dir,
 			      t->bits) : 0;
 	for (i = 0; i < min(t->size, 16U); i++) {
-		struct payer *p = &t->payers[(h + i) & (t->size - 1)];
-
+		p = &t->payers[(h + i) & (t->size - 1)];
 		if (p->gen != t->gen) {
 			memset(p, 0, sizeof(*p));
 			p->pid = pid;
@@ -178,11 +188,13 @@ static struct payer *find_payer(struct row_table *t, pid_t pid,
 			memcpy(p->comm, comm, sizeof(p->comm));
 			p->cgroup = cgroup;
 			p->gen = t->gen;
+			t->last[dir] = p;
 			return p;
 		}
-		if (p->pid == pid && p->cgroup == cgroup && p->dir == dir &&
-		    comm_eq(p->comm, comm))
+		if (payer_is(p, pid, comm, cgroup, dir)) {
+			t->last[dir] = p;
 			return p;
+		}
 	}
 	return NULL;
 }
@@ -217,23 +229,6 @@ static inline struct hist *payer_hist(struct row_table *t, struct payer *p,
 	return take_row(t, p, st);
 }
 
-void latency_payer(struct lat_payer *p, const struct lat_stamp *s)
-{
-	static const char nobody[TASK_COMM_LEN];
-	struct lat_cpu *c = this_lat();
-
-	p->s = s;
-	p->c = c;
-	p->proc = NULL;
-	p->cgroup = NULL;
-	if (!s->pid)
-		return;
-	if (s->cgroup)
-		p->cgroup = find_payer(&c->cgroups, 0, nobody, s->cgroup,
-				       s->s.kind);
-	p->proc = find_payer(&c->procs, s->pid, s->comm, s->cgroup, s->s.kind);
-}
-
 /* Add @ns, of bucket @i, to @p's histogram of @st in @t, or overflow. */
 static inline void charge(struct row_table *t, struct payer *p, int st,
 			  unsigned int i, u64 ns, u64 *overflow)
@@ -246,29 +241,58 @@ static inline void charge(struct row_table *t, struct payer *p, int st,
 		(*overflow)++;
 }
 
-void latency_stage(const struct lat_payer *p, int st, u64 ns, u64 end)
+/* @s's stage of @ns, ending at @end, is the worst of its kind yet. */
+static noinline void set_worst(struct exemplar *w, const struct lat_stamp *s,
+			       u64 ns, u64 end)
 {
-	const struct lat_stamp *s = p->s;
-	struct lat_cpu *c = p->c;
-	unsigned int i = hist_index(ns);
-	struct exemplar *w;
+	w->ns = ns;
+	w->when = end;
+	w->pid = s->pid;
+	memcpy(w->comm, s->comm, sizeof(w->comm));
+	w->tuple = s->tuple;
+}
 
-	hist_add_at(&c->stage[st], i, ns);
-	w = &c->worst[st];
-	/* the first of equal times: a stage of 0 ns (app-udp) writes once */
-	if (ns > w->ns || !w->when) {
-		w->ns = ns;
-		w->when = end;
-		w->pid = s->pid;
-		memcpy(w->comm, s->comm, sizeof(w->comm));
-		w->tuple = s->tuple;
-	}
-	/* `procs totals` (the default): each direction's total alone */
-	if (!s->pid || (!s->stage_rows && !skbprof_stages[st].total))
-		return;
+/* The payers of @s on @c, procs' and cgroups' (NULL: none, or no room). */
+static noinline void find_payers(struct lat_cpu *c, const struct lat_stamp *s,
+				 struct payer **proc, struct payer **cgroup)
+{
+	static const char nobody[TASK_COMM_LEN];
+
 	if (s->cgroup)
-		charge(&c->cgroups, p->cgroup, st, i, ns, &c->cgroups_overflow);
-	charge(&c->procs, p->proc, st, i, ns, &c->procs_overflow);
+		*cgroup = find_payer(&c->cgroups, 0, nobody, s->cgroup,
+				     s->s.kind);
+	*proc = find_payer(&c->procs, s->pid, s->comm, s->cgroup, s->s.kind);
+}
+
+void latency_stages(const struct lat_stamp *s, const struct lat_measure *m,
+		    unsigned int n)
+{
+	struct payer *proc = NULL, *cgroup = NULL;
+	struct lat_cpu *c = this_lat();
+	bool payers = false;
+	unsigned int k;
+
+	for (k = 0; k < n; k++) {
+		unsigned int st = m[k].st, i = hist_index(m[k].ns);
+		struct exemplar *w = &c->worst[st];
+		u64 ns = m[k].ns;
+
+		hist_add_at(&c->stage[st], i, ns);
+		/* the first of equal times: a stage of 0 ns (app-udp) writes once */
+		if (unlikely(ns > w->ns || !w->when))
+			set_worst(w, s, ns, m[k].end);
+		/* `procs totals` (the default): each direction's total alone */
+		if (!s->pid || (!s->stage_rows && !skbprof_stages[st].total))
+			continue;
+		if (!payers) {
+			find_payers(c, s, &proc, &cgroup);
+			payers = true;
+		}
+		if (s->cgroup)
+			charge(&c->cgroups, cgroup, st, i, ns,
+			       &c->cgroups_overflow);
+		charge(&c->procs, proc, st, i, ns, &c->procs_overflow);
+	}
 }
 
 /* A measured timeline ended early (the others were never measured). */
@@ -277,11 +301,6 @@ void latency_incomplete(const struct lat_stamp *s, enum lat_end why)
 	if ((s->s.kind == STAMP_RX || s->s.kind == STAMP_TX) &&
 	    s->verdict == LAT_KEEP)
 		this_lat()->incomplete[s->s.kind][why]++;
-}
-
-void latency_verdict(u8 kind, u8 verdict)
-{
-	this_cpu_inc(lat_verdicts[kind][verdict]);
 }
 
 void latency_gso(unsigned int segs, unsigned int full)

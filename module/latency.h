@@ -12,34 +12,45 @@
 #ifndef _SKBPROF_LATENCY_H
 #define _SKBPROF_LATENCY_H
 
+#include <linux/percpu.h>
 #include <linux/seq_file.h>
 #include <linux/types.h>
 
 #include "skbprof.h"
 #include "lat_stamp.h"
 
-/*
- * Who the stages of the timeline @s are charged to, found once per
- * timeline by latency_payer() (NULL: nobody known, or no room).
- */
-struct lat_cpu;
-struct payer;
-struct lat_payer {
-	const struct lat_stamp *s;
-	struct lat_cpu *c;
-	struct payer *proc, *cgroup;
+/* A stage a timeline measured: @st took @ns, ending at @end. */
+struct lat_measure {
+	u64 ns;
+	u64 end;
+	unsigned int st;
 };
 
-void latency_payer(struct lat_payer *p, const struct lat_stamp *s);
+/* The most stages one call hands over: the backlog, one per point, a total. */
+#define LAT_MAX_MEASURES	(SKBPROF_MAX_POINTS + 1)
+
 /*
- * The stage @st of the timeline took @ns, ending at @end: its histogram,
- * its worst packet, and the process and cgroup of @p.
+ * The @n stages @m of the timeline @s: their histograms, worst packets,
+ * and the process and cgroup charged, who are looked up once, at the
+ * first stage they are charged.
  */
-void latency_stage(const struct lat_payer *p, int st, u64 ns, u64 end);
+void latency_stages(const struct lat_stamp *s, const struct lat_measure *m,
+		    unsigned int n);
 /* The timeline @s ended without reaching its last point, because @why. */
 void latency_incomplete(const struct lat_stamp *s, enum lat_end why);
+/*
+ * The filter's and sampling's verdicts per direction, per CPU: counted
+ * where a timeline starts, before any lock, so with this_cpu ops, which
+ * interrupts cannot split.
+ */
+DECLARE_PER_CPU(u64 [2][LAT_FILTERED + 1], lat_verdicts);
+
 /* The filter and sampling gave a @kind timeline @verdict (any context). */
-void latency_verdict(u8 kind, u8 verdict);
+static inline void latency_verdict(u8 kind, u8 verdict)
+{
+	this_cpu_inc(lat_verdicts[kind][verdict]);
+}
+
 /* Software GSO forked a transmit timeline to @segs segments; @full had none. */
 void latency_gso(unsigned int segs, unsigned int full);
 

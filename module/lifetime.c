@@ -184,7 +184,7 @@ static void life_end(const struct sk_buff *skb, bool coalesced)
 	stamp_remove(s, flags);
 }
 
-void lifetime_end(const struct sk_buff *skb)
+void __lifetime_end(const struct sk_buff *skb)
 {
 	life_end(skb, false);
 }

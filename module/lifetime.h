@@ -9,6 +9,7 @@
 #include <linux/skbuff.h>
 
 #include "skbprof.h"
+#include "stamp.h"
 
 /*
  * A constructor's entry probe: is the skb it makes one to follow (one
@@ -17,8 +18,18 @@
  */
 bool lifetime_follow(u64 *called);
 void lifetime_start(const struct sk_buff *skb, u64 called);
-/* From every free path (probes.c): @skb goes. */
-void lifetime_end(const struct sk_buff *skb);
+void __lifetime_end(const struct sk_buff *skb);
+
+/*
+ * From every free path (probes.c): @skb goes.  Inline: no lifetime stamp
+ * outlives the view (sweep), so most frees end with one look at a chain.
+ */
+static inline void lifetime_end(const struct sk_buff *skb)
+{
+	if (skb && !stamp_none((unsigned long)skb, STAMP_LIFE, false))
+		__lifetime_end(skb);
+}
+
 /* kfree_skb_partial(): @skb goes, its data joined another skb. */
 void lifetime_coalesced(const struct sk_buff *skb);
 /*

@@ -105,21 +105,22 @@ enum cand_state { CS_UNTRIED, CS_ACTIVE, CS_IDLE, CS_STANDBY, CS_FAILED };
 
 struct cand;
 
-/* The arguments an entry handler gets: the probed function's first ones. */
-#define ENTRY_ARGS	5
 /*
- * Fill @arg with the first ENTRY_ARGS arguments, @get(@src, n): written
- * out, as a loop stays a loop on the hot path.
+ * An entry handler reads the probed function's arguments where its
+ * mechanism saved them, with ARG(n): ftrace's registers @f, or a kprobe's
+ * @regs when @f is NULL.  Nothing is copied that the handler does not read.
  */
-#define entry_args(arg, get, src) do {			\
-	BUILD_BUG_ON(ENTRY_ARGS != 5);			\
-	(arg)[0] = get(src, 0);				\
-	(arg)[1] = get(src, 1);				\
-	(arg)[2] = get(src, 2);				\
-	(arg)[3] = get(src, 3);				\
-	(arg)[4] = get(src, 4);				\
-} while (0)
-typedef void (*entry_fn)(struct cand *c, const unsigned long *arg);
+typedef void (*entry_fn)(struct cand *c, SKBPROF_FREGS *f,
+			 struct pt_regs *regs);
+/* The arguments an entry handler may read: the probed function's first. */
+#define ENTRY_ARGS	5
+
+static __always_inline unsigned long entry_arg(SKBPROF_FREGS *f,
+					       struct pt_regs *regs,
+					       unsigned int n)
+{
+	return f ? skbprof_ftrace_arg(f, n) : regs_get_kernel_argument(regs, n);
+}
 
 struct cand {
 	const char *sym;
@@ -191,7 +192,8 @@ static inline bool hit(struct cand *c)
 }
 
 /* argument @n of a probed function: of an entry handler, of a kretprobe's */
-#define ARG(n)	({ BUILD_BUG_ON((n) >= ENTRY_ARGS); (void *)arg[n]; })
+#define ARG(n)	({ BUILD_BUG_ON((n) >= ENTRY_ARGS);			\
+		   (void *)entry_arg(f, regs, n); })
 #define REG_ARG(regs, n)	((void *)regs_get_kernel_argument(regs, n))
 
 static inline struct cand *kp_cand(struct kprobe *p)
@@ -283,7 +285,6 @@ static void notrace skbprof_ftrace_entry(unsigned long ip,
 					 struct ftrace_ops *op,
 					 SKBPROF_FREGS *f)
 {
-	unsigned long arg[ENTRY_ARGS];
 	struct cand *c = ft_cand(ip);
 	int bit;
 
@@ -294,10 +295,8 @@ static void notrace skbprof_ftrace_entry(unsigned long ip,
 		atomic_long_inc(&c->missed);
 		return;
 	}
-	if (hit(c)) {
-		entry_args(arg, skbprof_ftrace_arg, f);
-		c->en(c, arg);
-	}
+	if (hit(c))
+		c->en(c, f, NULL);
 	ft_unlock(bit);
 }
 
@@ -412,13 +411,10 @@ static int ft_serve(struct cand *c)
 /* A kprobe on an entry that ftrace cannot serve: the same handler. */
 static int kp_entry(struct kprobe *p, struct pt_regs *regs)
 {
-	unsigned long arg[ENTRY_ARGS];
 	struct cand *c = kp_cand(p);
 
-	if (!hit(c))
-		return 0;
-	entry_args(arg, regs_get_kernel_argument, regs);
-	c->en(c, arg);
+	if (hit(c))
+		c->en(c, NULL, regs);
 	return 0;
 }
 
@@ -435,9 +431,29 @@ static __always_inline void point(const struct cand *c,
 }
 
 /* A function entry whose argument @c->arg is the skb. */
-static void en_point(struct cand *c, const unsigned long *arg)
+static void en_point(struct cand *c, SKBPROF_FREGS *f, struct pt_regs *regs)
 {
-	point(c, (const struct sk_buff *)arg[c->arg]);
+	const struct sk_buff *skb;
+
+	/* each a load from a register's slot: no general argument lookup */
+	switch (c->arg) {
+	case 0:
+		skb = ARG(0);
+		break;
+	case 1:
+		skb = ARG(1);
+		break;
+	case 2:
+		skb = ARG(2);
+		break;
+	case 3:
+		skb = ARG(3);
+		break;
+	default:
+		skb = ARG(4);
+		break;
+	}
+	point(c, skb);
 }
 
 /* The tracepoints, by prototype: the skb comes first. */
@@ -526,7 +542,8 @@ static void tp_gro_entry(void *data, const struct sk_buff *skb)
 }
 
 /* tcp_recvmsg(sk, msg, len, [nonblock,] flags, addr_len): does it peek? */
-static void en_recv_tcp(struct cand *c, const unsigned long *arg)
+static void en_recv_tcp(struct cand *c, SKBPROF_FREGS *f,
+			struct pt_regs *regs)
 {
 	lat_rx_recv((unsigned long)ARG(SKBPROF_TCP_RECVMSG_FLAGS_ARG) &
 		    MSG_PEEK);
@@ -537,7 +554,8 @@ static void en_recv_tcp(struct cand *c, const unsigned long *arg)
  * length, or minus it for a peek (udp_recvmsg(), udpv6_recvmsg()).  A peek
  * of an empty datagram holds a reference besides the queue's.
  */
-static void en_rx_app_udp(struct cand *c, const unsigned long *arg)
+static void en_rx_app_udp(struct cand *c, SKBPROF_FREGS *f,
+			  struct pt_regs *regs)
 {
 	const struct sk_buff *skb = ARG(1);
 	int len = (int)(long)ARG(2);
@@ -549,7 +567,8 @@ static void en_rx_app_udp(struct cand *c, const unsigned long *arg)
 
 /* ---- transmit ---- */
 
-static void en_tx_tcp_entail(struct cand *c, const unsigned long *arg)
+static void en_tx_tcp_entail(struct cand *c, SKBPROF_FREGS *f,
+			     struct pt_regs *regs)
 {
 	lat_tx_start(ARG(1), ARG(0), NULL, IPPROTO_TCP, TXP_APP, c->id);
 }
@@ -639,14 +658,16 @@ static int krp_tx_tcp_alloc(struct kretprobe_instance *ri,
  * ip_make_skb() returns, udp_push_pending_frames() when the cork comes
  * off), and reaches UDP at once, in the same visit to the table.
  */
-static void en_tx_udp4(struct cand *c, const unsigned long *arg)
+static void en_tx_udp4(struct cand *c, SKBPROF_FREGS *f,
+		       struct pt_regs *regs)
 {
 	const struct sk_buff *skb = ARG(0);
 
 	lat_tx_start(skb, skb->sk, ARG(1), IPPROTO_UDP, TXP_L4, c->id);
 }
 
-static void en_tx_udp6(struct cand *c, const unsigned long *arg)
+static void en_tx_udp6(struct cand *c, SKBPROF_FREGS *f,
+		       struct pt_regs *regs)
 {
 	const struct sk_buff *skb = ARG(0);
 
@@ -683,14 +704,16 @@ static void tp_consume_skb(SKBPROF_TP_CONSUME_SKB_ARGS)
 	lifetime_end(skb);
 }
 
-static void en_free(struct cand *c, const unsigned long *arg)
+static void en_free(struct cand *c, SKBPROF_FREGS *f,
+		    struct pt_regs *regs)
 {
 	lat_free(ARG(0), END_FREED, NULL);
 	lifetime_end(ARG(0));
 }
 
 /* kfree_skb_partial: the skb's data joined another skb (TCP coalescing) */
-static void en_free_partial(struct cand *c, const unsigned long *arg)
+static void en_free_partial(struct cand *c, SKBPROF_FREGS *f,
+			    struct pt_regs *regs)
 {
 	lat_free(ARG(0), END_COALESCED, NULL);
 	lifetime_coalesced(ARG(0));

@@ -154,19 +154,11 @@ static struct stamp *find_locked(unsigned long key, u8 kind, unsigned int b)
 	return NULL;
 }
 
-struct stamp *__stamp_lock_hit(unsigned long key, u8 kind, bool count_miss,
-			       unsigned long *flags)
+struct stamp *__stamp_lock_hit_at(unsigned int b, unsigned long key, u8 kind,
+				  bool count_miss, unsigned long *flags)
 {
-	unsigned int b = stamp_bucket_of(key, kind);
 	struct stamp *s;
 
-	/*
-	 * An empty chain has nothing to lock for: the stamp of a packet
-	 * that has one was inserted by its earlier point, which this one
-	 * follows.
-	 */
-	if (stamp_chain_empty(b))
-		goto miss;
 	spin_lock_irqsave(lock_of(b), *flags);
 	s = find_locked(key, kind, b);
 	if (s) {
@@ -174,7 +166,23 @@ struct stamp *__stamp_lock_hit(unsigned long key, u8 kind, bool count_miss,
 		return s;
 	}
 	spin_unlock_irqrestore(lock_of(b), *flags);
-miss:
+	if (count_miss)
+		this_cpu_inc(stamp_misses);
+	return NULL;
+}
+
+struct stamp *__stamp_lock_hit(unsigned long key, u8 kind, bool count_miss,
+			       unsigned long *flags)
+{
+	unsigned int b = stamp_bucket_of(key, kind);
+
+	/*
+	 * An empty chain has nothing to lock for: the stamp of a packet
+	 * that has one was inserted by its earlier point, which this one
+	 * follows.
+	 */
+	if (!stamp_chain_empty(b))
+		return __stamp_lock_hit_at(b, key, kind, count_miss, flags);
 	if (count_miss)
 		this_cpu_inc(stamp_misses);
 	return NULL;

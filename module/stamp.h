@@ -113,6 +113,12 @@ struct stamp *__stamp_lock_hit(unsigned long key, u8 kind, bool count_miss,
 							  count_miss, flags))); \
 	__s; })
 /*
+ * __stamp_lock_hit() for a caller that found chain @b, the bucket of
+ * (@key, @kind), not empty (stamp_chain_empty()): no second hash or look.
+ */
+struct stamp *__stamp_lock_hit_at(unsigned int b, unsigned long key, u8 kind,
+				  bool count_miss, unsigned long *flags);
+/*
  * Find or create the entry of (key, kind) and lock it.  *@fresh tells a
  * new entry from an existing one: a new one has its key and kind, a
  * t_start of 0, and the rest of it for its user to set.  NULL when the

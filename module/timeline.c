@@ -68,7 +68,7 @@ static struct delayed_work reaper;
 
 static inline unsigned long head_key(const struct sk_buff *skb)
 {
-	return (unsigned long)READ_ONCE(skb->head);
+	return lat_head_key(skb);
 }
 
 /*
@@ -411,35 +411,46 @@ static void trace_timeline(const struct lat_stamp *s)
  */
 static void settle(struct lat_stamp *s, u64 end)
 {
-	unsigned int i, slot = skbprof_proto_slot(s->proto);
+	unsigned int i, n = 0, slot = skbprof_proto_slot(s->proto);
+	/* filled before it is read: no zeroing (INIT_STACK_ALL_ZERO) */
+	struct lat_measure m[LAT_MAX_MEASURES] __uninitialized;
 	const s8 (*ending)[3];
-	struct lat_payer p;
+	u32 todo;
 	int st;
 
 	/* the reaper ends lifetime stamps too */
 	if (s->s.kind > STAMP_TX || s->verdict != LAT_KEEP)
 		return;
 	ending = skbprof_stage_endings[s->s.kind];
-	latency_payer(&p, s);
+	/* the stages to record, each cleared as it is */
+	todo = s->stages & ~s->settled;
 	st = SKBPROF_STAGE_BACKLOG;
-	if (s->queued == LAT_DEQUEUED && (s->stages & ~s->settled & BIT(st))) {
-		s->settled |= BIT(st);
-		latency_stage(&p, st, s->t_dequeued - s->t_point[0],
-			      s->t_dequeued);
+	if (s->queued == LAT_DEQUEUED && (todo & BIT(st))) {
+		todo &= ~BIT(st);
+		m[n].st = st;
+		m[n].ns = s->t_dequeued - s->t_point[0];
+		m[n++].end = s->t_dequeued;
 	}
 	for (i = 1; i <= skbprof_last_point(s->s.kind); i++) {
 		/* the stage from the point before: both reached, measured */
 		st = ending[i][slot];
 		if (st < 0 || (s->reached & (3U << (i - 1))) != 3U << (i - 1) ||
-		    !(s->stages & ~s->settled & BIT(st)))
+		    !(todo & BIT(st)))
 			continue;
-		s->settled |= BIT(st);
-		latency_stage(&p, st, s->t_point[i] - stage_from(s, i),
-			      s->t_point[i]);
+		todo &= ~BIT(st);
+		m[n].st = st;
+		m[n].ns = s->t_point[i] - stage_from(s, i);
+		m[n++].end = s->t_point[i];
 	}
+	s->settled |= s->stages & ~todo;
 	st = s->s.kind == STAMP_RX ? SKBPROF_STAGE_RX_TOTAL : SKBPROF_STAGE_TX_TOTAL;
-	if (end && (s->stages & BIT(st)))
-		latency_stage(&p, st, end - s->s.t_start, end);
+	if (end && (s->stages & BIT(st))) {
+		m[n].st = st;
+		m[n].ns = end - s->s.t_start;
+		m[n++].end = end;
+	}
+	if (n)
+		latency_stages(s, m, n);
 }
 
 /* A timeline ends before its last point: the stages it measured count. */
@@ -576,18 +587,23 @@ static inline bool decided_out(const struct lat_stamp *s)
  * A @kind timeline of @skb was not started: end the one an earlier packet
  * left under the same key.
  */
-static void end_previous(const struct sk_buff *skb, u8 kind)
+static noinline void __end_previous(const struct sk_buff *skb, u8 kind)
 {
 	unsigned long flags;
 	struct lat_stamp *s;
 
-	if (stamp_none(head_key(skb), kind, false))
-		return;
 	s = lat_lock(head_key(skb), kind, false, &flags);
 	if (s) {
 		end_early(s, gone_why(s, skb, ktime_get_mono_fast_ns()));
 		lat_remove(s, flags);
 	}
+}
+
+/* Inline: most packets not followed find no stamp there. */
+static __always_inline void end_previous(const struct sk_buff *skb, u8 kind)
+{
+	if (!stamp_none(head_key(skb), kind, false))
+		__end_previous(skb, kind);
 }
 
 /*
@@ -693,8 +709,9 @@ static noinline void start_filtered(u8 kind, const struct sk_buff *skb,
 				    const struct flowi4 *fl4, u8 proto, u8 also,
 				    u16 via, u64 now)
 {
+	struct lat_stamp tmp __uninitialized;	/* admit() clears it */
 	unsigned long flags;
-	struct lat_stamp *s, tmp;
+	struct lat_stamp *s;
 
 	if (!admit(&tmp, kind, skb, cfg, sk, fl4, proto, via, now))
 		return;
@@ -710,34 +727,20 @@ static noinline void start_filtered(u8 kind, const struct sk_buff *skb,
 }
 
 /*
- * Start a @kind timeline of @skb at its first point: decided at once,
- * with no stamp for a packet not followed, when the filter is known there
- * (start_filtered()) or there is none.  Without a filter, sampling alone
- * decides, before anything is learnt about the packet.  A probe that is
- * the first point and a later one, @also (0: none), reaches both at once,
- * in one visit to the table.
+ * A @kind timeline kept by sampling alone starts at its first point (see
+ * start_timeline()).  Out of line: the packets sampled out, most of them,
+ * make no stack frame for its lock.
  */
-static void start_timeline(u8 kind, const struct sk_buff *skb,
-			   const struct skbprof_config *cfg,
-			   const struct sock *sk, const struct flowi4 *fl4,
-			   u8 proto, u8 also, u16 via, bool queued)
+static noinline void start_kept(u8 kind, const struct sk_buff *skb,
+				const struct skbprof_config *cfg,
+				const struct sock *sk,
+				const struct flowi4 *fl4, u8 proto, u8 also,
+				u16 via, bool queued)
 {
 	unsigned long flags;
 	struct lat_stamp *s;
-	u8 verdict;
 	u64 now;
 
-	if (cfg->filter.terms) {
-		start_filtered(kind, skb, cfg, sk, fl4, proto, also, via,
-			       ktime_get_mono_fast_ns());
-		return;
-	}
-	verdict = sample(kind, cfg);
-	latency_verdict(kind, verdict);
-	if (verdict != LAT_KEEP) {
-		end_previous(skb, kind);
-		return;
-	}
 	now = ktime_get_mono_fast_ns();
 	s = start_lock(skb, kind, cfg, via, now, &flags);
 	if (!s)
@@ -755,6 +758,36 @@ static void start_timeline(u8 kind, const struct sk_buff *skb,
 }
 
 /*
+ * Start a @kind timeline of @skb at its first point: decided at once,
+ * with no stamp for a packet not followed, when the filter is known there
+ * (start_filtered()) or there is none.  Without a filter, sampling alone
+ * decides, before anything is learnt about the packet.  A probe that is
+ * the first point and a later one, @also (0: none), reaches both at once,
+ * in one visit to the table.
+ */
+static __always_inline void start_timeline(u8 kind, const struct sk_buff *skb,
+					   const struct skbprof_config *cfg,
+					   const struct sock *sk,
+					   const struct flowi4 *fl4, u8 proto,
+					   u8 also, u16 via, bool queued)
+{
+	u8 verdict;
+
+	if (cfg->filter.terms) {
+		start_filtered(kind, skb, cfg, sk, fl4, proto, also, via,
+			       ktime_get_mono_fast_ns());
+		return;
+	}
+	verdict = sample(kind, cfg);
+	latency_verdict(kind, verdict);
+	if (verdict != LAT_KEEP) {
+		end_previous(skb, kind);
+		return;
+	}
+	start_kept(kind, skb, cfg, sk, fl4, proto, also, via, queued);
+}
+
+/*
  * The core's probe came for a receive timeline: the hand-off every skb
  * passes last among the first point's probes.  A timeline an entry
  * tracepoint started stays, but one it decided not to follow is
@@ -767,16 +800,21 @@ static void start_timeline(u8 kind, const struct sk_buff *skb,
  */
 /*
  * The core takes a packet queued at its first point: its backlog wait
- * ends, and its drv-ip starts, now.
+ * ends, and its drv-ip starts, at @now.
  */
-static void dequeued(struct lat_stamp *s)
+static void dequeued(struct lat_stamp *s, u64 now)
 {
-	s->t_dequeued = ktime_get_mono_fast_ns();
+	s->t_dequeued = now;
 	s->queued = LAT_DEQUEUED;
 }
 
-static void rx_start_core(const struct sk_buff *skb,
-			  const struct skbprof_config *cfg, u16 via)
+/*
+ * The core's probe found a stamp under @skb's head: true when it is the
+ * packet's own, taken from its backlog now, false when it ended there
+ * and a new timeline may start.
+ */
+static noinline bool rx_core_found(const struct sk_buff *skb,
+				   const struct skbprof_config *cfg, u16 via)
 {
 	unsigned long flags;
 	struct lat_stamp *s;
@@ -784,41 +822,68 @@ static void rx_start_core(const struct sk_buff *skb,
 
 	/* most packets come with the stamp their entry tracepoint made */
 	s = lat_lock_hit(head_key(skb), STAMP_RX, false, &flags);
-	if (s) {
-		/*
-		 * Only the verbose trace prints this time: staleness, judged
-		 * in max_age_ms, can take the coarse clock, a tick behind.
-		 */
-		now = cfg->trace == SKBPROF_TRACE_VERBOSE ?
-		      ktime_get_mono_fast_ns() : ktime_get_coarse_ns();
-		if (first_point_again(s, skb, cfg, via, now)) {
-			if (s->queued == LAT_QUEUED)
-				dequeued(s);
-			if (decided_out(s))
-				lat_remove(s, flags);
-			else
-				lat_unlock(s, flags);
-			return;
-		}
-		/*
-		 * An earlier packet's, or this one's sent round the stack
-		 * again (a tunnel, a bridge): it ends here, whether or not
-		 * a new timeline starts.
-		 */
-		end_early(s, gone_why(s, skb, now));
-		lat_remove(s, flags);
+	if (!s)
+		return false;
+	/*
+	 * The end of a backlog's wait, and the verbose trace, need this
+	 * time; staleness alone, judged in max_age_ms, can take the coarse
+	 * clock, a tick behind.
+	 */
+	now = cfg->trace == SKBPROF_TRACE_VERBOSE || s->queued == LAT_QUEUED ?
+	      ktime_get_mono_fast_ns() : ktime_get_coarse_ns();
+	if (first_point_again(s, skb, cfg, via, now)) {
+		if (s->queued == LAT_QUEUED)
+			dequeued(s, now);
+		if (decided_out(s))
+			lat_remove(s, flags);
+		else
+			lat_unlock(s, flags);
+		return true;
 	}
+	/*
+	 * An earlier packet's, or this one's sent round the stack again (a
+	 * tunnel, a bridge): it ends here, whether or not a new timeline
+	 * starts.
+	 */
+	end_early(s, gone_why(s, skb, now));
+	lat_remove(s, flags);
+	return false;
+}
+
+static __always_inline void rx_start_core(const struct sk_buff *skb,
+					  const struct skbprof_config *cfg,
+					  u16 via)
+{
+	if (!stamp_none(head_key(skb), STAMP_RX, false) &&
+	    rx_core_found(skb, cfg, via))
+		return;
 	if (!cfg->filter.terms && cfg->sample > 1)
 		return;
 	start_timeline(STAMP_RX, skb, cfg, NULL, NULL, 0, 0, via, false);
 }
 
-void lat_rx_start(const struct sk_buff *skb, u16 via, enum lat_rx_how how)
+/* An entry tracepoint's timeline, which a filter decides later. */
+static noinline void rx_start_undecided(const struct sk_buff *skb,
+					const struct skbprof_config *cfg,
+					u16 via, enum lat_rx_how how)
 {
-	const struct skbprof_config *cfg;
 	unsigned long flags;
 	struct lat_stamp *s;
 	u64 now;
+
+	now = ktime_get_mono_fast_ns();
+	s = start_lock(skb, STAMP_RX, cfg, via, now, &flags);
+	if (!s)
+		return;
+	start(s, skb, cfg, via, now, how == LAT_RX_QUEUED);
+	learn_first(s, skb, cfg, NULL, NULL, 0);
+	progress(s, cfg, 0);
+	lat_unlock(s, flags);
+}
+
+void lat_rx_start(const struct sk_buff *skb, u16 via, enum lat_rx_how how)
+{
+	const struct skbprof_config *cfg;
 
 	if (!skb)
 		return;
@@ -826,24 +891,14 @@ void lat_rx_start(const struct sk_buff *skb, u16 via, enum lat_rx_how how)
 	cfg = skbprof_config();
 	if (!(cfg->stages & SKBPROF_RX_STAGES))
 		goto out;
-	if (how == LAT_RX_CORE) {
+	if (how == LAT_RX_CORE)
 		rx_start_core(skb, cfg, via);
-		goto out;
-	}
 	/* an entry tracepoint: without a filter, sampling decides at once */
-	if (!cfg->filter.terms) {
+	else if (!cfg->filter.terms)
 		start_timeline(STAMP_RX, skb, cfg, NULL, NULL, 0, 0, via,
 			       how == LAT_RX_QUEUED);
-		goto out;
-	}
-	now = ktime_get_mono_fast_ns();
-	s = start_lock(skb, STAMP_RX, cfg, via, now, &flags);
-	if (!s)
-		goto out;
-	start(s, skb, cfg, via, now, how == LAT_RX_QUEUED);
-	learn_first(s, skb, cfg, NULL, NULL, 0);
-	progress(s, cfg, 0);
-	lat_unlock(s, flags);
+	else
+		rx_start_undecided(skb, cfg, via, how);
 out:
 	rcu_read_unlock_sched();
 }
@@ -991,11 +1046,12 @@ static bool rx_reader(const struct lat_stamp *s, const struct sk_buff *skb,
 }
 
 /*
- * A point after the first of a @kind timeline, whose chain in the table
- * has entries: most are the packet's own, so lock at once.
+ * A point after the first of a @kind timeline, whose chain in the table,
+ * @b for @key, has entries: most are the packet's own, so lock at once.
  */
-static noinline void point_found(const struct sk_buff *skb, u8 kind,
-				 u8 point, u8 proto, u16 via, bool count_miss)
+void lat_point_found(const struct sk_buff *skb, unsigned long key,
+		     unsigned int b, u8 kind, u8 point, u8 proto, u16 via,
+		     bool count_miss)
 {
 	const struct skbprof_config *cfg;
 	unsigned long flags;
@@ -1003,7 +1059,7 @@ static noinline void point_found(const struct sk_buff *skb, u8 kind,
 	u64 now;
 
 	rcu_read_lock_sched();
-	s = lat_lock_hit(head_key(skb), kind, count_miss, &flags);
+	s = lat_lock_hit_at(b, key, kind, count_miss, &flags);
 	if (!s)
 		goto out;
 	cfg = skbprof_config();
@@ -1059,29 +1115,6 @@ static noinline void point_found(const struct sk_buff *skb, u8 kind,
 	lat_remove(s, flags);
 out:
 	rcu_read_unlock_sched();
-}
-
-/* A point after the first: a packet not followed costs a look at a chain. */
-static __always_inline void lat_point(const struct sk_buff *skb, u8 kind,
-				      u8 point, u8 proto, u16 via)
-{
-	/* several copy probes may see one skb: only the first finds it */
-	bool count_miss = kind == STAMP_TX || point != RXP_APP;
-
-	if (skb && !stamp_none(head_key(skb), kind, count_miss))
-		point_found(skb, kind, point, proto, via, count_miss);
-}
-
-void lat_rx_point(const struct sk_buff *skb, enum rx_point point, u8 proto,
-		  u16 via)
-{
-	lat_point(skb, STAMP_RX, point, proto, via);
-}
-
-void lat_tx_point(const struct sk_buff *skb, enum tx_point point, u8 proto,
-		  u16 via)
-{
-	lat_point(skb, STAMP_TX, point, proto, via);
 }
 
 /* What the @kind timeline @s knew of its packet, for a drop's row. */
@@ -1182,8 +1215,8 @@ static bool free_kind(const struct sk_buff *skb, unsigned long key, u8 kind,
  * to each kind, transmit first (over veth and loopback a packet is both),
  * the first found telling *@seen.
  */
-static noinline bool free_found(const struct sk_buff *skb, unsigned long key,
-				enum lat_end why, struct skbprof_seen *seen)
+bool lat_free_found(const struct sk_buff *skb, unsigned long key,
+		    enum lat_end why, struct skbprof_seen *seen)
 {
 	bool last = !skb_cloned(skb);
 
@@ -1194,26 +1227,12 @@ static noinline bool free_found(const struct sk_buff *skb, unsigned long key,
 	return free_kind(skb, key, STAMP_RX, why, last, seen);
 }
 
-/* Most frees are of packets no timeline follows (any more): one look. */
-bool lat_free(const struct sk_buff *skb, enum lat_end why,
-	      struct skbprof_seen *seen)
-{
-	unsigned long key;
-
-	if (!skb)
-		return false;
-	key = head_key(skb);
-	if (stamp_none(key, STAMP_RX, false) &&
-	    stamp_none(key, STAMP_TX, false))
-		return false;
-	return free_found(skb, key, why, seen);
-}
-
 static void rekey_one(const struct sk_buff *skb, const void *old_head,
 		      u8 kind)
 {
+	struct lat_stamp tmp __uninitialized;	/* a copy of *s */
 	unsigned long flags;
-	struct lat_stamp *s, tmp;
+	struct lat_stamp *s;
 	bool fresh;
 
 	s = lat_lock((unsigned long)old_head, kind, false, &flags);
@@ -1294,7 +1313,8 @@ void lat_tx_segmented(const struct sk_buff *skb, const struct sk_buff *segs)
 	const struct sk_buff *seg;
 	unsigned int n = 0, full = 0;
 	bool kept_head = false;
-	struct lat_stamp *s, tl;
+	struct lat_stamp tl __uninitialized;	/* a copy of *s */
+	struct lat_stamp *s;
 	u64 now;
 
 	if (!skb)

@@ -30,8 +30,44 @@ enum lat_rx_how {
 };
 
 void lat_rx_start(const struct sk_buff *skb, u16 via, enum lat_rx_how how);
-void lat_rx_point(const struct sk_buff *skb, enum rx_point point, u8 proto,
-		  u16 via);
+void lat_point_found(const struct sk_buff *skb, unsigned long key,
+		     unsigned int b, u8 kind, u8 point, u8 proto, u16 via,
+		     bool count_miss);
+
+static inline unsigned long lat_head_key(const struct sk_buff *skb)
+{
+	return (unsigned long)READ_ONCE(skb->head);
+}
+
+/*
+ * A point after the first, inline: a packet not followed costs a look at
+ * a chain of the stamp table.
+ */
+static __always_inline void lat_point(const struct sk_buff *skb, u8 kind,
+				      u8 point, u8 proto, u16 via)
+{
+	/* several copy probes may see one skb: only the first finds it */
+	bool count_miss = kind == STAMP_TX || point != RXP_APP;
+	unsigned long key;
+	unsigned int b;
+
+	if (!skb)
+		return;
+	key = lat_head_key(skb);
+	b = stamp_bucket_of(key, kind);
+	if (!stamp_chain_empty(b))
+		lat_point_found(skb, key, b, kind, point, proto, via,
+				count_miss);
+	else if (count_miss)
+		this_cpu_inc(stamp_misses);
+}
+
+static inline void lat_rx_point(const struct sk_buff *skb,
+				enum rx_point point, u8 proto, u16 via)
+{
+	lat_point(skb, STAMP_RX, point, proto, via);
+}
+
 struct flowi4;
 /*
  * @sk: the sending socket; @fl4: the flow of an IPv4 datagram, or NULL;
@@ -41,16 +77,37 @@ struct flowi4;
 void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
 		  const struct flowi4 *fl4, u8 proto, enum tx_point also,
 		  u16 via);
-void lat_tx_point(const struct sk_buff *skb, enum tx_point point, u8 proto,
-		  u16 via);
+
+static inline void lat_tx_point(const struct sk_buff *skb,
+				enum tx_point point, u8 proto, u16 via)
+{
+	lat_point(skb, STAMP_TX, point, proto, via);
+}
+
 struct skbprof_seen;
+bool lat_free_found(const struct sk_buff *skb, unsigned long key,
+		    enum lat_end why, struct skbprof_seen *seen);
+
 /*
  * @skb is freed: the timelines it carried end, and *@seen (when not NULL)
  * gets what the first of them knew (pktinfo.h): false when it
- * carried none.
+ * carried none.  Inline: most frees are of packets no timeline follows
+ * (any more), one look at each kind's chain.
  */
-bool lat_free(const struct sk_buff *skb, enum lat_end why,
-	      struct skbprof_seen *seen);
+static inline bool lat_free(const struct sk_buff *skb, enum lat_end why,
+			    struct skbprof_seen *seen)
+{
+	unsigned long key;
+
+	if (!skb)
+		return false;
+	key = lat_head_key(skb);
+	if (stamp_none(key, STAMP_RX, false) &&
+	    stamp_none(key, STAMP_TX, false))
+		return false;
+	return lat_free_found(skb, key, why, seen);
+}
+
 struct gro_end;
 /* GRO returned, having kept a frame or not (gro.h). */
 void lat_rx_gro_end(const struct gro_end *end);
