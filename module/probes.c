@@ -344,41 +344,34 @@ static void ft_exit(void)
 	ftrace_set_filter_ip(&ft_ops, (unsigned long)skbprof_ftrace_park, 1, 0);
 }
 
-/* Give @c the callback at @ip, the call site ftrace traces. */
+/*
+ * Give @c the callback at @ip, if ftrace traces a call site there: enter
+ * it in ft_table, then in the ops' filter, which refuses any other
+ * address.  On refusal the slot is emptied again: it ends its probe
+ * sequence, so every other candidate stays reachable.
+ */
 static int ft_take(struct cand *c, unsigned long ip)
 {
 	unsigned int i = ft_slot(ip), n;
+	int err;
 
 	for (n = 0; ft_table[i]; n++, i = (i + 1) % ARRAY_SIZE(ft_table))
 		if (n == ARRAY_SIZE(ft_table) - 1 || ft_table[i]->ip == ip)
 			return -EBUSY;
 	c->ip = ip;
 	WRITE_ONCE(ft_table[i], c);
-	return 0;
+	err = ftrace_set_filter_ip(&ft_ops, ip, 0, 0);
+	if (err)
+		WRITE_ONCE(ft_table[i], NULL);
+	return err;
 }
 
 /*
- * Undo ft_take() of @c, called right after it: its slot ends its probe
- * sequence, so emptying it leaves every other candidate reachable.
- */
-static void ft_untake(struct cand *c)
-{
-	unsigned int i = ft_slot(c->ip), n;
-
-	for (n = 0; n < ARRAY_SIZE(ft_table); n++, i = (i + 1) % ARRAY_SIZE(ft_table))
-		if (ft_table[i] == c) {
-			WRITE_ONCE(ft_table[i], NULL);
-			return;
-		}
-}
-
-/*
- * Serve @c, whose kprobe found its function, with the callback: find the
- * call site ftrace traces, enter it in ft_table, then in the ops' filter.
- * With kprobes on ftrace the kprobe at the entry sits on the site and
- * says so (KPROBE_FLAG_FTRACE).  Without (arm64) the site is one of the
- * first instructions (compat.h, SKBPROF_FTRACE_SITE_OFFSETS), and ftrace
- * accepts only it.  0, or an error: then a kprobe serves @c.
+ * Serve @c, whose kprobe found its function, with the callback at the
+ * call site ftrace traces.  With kprobes on ftrace the kprobe at the
+ * entry sits on the site and says so (KPROBE_FLAG_FTRACE).  Without
+ * (arm64) the site is one of the first instructions (compat.h,
+ * SKBPROF_FTRACE_SITE_OFFSETS).  0, or an error: then a kprobe serves @c.
  */
 static int ft_serve(struct cand *c)
 {
@@ -387,24 +380,10 @@ static int ft_serve(struct cand *c)
 	int err = -ENOENT;
 	size_t i;
 
-	if (c->kp.flags & KPROBE_FLAG_FTRACE) {
-		err = ft_take(c, addr);
-		if (err)
-			return err;
-		err = ftrace_set_filter_ip(&ft_ops, addr, 0, 0);
-		if (err)
-			ft_untake(c);
-		return err;
-	}
-	for (i = 0; i < ARRAY_SIZE(site); i++) {
+	if (c->kp.flags & KPROBE_FLAG_FTRACE)
+		return ft_take(c, addr);
+	for (i = 0; i < ARRAY_SIZE(site) && err && err != -EBUSY; i++)
 		err = ft_take(c, addr + site[i]);
-		if (err)
-			return err;
-		err = ftrace_set_filter_ip(&ft_ops, addr + site[i], 0, 0);
-		if (!err)
-			return 0;
-		ft_untake(c);
-	}
 	return err;
 }
 
