@@ -32,8 +32,9 @@ chroot=(debootstrap debian-archive-keyring)
 # the host with bookworm's cross compiler; arm64-7.2, in the sid chroot,
 # whose own cross compiler fetch-kernel.sh installs there)
 # and its guests (qemu-system-aarch64; their userland comes from
-# scripts/fetch-userland.sh, unpacked, not installed)
-arm64=(gcc-aarch64-linux-gnu qemu-system-arm "${chroot[@]}")
+# scripts/fetch-userland.sh, unpacked, not installed; dpkg-architecture
+# names its GNU triplet)
+arm64=(gcc-aarch64-linux-gnu qemu-system-arm dpkg-dev "${chroot[@]}")
 
 want=("${base[@]}")
 for what in "${@:-check}"; do

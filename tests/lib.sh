@@ -143,9 +143,8 @@ userland_env() {
 	USERLAND_TRIPLET=
 	[ -n "${1:-}" ] || return 0
 	USERLAND=$("$TOP/scripts/fetch-userland.sh" "$1") || return 1
-	case $1 in
-	arm64)	USERLAND_TRIPLET=aarch64-linux-gnu ;;
-	esac
+	# dpkg's own table (it warns that the host's gcc is not ARCH's)
+	USERLAND_TRIPLET=$(dpkg-architecture -a"$1" -qDEB_HOST_MULTIARCH 2>/dev/null)
 }
 
 # find_kmod NAME: the file of kernel module NAME in the kernel's package.
