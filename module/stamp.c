@@ -154,6 +154,14 @@ static struct stamp *find_locked(unsigned long key, u8 kind, unsigned int b)
 	return NULL;
 }
 
+/* A lookup found no entry: a miss in stats, when the caller counts it. */
+static inline struct stamp *found_none(bool count_miss)
+{
+	if (count_miss)
+		this_cpu_inc(stamp_misses);
+	return NULL;
+}
+
 struct stamp *__stamp_lock_hit_at(unsigned int b, unsigned long key, u8 kind,
 				  bool count_miss, unsigned long *flags)
 {
@@ -166,9 +174,7 @@ struct stamp *__stamp_lock_hit_at(unsigned int b, unsigned long key, u8 kind,
 		return s;
 	}
 	spin_unlock_irqrestore(lock_of(b), *flags);
-	if (count_miss)
-		this_cpu_inc(stamp_misses);
-	return NULL;
+	return found_none(count_miss);
 }
 
 struct stamp *__stamp_lock_hit(unsigned long key, u8 kind, bool count_miss,
@@ -183,9 +189,7 @@ struct stamp *__stamp_lock_hit(unsigned long key, u8 kind, bool count_miss,
 	 */
 	if (!stamp_chain_empty(b))
 		return __stamp_lock_hit_at(b, key, kind, count_miss, flags);
-	if (count_miss)
-		this_cpu_inc(stamp_misses);
-	return NULL;
+	return found_none(count_miss);
 }
 
 struct stamp *__stamp_lock(unsigned long key, u8 kind, bool count_miss,
@@ -204,10 +208,8 @@ struct stamp *__stamp_lock(unsigned long key, u8 kind, bool count_miss,
 	 * find it again in the chain this lock guards.
 	 */
 	if (s)
-		return __stamp_lock_hit(key, kind, count_miss, flags);
-	if (count_miss)
-		this_cpu_inc(stamp_misses);
-	return NULL;
+		return __stamp_lock_hit_at(b, key, kind, count_miss, flags);
+	return found_none(count_miss);
 }
 
 struct stamp *__stamp_lock_insert(unsigned long key, u8 kind, bool *fresh,
