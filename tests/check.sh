@@ -10,7 +10,8 @@
 #      caught; its deliberately failing runs are not counted, the proof is)
 #   3. per kernel (5.10, 6.1, 6.12, 7.2, and Debian's arm64 6.1 and 7.2
 #      cross-built and booted under qemu-system-aarch64): W=1 build, then
-#      the in-guest suite
+#      the in-guest suite; on the demo's kernel (6.1), make demo's guest
+#      half as well, judged like a test run
 # Ends with one line "N passed, N failed"; exits non-zero on any failure.
 #
 # Environment: SKBPROF_KERNELS="6.1" to limit kernels, SKBPROF_TESTS="a b"
@@ -87,6 +88,9 @@ check_kernel() {
 		fi
 		SKBPROF_STALL=${SKBPROF_STALL-600} \
 			boot "$ver" check "${SKBPROF_TIMEOUT:-3600}"
+		# the README's first command, on its kernel: what make demo runs
+		[ "$ver" != "$DEMO_KERNEL" ] || [ -n "${SKBPROF_TESTS:-}" ] ||
+			boot "$ver" demo "$DEMO_TIMEOUT"
 	} > "$OUT/$ver/lines" 2> "$OUT/$ver/check.log"
 }
 

@@ -9,14 +9,14 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-ver=${SKBPROF_DEMO_KERNEL:-6.1}
+ver=$DEMO_KERNEL
 "$TOP/scripts/deps.sh" demo || die "cannot install the demo's dependencies"
 log "== building skbprof for Debian's $ver kernel"
 build_module "$ver" || die "build failed, see $OUT/$ver/build.log"
 guest_tools || die "cannot build the guest programs"
 make_initramfs "$ver" || die "cannot make the initramfs"
 log "== booting $KREL under QEMU (TCG), this takes a few seconds"
-status=$(boot "$ver" demo 300)
+status=$(boot "$ver" demo "$DEMO_TIMEOUT")
 rc=$?
 grep -v "^$MARKER\$" "$OUT/$ver/demo/result.txt"
 echo

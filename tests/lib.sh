@@ -15,6 +15,10 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${SKBPROF_OUT:-$TOP/.cache/out}
 KERNELS=${SKBPROF_KERNELS:-5.10 6.1 6.12 7.2 arm64-6.1 arm64-7.2}
 MARKER=SKBPROF-TESTS-COMPLETE
+# make demo's kernel (SKBPROF_DEMO_KERNEL: 5.10, 6.12, 7.2), which make
+# check boots in demo mode too, and the bound of that boot
+DEMO_KERNEL=${SKBPROF_DEMO_KERNEL:-6.1}
+DEMO_TIMEOUT=600
 BAD_LOG='BUG:|WARNING:|Oops|general protection|soft lockup|hard LOCKUP|RCU stall|rcu_sched detected stalls|rcu: INFO: .* detected stalls|refcount_t:|list_add corruption|list_del corruption|Kernel panic|UBSAN:|KASAN:|kmemleak:.*new suspected'
 
 log() { echo "$*" >&2; }

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Module lifecycle: load, the debugfs directory and its permissions,
- * unload, and the unwinding of every load failure path.
+ * unload, and the unwinding of every load failure path; every file reads
+ * to its end, and those that stream are the ones make demo skips.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -326,5 +329,118 @@ TEST(unserved_group_refuses_load)
 SELFTEST(selftest_must_fail)
 {
 	CHECK(1 + 1 == 3, "deliberate failure");
+	return 0;
+}
+
+/*
+ * A file read to its end under TCG takes about a second at most (the
+ * largest view, after traffic); a read still going after this is one that
+ * waits for packets.
+ */
+#define READ_BOUND_S	60
+#define DEMO_SCRIPT	"/usr/share/skbprof/demo.sh"
+
+/*
+ * Read @path to its end in a child, which SIGALRM stops after
+ * READ_BOUND_S.  A file that streams (opened nonseekable, like the
+ * kernel's trace_pipe) is read without blocking until it has nothing.
+ * Returns 0, or 1 for a streaming file, or -1 with the failure recorded.
+ */
+static int read_to_end(const char *path)
+{
+	char buf[4096];
+	pid_t pid;
+	int st;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return fail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		int fd = open(path, O_RDONLY);
+		ssize_t n;
+
+		alarm(READ_BOUND_S);
+		if (fd < 0)
+			_exit(10);
+		if (lseek(fd, 0, SEEK_CUR) < 0 && errno == ESPIPE) {
+			close(fd);
+			fd = open(path, O_RDONLY | O_NONBLOCK);
+			while ((n = read(fd, buf, sizeof(buf))) > 0)
+				;
+			_exit(n < 0 && errno == EAGAIN ? 1 : 11);
+		}
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			;
+		_exit(n == 0 ? 0 : 12);
+	}
+	if (waitpid(pid, &st, 0) != pid)
+		return fail("waitpid: %s", strerror(errno));
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
+		return fail("%s: a read did not end within %d s", path,
+			    READ_BOUND_S);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) > 1)
+		return fail("%s: %s", path, !WIFEXITED(st) ? "the reader died" :
+			    WEXITSTATUS(st) == 10 ? "cannot open" :
+			    WEXITSTATUS(st) == 11 ? "a streaming read without O_NONBLOCK's EAGAIN" :
+			    "a read failed");
+	return WEXITSTATUS(st);
+}
+
+TEST(every_file_reads_to_its_end)
+{
+	static const char *const dirs[] = { DEBUGFS_DIR, "/proc/net/skbprof" };
+	char *demo, *list, path[512], word[80];
+	int files = 0, streams = 0, listed = 0, r = 0, err;
+	char *w;
+	struct dirent *de;
+	size_t i;
+	DIR *d;
+
+	err = skbprof_load(NULL);
+	CHECK(err == 0, "loading skbprof: %s", strerror(-err));
+	/* traffic, so that the views have rows to print */
+	CHECK(sh("skbprof-traffic udp-pair 127.0.0.1 9000 200 200 && "
+		 "skbprof-traffic udp 127.0.0.1 9999 5") == 0, "traffic");
+	demo = read_file(DEMO_SCRIPT);
+	list = demo ? strstr(demo, "\nstreaming=\"") : NULL;
+	if (!list) {
+		free(demo);
+		return fail("no streaming=\"...\" line in %s", DEMO_SCRIPT);
+	}
+	*strchr(list + 1, '\n') = 0;
+	for (w = strchr(list, '"') + 1; *w && *w != '"'; w++)
+		listed += *w != ' ' && (w[1] == ' ' || w[1] == '"');
+	for (i = 0; i < sizeof(dirs) / sizeof(*dirs); i++) {
+		d = opendir(dirs[i]);
+		if (!d) {
+			free(demo);
+			return fail("opendir %s: %s", dirs[i], strerror(errno));
+		}
+		while ((de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dirs[i], de->d_name);
+			r = read_to_end(path);
+			snprintf(word, sizeof(word), " %.70s ", de->d_name);
+			if (r == 1 && !strstr(list, word))
+				r = fail("%s streams, but make demo would cat it (%s)",
+					 path, list + 1);
+			if (r < 0)
+				break;
+			files++;
+			streams += r;
+		}
+		closedir(d);
+		if (r < 0) {
+			free(demo);
+			return -1;
+		}
+	}
+	free(demo);
+	note("%d files read to their end, %d of them streaming", files, streams);
+	/* and every file the demo skips does stream */
+	CHECK(streams == listed, "%d streaming files, the demo skips %d",
+	      streams, listed);
 	return 0;
 }
