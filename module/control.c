@@ -9,10 +9,12 @@
  * RCU only when every line parsed, so the packet paths, which read the
  * configuration under rcu_read_lock() without any lock, never see half of
  * a write (config_live.h).  Writers are serialised by
- * skbprof_config_lock().  A rejected write returns -EINVAL (or -E2BIG,
- * -EPERM, or -ENOENT for a cgroup that is not there), records why in
- * last_error and logs it (ratelimited); the configuration in force does
- * not change.
+ * skbprof_config_lock().  Only the host's administrator writes: an opener
+ * with CAP_SYS_ADMIN, in the initial network namespace; anyone else gets
+ * -EPERM, recorded nowhere (last_error is the host's).  A rejected write
+ * returns -EINVAL (or -E2BIG, or -ENOENT for a cgroup that is not there),
+ * records why in last_error and logs it (ratelimited); the configuration
+ * in force does not change.
  *
  * The probes follow the configuration: before a write is published, every
  * part arms what it needs (a part that cannot fails the write, and
@@ -35,12 +37,14 @@
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/nsproxy.h>
 #include <linux/proc_fs.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <net/net_namespace.h>
 
 #include "config.h"
 #include "config_live.h"
@@ -117,8 +121,12 @@ static ssize_t control_write(struct file *file, const char __user *ubuf,
 	char *buf;
 	int err;
 
-	/* the opener's credentials, as for any file handed to another task */
-	if (!file_ns_capable(file, &init_user_ns, CAP_NET_ADMIN))
+	/*
+	 * The opener's credentials, as for any file handed to another task:
+	 * CAP_SYS_ADMIN, the kernel's own bar for arming kprobes and tracing
+	 * host-wide, which a container's CAP_NET_ADMIN does not reach.
+	 */
+	if (!file_ns_capable(file, &init_user_ns, CAP_SYS_ADMIN))
 		return -EPERM;
 	if (len > SKBPROF_CONFIG_MAX) {
 		skbprof_config_lock();
@@ -164,6 +172,16 @@ static int control_show(struct seq_file *m, void *v)
 
 static int control_open(struct inode *inode, struct file *file)
 {
+	/*
+	 * The configuration is the host's: a writer must be in the initial
+	 * network namespace.  /proc/<pid>/net/skbprof/ reaches this file from
+	 * any namespace that sees the host's pids, and a container without a
+	 * user namespace may hold capabilities of the initial one.  The
+	 * namespace is not in the opener's credentials: judged here.
+	 */
+	if ((file->f_mode & FMODE_WRITE) &&
+	    !net_eq(current->nsproxy->net_ns, &init_net))
+		return -EPERM;
 	return skbprof_single_open(inode, file, control_show);
 }
 

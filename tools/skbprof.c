@@ -108,10 +108,13 @@ static int control_write(const char *line)
 	json_object *c = NULL;
 	int fd, err, rc;
 
+	control_path(path, sizeof(path));
+	/* a container's process: the module refuses it, whatever it finds */
+	if (other_netns())
+		return write_error(path, EPERM);
 	rc = check_root();
 	if (rc)
 		return rc;
-	control_path(path, sizeof(path));
 	snprintf(cmd, sizeof(cmd), "%.*s", (int)strcspn(line, "\n"), line);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -121,8 +124,7 @@ static int control_write(const char *line)
 	if (!err)
 		return 0;
 	if (err == EPERM || err == EACCES)
-		return report(EXIT_DENIED, err,
-			      "%s: permission denied (needs CAP_NET_ADMIN)", path);
+		return write_error(path, err);
 	/* The module says why in the last_error line of control. */
 	text = read_view("control", &rc);
 	if (text) {

@@ -22,7 +22,8 @@
  * The control file's procfs twin, which lockdown=integrity (Secure Boot)
  * leaves writable where debugfs refuses every writable file, even to root.
  */
-#define PROC_CONTROL	"/proc/net/skbprof/control"
+#define PROC_DIR	"/proc/net/skbprof"
+#define PROC_CONTROL	PROC_DIR "/control"
 #define LOCKDOWN_FILE	"/sys/kernel/security/lockdown"
 
 /* Exit codes (documented in --help and skbprof.8). */
@@ -32,7 +33,7 @@ enum {
 	EXIT_USAGE	= 2,	/* bad command line */
 	EXIT_REJECTED	= 3,	/* the module rejected a control write */
 	EXIT_NOT_LOADED	= 4,	/* no module files */
-	EXIT_DENIED	= 5,	/* not root, or no CAP_NET_ADMIN */
+	EXIT_DENIED	= 5,	/* not root, no CAP_SYS_ADMIN, another netns */
 	EXIT_LOCKDOWN	= 6,	/* refused by the kernel's lockdown */
 };
 
@@ -59,6 +60,18 @@ int check_root(void);
  * return the exit code.
  */
 int open_error(const char *path, int err);
+/*
+ * Explain why the module refused to let this process write control
+ * (EPERM or EACCES on open or write): no CAP_SYS_ADMIN, or a network
+ * namespace other than the host's.  Returns the exit code.
+ */
+int write_error(const char *path, int err);
+/*
+ * True when the module is loaded but its /proc/net twin is not in this
+ * process's /proc/net (and procfs is there): another network namespace
+ * than the host's.
+ */
+bool other_netns(void);
 /*
  * The control file to use, in @buf: PROC_CONTROL when the files are the
  * module's own (the default root) and it exists, else ROOT/control.

@@ -82,6 +82,14 @@ static const char *lockdown_mode(char *buf, size_t len)
 	return buf;
 }
 
+/* Control's twin is only in the initial network namespace's /proc/net. */
+bool other_netns(void)
+{
+	return access("/sys/module/skbprof", F_OK) == 0 &&
+	       access("/proc/self/ns/net", F_OK) == 0 &&
+	       access(PROC_DIR, F_OK) != 0 && errno == ENOENT;
+}
+
 int open_error(const char *path, int err)
 {
 	char mode[32];
@@ -107,8 +115,18 @@ int open_error(const char *path, int err)
 		return report(EXIT_LOCKDOWN, err,
 			      "%s: refused to root: the kernel's lockdown? (%s does not say)",
 			      path, LOCKDOWN_FILE);
+	return report(EXIT_DENIED, err, "%s: permission denied", path);
+}
+
+int write_error(const char *path, int err)
+{
+	if (other_netns())
+		return report(EXIT_DENIED, err,
+			      "%s: refused: control takes writers in the host's network namespace only, and this process is in another (a container's?)",
+			      path);
 	return report(EXIT_DENIED, err,
-		      "%s: permission denied (needs CAP_NET_ADMIN)", path);
+		      "%s: permission denied (a control write needs root with CAP_SYS_ADMIN)",
+		      path);
 }
 
 const char *control_path(char *buf, size_t len)

@@ -18,6 +18,7 @@
 #include <grp.h>
 #include <sched.h>
 #include <libkmod.h>
+#include <linux/capability.h>
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
 #include <net/if.h>
@@ -30,6 +31,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -383,6 +385,22 @@ int run_as(uid_t uid, int (*fn)(void *), void *arg)
 	if (!WIFEXITED(st))
 		return -1;
 	return WEXITSTATUS(st) ? -1 : 0;
+}
+
+int drop_cap(int cap)
+{
+	/* raw capget/capset: no libcap in the guest */
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[2];
+	unsigned int bit = CAP_TO_MASK(cap);
+	int i = CAP_TO_INDEX(cap);
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	data[i].effective &= ~bit;
+	data[i].permitted &= ~bit;
+	data[i].inheritable &= ~bit;
+	return syscall(SYS_capset, &hdr, data);
 }
 
 static bool selected(const struct test *t, int argc, char **argv, int first)

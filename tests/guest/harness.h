@@ -163,6 +163,9 @@ bool wait_until(bool (*cond)(void *arg), void *arg, int max_ms);
 /* Run fn(arg) in a child with the given uid/gid and no capabilities. */
 int run_as(uid_t uid, int (*fn)(void *), void *arg);
 
+/* Drop capability @cap from every set of this process, stay root; 0 or -1. */
+int drop_cap(int cap);
+
 /* ---- what the module says ---- */
 
 /* A row of the latency file: "<dir> <stage> count min ... avg". */

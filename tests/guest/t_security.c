@@ -5,13 +5,20 @@
  *   security_file_modes_and_uid: every file root-only with the exact
  *   mode (0400, control 0600); an unprivileged uid is refused every open.
  *
- *   security_no_cap_net_admin: root without CAP_NET_ADMIN cannot change
+ *   security_no_cap_sys_admin: root without CAP_SYS_ADMIN cannot change
  *   anything through control (EPERM for every command, reset included).
  *
  *   security_control_opener_decides: a write is judged by who opened the
- *   file, not who writes: a descriptor opened without CAP_NET_ADMIN stays
+ *   file, not who writes: a descriptor opened without CAP_SYS_ADMIN stays
  *   refused in a privileged writer's hands, and one root opened works
  *   for the unprivileged process it was handed to.
+ *
+ *   security_control_other_netns: root with every capability, in a
+ *   network namespace of its own (a container that sees the host's pids),
+ *   reaches the control file through /proc/1/net/skbprof/ and debugfs
+ *   but cannot open it for writing (EPERM), and the tool there says why;
+ *   the configuration reads back unchanged, and the host's root still
+ *   writes.
  *
  *   security_no_kernel_addresses: after traffic, drops and a verbose
  *   trace, no file prints a raw or hashed kernel pointer.
@@ -37,12 +44,12 @@
 #include <netinet/tcp.h>
 #include <netinet/udp.h>
 #include <regex.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -140,22 +147,6 @@ TEST(security_file_modes_and_uid)
 	return 0;
 }
 
-/* Drop CAP_NET_ADMIN from every set, stay root (raw capset: no libcap). */
-static int drop_net_admin(void)
-{
-	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct data[2];
-	int i = CAP_TO_INDEX(CAP_NET_ADMIN);
-	unsigned int bit = CAP_TO_MASK(CAP_NET_ADMIN);
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -1;
-	data[i].effective &= ~bit;
-	data[i].permitted &= ~bit;
-	data[i].inheritable &= ~bit;
-	return syscall(SYS_capset, &hdr, data);
-}
-
 /* Pass @fd over @sock (SCM_RIGHTS); 0 or -1. */
 static int send_fd(int sock, int fd)
 {
@@ -223,14 +214,14 @@ TEST(security_control_opener_decides)
 	      c ? c : "?");
 	free(c);
 
-	/* opened without CAP_NET_ADMIN, written by root with it: refused */
+	/* opened without CAP_SYS_ADMIN, written by root with it: refused */
 	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0, "socketpair");
 	fflush(stdout);
 	pid = fork();
 	CHECK(pid >= 0, "fork");
 	if (pid == 0) {
 		close(sv[0]);
-		if (drop_net_admin())
+		if (drop_cap(CAP_SYS_ADMIN))
 			_exit(100);
 		fd = open(CONTROL, O_WRONLY);
 		_exit(fd < 0 ? 101 : send_fd(sv[1], fd) ? 102 : 0);
@@ -243,12 +234,93 @@ TEST(security_control_opener_decides)
 	      WEXITSTATUS(st));
 	err = write(fd, "sample 9\n", 9) < 0 ? errno : 0;
 	close(fd);
-	CHECK(err == EPERM, "root wrote on a descriptor opened without CAP_NET_ADMIN: %s",
+	CHECK(err == EPERM, "root wrote on a descriptor opened without CAP_SYS_ADMIN: %s",
 	      err ? strerror(err) : "accepted");
 	c = read_file(CONTROL);
 	CHECK(c && strstr(c, "sample 7\n"), "control changed: %s", c ? c : "?");
 	free(c);
 	return 0;
+}
+
+/* In a network namespace of its own, root opens @arg's path for writing. */
+static int other_netns_opens(void *arg)
+{
+	const char *path = arg;
+	int fd;
+
+	if (unshare(CLONE_NEWNET))
+		return 100;
+	fd = open(path, O_WRONLY);
+	if (fd >= 0) {
+		/* what a container would do with it */
+		if (write(fd, "lifetime 1\nreset\n", 17) == 17)
+			return 1;
+		return 2;
+	}
+	return errno == EPERM ? 0 : 3;
+}
+
+/* Fork, run other_netns_opens(@path), return its exit status. */
+static int in_other_netns(const char *path)
+{
+	pid_t pid;
+	int st;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		_exit(other_netns_opens((void *)path));
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+TEST(security_control_other_netns)
+{
+	static const char *const paths[] = {
+		"/proc/1/net/skbprof/control", CONTROL,
+	};
+	char *before, *after, *out;
+	size_t i;
+	int st, err;
+
+	err = skbprof_load(NULL);
+	CHECK(err == 0, "loading skbprof: %s", strerror(-err));
+	CHECK(write_file(CONTROL, "sample 5\n") == 0, "the host's root writes");
+	before = read_file(CONTROL);
+	CHECK(before && strstr(before, "sample 5\n"), "control: %s", before);
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		st = in_other_netns(paths[i]);
+		if (st) {
+			free(before);
+			return fail("root in another netns, open %s for writing: %s",
+				    paths[i], st == 100 ? "unshare failed" :
+				    st == 3 ? "not EPERM" : st > 0 ?
+				    "allowed" : "the child died");
+		}
+	}
+	/* the tool there: refused, and why */
+	out = sh_out(&st, "unshare -n " TOOL " control lifetime 1 2>&1");
+	err = st != 5 || !out || !strstr(out, "host's network namespace");
+	if (err)
+		fail("skbprof control in another netns: exit %d: %s", st, out);
+	free(out);
+	after = read_file(CONTROL);
+	if (!err && (!after || strcmp(before, after)))
+		err = fail("control changed: '%s' -> '%s'", before, after);
+	free(before);
+	free(after);
+	if (err)
+		return -1;
+	CHECK(write_file(CONTROL, "sample 1\n") == 0, "the host's root writes after");
+	after = read_file(CONTROL);
+	err = !after || !strstr(after, "sample 1\n");
+	if (err)
+		fail("control after the host's sample 1: %s", after);
+	free(after);
+	return err ? -1 : 0;
 }
 
 static long long stat_of(const char *key)
@@ -292,7 +364,7 @@ static int udp_closed(int n)
 	return i == n ? 0 : -1;
 }
 
-TEST(security_no_cap_net_admin)
+TEST(security_no_cap_sys_admin)
 {
 	static const char *const cmds[] = {
 		"reset\n", "sample 9\n", "filter port 1\n", "stages drops\n",
@@ -317,7 +389,7 @@ TEST(security_no_cap_net_admin)
 	pid = fork();
 	CHECK(pid >= 0, "fork");
 	if (pid == 0) {
-		if (drop_net_admin())
+		if (drop_cap(CAP_SYS_ADMIN))
 			_exit(100);
 		for (i = 0; cmds[i][0]; i++) {
 			/* root's file access is untouched: the open works */
@@ -334,8 +406,8 @@ TEST(security_no_cap_net_admin)
 	}
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st), "child died");
 	CHECK(WEXITSTATUS(st) != 100, "capset failed");
-	CHECK(WEXITSTATUS(st) != 101, "root without CAP_NET_ADMIN could not open control");
-	CHECK(WEXITSTATUS(st) == 0, "'%s' without CAP_NET_ADMIN was not refused with EPERM",
+	CHECK(WEXITSTATUS(st) != 101, "root without CAP_SYS_ADMIN could not open control");
+	CHECK(WEXITSTATUS(st) == 0, "'%s' without CAP_SYS_ADMIN was not refused with EPERM",
 	      cmds[WEXITSTATUS(st) - 1]);
 	after = read_file(CONTROL);
 	err = !after || strcmp(before, after);

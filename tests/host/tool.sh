@@ -565,7 +565,7 @@ t filter_rejected 3 "the module rejected 'filter port 70000': filter: '70000' is
 	env LD_PRELOAD="$tmp/failwrite.so" FAILWRITE_ERRNO=22 "$tool" --root "$tmp/ctl" filter 'port 70000'
 t filter_rejected_json 3 '^\{"error":"the module rejected .*70000.*","errno":22\}$' \
 	env LD_PRELOAD="$tmp/failwrite.so" FAILWRITE_ERRNO=22 "$tool" --root "$tmp/ctl" -j filter 'port 70000'
-t filter_eperm 5 'permission denied \(needs CAP_NET_ADMIN\)' \
+t filter_eperm 5 'permission denied \(a control write needs root with CAP_SYS_ADMIN\)' \
 	env LD_PRELOAD="$tmp/failwrite.so" FAILWRITE_ERRNO=1 "$tool" --root "$tmp/ctl" filter 'port 1'
 t filter_newline 2 'newline' "$tool" --root "$tmp/ctl" filter "$(printf 'port 1\nreset')"
 t filter_no_module 4 'No such file' "$tool" --root "$tmp/none" filter 'port 1'
