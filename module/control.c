@@ -12,7 +12,8 @@
  * skbprof_config_lock().  Only the host's administrator writes: an opener
  * with CAP_SYS_ADMIN, in the initial network namespace; anyone else gets
  * -EPERM, recorded nowhere (last_error is the host's).  A rejected write
- * returns -EINVAL (or -E2BIG, or -ENOENT for a cgroup that is not there),
+ * returns -EINVAL (or -E2BIG, -EPERM for a packet trace under
+ * lockdown=confidentiality, or -ENOENT for a cgroup that is not there),
  * records why in last_error and logs it (ratelimited); the configuration
  * in force does not change.
  *
@@ -98,6 +99,12 @@ static int control_apply(const char *buf, size_t len, bool *reset)
 		return -ENOMEM;
 	err = skbprof_config_parse(next, &skbprof_stage_names, buf, len,
 				   &actions, msg, sizeof(msg));
+	/* under lockdown=confidentiality no packet trace starts (skbprof.h) */
+	if (!err && next->trace > cur->trace && skbprof_flows_locked_down()) {
+		snprintf(msg, sizeof(msg),
+			 "trace: refused by the kernel's lockdown (confidentiality)");
+		err = -EPERM;
+	}
 	/* what the new views need, before they are in force */
 	if (!err && control_ops)
 		err = control_ops->arm(next, cur, msg, sizeof(msg));

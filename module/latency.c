@@ -361,6 +361,8 @@ static int latency_show(struct seq_file *m, void *v)
 		struct hist h[SKBPROF_TIMELINE_STAGES];
 		struct exemplar w[SKBPROF_TIMELINE_STAGES];
 	} *t;
+	/* a packet's flow and process stay in the kernel (skbprof.h) */
+	bool hide = skbprof_flows_locked_down();
 	int st;
 
 	t = kvmalloc(sizeof(*t), GFP_KERNEL);
@@ -390,6 +392,10 @@ static int latency_show(struct seq_file *m, void *v)
 		hist_seq_log2(m, &t->h[st]);
 		secs = div64_u64_rem(w->when, NSEC_PER_SEC, &ns);
 		seq_printf(m, "worst %llu ns at %llu.%09llu ", w->ns, secs, ns);
+		if (hide) {
+			seq_puts(m, "(flow, pid, comm: lockdown)\n");
+			continue;
+		}
 		print_tuple(m, &w->tuple);
 		seq_printf(m, " pid %d comm ", w->pid);
 		print_comm(m, w->comm);
@@ -917,8 +923,8 @@ void latency_exit(void)
 const struct skbprof_file latency_files[LATENCY_NFILES] = {
 	{ "latency", 0400, &latency_fops },
 	{ "latency_buckets", 0400, &latency_buckets_fops },
-	{ "latency_worst", 0400, &latency_worst_fops },
-	{ "procs", 0400, &procs_fops },
+	{ "latency_worst", 0400, &latency_worst_fops, .flows = true },
+	{ "procs", 0400, &procs_fops, .flows = true },
 	{ "cgroups", 0400, &cgroups_fops },
-	{ "inflight", 0400, &inflight_fops },
+	{ "inflight", 0400, &inflight_fops, .flows = true },
 };

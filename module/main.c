@@ -187,8 +187,9 @@ static int create_files(const struct skbprof_file *f, unsigned int n)
 	for (; n; n--, f++) {
 		if (WARN_ON(f->mode & 0077))
 			return -EINVAL;
-		d = debugfs_create_file(f->name, f->mode, skbprof_debugfs, NULL,
-					f->fops);
+		/* the row, for skbprof_file_ready() */
+		d = debugfs_create_file(f->name, f->mode, skbprof_debugfs,
+					(void *)f, f->fops);
 		if (IS_ERR_OR_NULL(d))
 			return d ? PTR_ERR(d) : -ENOMEM;
 		if (f->proc &&

@@ -9,6 +9,7 @@
 #include <linux/kallsyms.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/security.h>
 #include <linux/seq_file.h>
 #include <linux/smp.h>
 
@@ -29,16 +30,28 @@ void skbprof_files_enable(void)
 	smp_store_release(&skbprof_loaded, true);
 }
 
-int skbprof_file_ready(void)
+bool skbprof_flows_locked_down(void)
 {
+	return security_locked_down(LOCKDOWN_TRACEFS) != 0;
+}
+
+int skbprof_file_ready(const struct inode *inode)
+{
+	/* the row create_files() made the debugfs file with; procfs: none */
+	const struct skbprof_file *f = inode->i_private;
+
 	/* pairs with the release in skbprof_files_enable() */
-	return smp_load_acquire(&skbprof_loaded) ? 0 : -ENODEV;
+	if (!smp_load_acquire(&skbprof_loaded))
+		return -ENODEV;
+	if (f && f->flows && skbprof_flows_locked_down())
+		return -EPERM;
+	return 0;
 }
 
 int skbprof_single_open(struct inode *inode, struct file *file,
 			int (*show)(struct seq_file *m, void *v))
 {
-	int err = skbprof_file_ready();
+	int err = skbprof_file_ready(inode);
 
 	return err ? err : single_open(file, show, inode->i_private);
 }
@@ -49,7 +62,7 @@ int skbprof_snapshot_open(struct file *file, const struct seq_operations *ops,
 	void *snap;
 	int err;
 
-	err = skbprof_file_ready();
+	err = skbprof_file_ready(file_inode(file));
 	if (err)
 		return err;
 	snap = take();

@@ -276,7 +276,7 @@ static int pkttrace_open_form(struct inode *inode, struct file *file,
 	struct pkttrace_reader *r;
 	int err;
 
-	err = skbprof_file_ready();
+	err = skbprof_file_ready(inode);
 	if (err)
 		return err;
 	if (file->f_mode & FMODE_WRITE)
@@ -386,8 +386,8 @@ static void pkttrace_exit(void)
 }
 
 static const struct skbprof_file pkttrace_files[] = {
-	{ "trace", 0400, &pkttrace_fops },
-	{ "trace_records", 0400, &pkttrace_records_fops },
+	{ "trace", 0400, &pkttrace_fops, .flows = true },
+	{ "trace_records", 0400, &pkttrace_records_fops, .flows = true },
 };
 
 const struct skbprof_part skbprof_trace_part = {

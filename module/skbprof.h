@@ -16,16 +16,21 @@
  * A file of a part, under /sys/kernel/debug/skbprof/.  Its mode must be
  * root-only.  Every open starts with skbprof_file_ready().
  *
- * @proc: the same file under /proc/net/skbprof/ as well, or NULL.  For a
- *        file that is written: under lockdown=integrity (Secure Boot)
- *        debugfs refuses every file whose mode allows writing, procfs
- *        does not.
+ * @proc:  the same file under /proc/net/skbprof/ as well, or NULL.  For a
+ *         file that is written: under lockdown=integrity (Secure Boot)
+ *         debugfs refuses every file whose mode allows writing, procfs
+ *         does not.
+ * @flows: the file names single packets or processes (flows, pids,
+ *         comms): refused under lockdown=confidentiality, as the kernel
+ *         refuses its own tracing data there (LOCKDOWN_TRACEFS).  The
+ *         aggregated views stay readable.
  */
 struct skbprof_file {
 	const char *name;
 	umode_t mode;
 	const struct file_operations *fops;
 	const struct proc_ops *proc;
+	bool flows;
 };
 
 struct skbprof_config;
@@ -80,11 +85,20 @@ struct skbprof_part {
 /*
  * What every part uses (part.c).
  *
- * 0 once the module is loaded, -ENODEV before.  Every file's open calls it
- * first: until skbprof_init() can no longer fail, a failing load frees the
- * module under any file that is open, whatever its reference count.
+ * 0 when @inode, a file of skbprof_file, may be opened: -ENODEV until the
+ * module is loaded, -EPERM for a file with @flows under
+ * lockdown=confidentiality.  Every file's open calls it first: until
+ * skbprof_init() can no longer fail, a failing load frees the module
+ * under any file that is open, whatever its reference count.
  */
-int skbprof_file_ready(void);
+int skbprof_file_ready(const struct inode *inode);
+
+/*
+ * True when the kernel keeps tracing data to itself
+ * (lockdown=confidentiality): no flow, pid or comm of a packet may leave
+ * the kernel, and no packet trace may start.
+ */
+bool skbprof_flows_locked_down(void);
 
 /* The load can no longer fail: the files open from now on (main.c). */
 void skbprof_files_enable(void);

@@ -123,7 +123,7 @@ static int control_write(const char *line)
 	close(fd);
 	if (!err)
 		return 0;
-	if (err == EPERM || err == EACCES)
+	if ((err == EPERM || err == EACCES) && !lockdown_confidential())
 		return write_error(path, err);
 	/* The module says why in the last_error line of control. */
 	text = read_view("control", &rc);
@@ -131,8 +131,9 @@ static int control_write(const char *line)
 		c = parse_control(text);
 		why = jget_str(c, "last_error");
 	}
-	rc = report(EXIT_REJECTED, err, "the module rejected '%s': %s", cmd,
-		    why ? why : strerror(err));
+	/* EPERM with a reason: refused by lockdown=confidentiality */
+	rc = report(err == EPERM ? EXIT_LOCKDOWN : EXIT_REJECTED, err,
+		    "the module rejected '%s': %s", cmd, why ? why : strerror(err));
 	json_object_put(c);
 	free(text);
 	return rc;

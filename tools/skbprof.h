@@ -66,6 +66,8 @@ int open_error(const char *path, int err);
  * namespace other than the host's.  Returns the exit code.
  */
 int write_error(const char *path, int err);
+/* True when the kernel is locked down to confidentiality. */
+bool lockdown_confidential(void);
 /*
  * True when the module is loaded but its /proc/net twin is not in this
  * process's /proc/net (and procfs is there): another network namespace

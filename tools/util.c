@@ -82,6 +82,14 @@ static const char *lockdown_mode(char *buf, size_t len)
 	return buf;
 }
 
+bool lockdown_confidential(void)
+{
+	char mode[32];
+	const char *ld = lockdown_mode(mode, sizeof(mode));
+
+	return ld && !strcmp(ld, "confidentiality");
+}
+
 /* Control's twin is only in the initial network namespace's /proc/net. */
 bool other_netns(void)
 {
@@ -101,15 +109,17 @@ int open_error(const char *path, int err)
 		return report(EXIT_DENIED, err,
 			      "%s: permission denied (skbprof needs root)", path);
 	/*
-	 * Root is refused a debugfs file by lockdown (EPERM): every file
-	 * that can be written under integrity, every file under
-	 * confidentiality.
+	 * Root is refused a debugfs file by lockdown (EPERM): under
+	 * integrity every file that can be written; under confidentiality
+	 * the files that name packets or processes (trace, trace_records,
+	 * latency_worst, procs, inflight), as the module refuses them.
 	 */
 	ld = lockdown_mode(mode, sizeof(mode));
 	if (ld && *ld)
 		return report(EXIT_LOCKDOWN, err,
 			      "%s: refused by the kernel's lockdown (%s)%s", path, ld,
-			      strcmp(ld, "integrity") ? "" :
+			      strcmp(ld, "integrity") ?
+			      ": flows, pids and comms stay in the kernel" :
 			      "; control is " PROC_CONTROL " there, which this module lacks (an older skbprof?)");
 	if (!ld && err == EPERM)
 		return report(EXIT_LOCKDOWN, err,
