@@ -308,7 +308,8 @@ static void softnet_reset(void)
 }
 
 /*
- * `softnet off`: no handler runs any more (main.c waited), so each CPU's
+ * `softnet off`, or a load with softnet off (its probes ran until the
+ * first trim): no handler runs any more (main.c waited), so each CPU's
  * raise, run and poll in flight are forgotten, and a later `softnet on`
  * measures none from before.
  */
