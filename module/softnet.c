@@ -18,8 +18,10 @@
  *
  * Each CPU's data is written only on that CPU: the raise in any context
  * (this_cpu ops, which no interrupt splits), the rest in softirq context
- * or with bottom halves off, the histograms with interrupts off (a reset
- * writes them from an IPI).
+ * or with bottom halves off, the histograms with interrupts off and the
+ * counts with this_cpu ops (a reset writes them from an IPI, and netpoll
+ * polls NAPI from any context, a hardirq on top of a NET_RX run
+ * included).
  *
  * Files:
  *   softnet           # cpu what count min p50 p90 p99 max avg (ns)
@@ -132,7 +134,7 @@ void softnet_entry(unsigned int vec)
 	if (v == SN_RX) {
 		c->poll_from = now;
 		if (in_ksoftirqd())
-			c->ksoftirqd++;
+			this_cpu_inc(sn_cpu->ksoftirqd);
 	}
 }
 
@@ -159,9 +161,9 @@ void softnet_poll(int work, int budget)
 	struct sn_cpu *c = this_cpu_ptr(sn_cpu);
 	u64 now;
 
-	c->polls++;
+	this_cpu_inc(sn_cpu->polls);
 	if (work >= budget)
-		c->polls_full++;
+		this_cpu_inc(sn_cpu->polls_full);
 	/* a busy poll or netpoll outside NET_RX: counted, not timed */
 	if (!c->poll_from || !in_serving_softirq())
 		return;
