@@ -164,8 +164,12 @@ void softnet_poll(int work, int budget)
 	this_cpu_inc(sn_cpu->polls);
 	if (work >= budget)
 		this_cpu_inc(sn_cpu->polls_full);
-	/* a busy poll or netpoll outside NET_RX: counted, not timed */
-	if (!c->poll_from || !in_serving_softirq())
+	/*
+	 * A busy poll outside NET_RX, or netpoll, which polls with
+	 * interrupts off (NET_RX never does), from a hardirq on top of this
+	 * NET_RX run too: counted, not timed, and poll_from is the run's.
+	 */
+	if (!c->poll_from || !in_serving_softirq() || irqs_disabled())
 		return;
 	now = ktime_get_mono_fast_ns();
 	sn_add(c, SN_POLL, now - c->poll_from);
