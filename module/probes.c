@@ -954,14 +954,17 @@ static struct cand c_life_clone[] = {
  * takes, and not every receive hand-off.
  */
 static struct cand c_life_gro[] = {
-	/* exits first: armed in this order, no entry goes without its exit */
+	/* exits first: armed in this order and disarmed in the reverse */
 	TP("napi_gro_receive_exit", tp_gro_exit),
 	TP("napi_gro_frags_exit", tp_gro_frags_exit),
 	TP("napi_gro_receive_entry", tp_gro_entry),
 	TP("napi_gro_frags_entry", tp_gro_entry),
 };
 
-/* softnet: exits first, armed in this order (a run's end ends no run) */
+/*
+ * softnet: exits first, armed in this order (a run's end ends no run),
+ * disarmed in the reverse (no raise is left whose entry is gone)
+ */
 static struct cand c_softnet[] = {
 	TP("softirq_exit", tp_softirq_exit),
 	TP("napi_poll", tp_napi_poll),
@@ -1308,13 +1311,19 @@ static unsigned int trim_gap_ms;
 SKBPROF_TEST_PARAM(trim_gap_ms, trim_gap_ms, uint, 0400,
 		   "Testing only: sleep N ms between the disarming of a group's probes (0: none)");
 
-/* Disarm every armed candidate of @gr. */
+/*
+ * Disarm every armed candidate of @gr, in the reverse of the order
+ * group_arm() arms them: a group that lists its exits first (life-gro,
+ * softnet) loses its entries first, so no entry is seen whose exit is
+ * not, and softnet's raise goes before its entry.  What a run in flight
+ * leaves still takes the sweep (struct skbprof_part).
+ */
 static void group_disarm(struct group *gr)
 {
 	bool gap = false;
-	size_t i;
+	size_t i = gr->n;
 
-	for (i = 0; i < gr->n; i++) {
+	while (i--) {
 		if (gr->c[i].state != CS_ACTIVE)
 			continue;
 		if (gap)
