@@ -48,6 +48,7 @@ enum {
 	SKBPROF_VIEW_TX = 1 << 1,	/* a transmit stage */
 	SKBPROF_VIEW_LIFETIME = 1 << 2,	/* lifetime N */
 	SKBPROF_VIEW_SOFTNET = 1 << 3,	/* softnet on */
+	SKBPROF_VIEWS_ALL = (1 << 4) - 1,
 };
 
 unsigned int skbprof_config_views(const struct skbprof_config *cfg);

@@ -37,7 +37,9 @@ struct skbprof_control_ops {
  * from now on arm, trim and reset through @ops.  Until then (the module
  * parameters, applied at control's init, before the other parts are up)
  * no part is armed or trimmed: each registers all its probes at its own
- * init.  Control forgets @ops when it goes down, the last of the parts.
+ * init, so this first trim also sweeps what they left of every view the
+ * configuration has off.  Control forgets @ops when it goes down, the
+ * last of the parts.
  */
 void skbprof_control_start(const struct skbprof_control_ops *ops);
 

@@ -145,9 +145,14 @@ static int parts_arm(const struct skbprof_config *next,
 
 /*
  * The views (skbprof_config_views()) of the configuration the parts were
- * last trimmed to; under the control file's mutex.
+ * last trimmed to; under the control file's mutex.  Every view at load:
+ * each part registered all its probes at its init, whatever the
+ * configuration, so each view's handlers ran until the first trim
+ * (skbprof_control_start()) and may have left state behind (a NET_RX
+ * raise whose entry is disarmed, GRO's frame whose exit is): that trim
+ * sweeps every view the configuration at load has off.
  */
-static unsigned int trimmed_views;
+static unsigned int trimmed_views = SKBPROF_VIEWS_ALL;
 
 /*
  * Disarm what @cfg does not need, then, when it switched a view off,

@@ -50,6 +50,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/ftrace.h>
 #include <linux/hash.h>
 #include <linux/in.h>
@@ -953,14 +954,17 @@ static struct cand c_life_clone[] = {
  * takes, and not every receive hand-off.
  */
 static struct cand c_life_gro[] = {
-	/* exits first: armed in this order, no entry goes without its exit */
+	/* exits first: armed in this order and disarmed in the reverse */
 	TP("napi_gro_receive_exit", tp_gro_exit),
 	TP("napi_gro_frags_exit", tp_gro_frags_exit),
 	TP("napi_gro_receive_entry", tp_gro_entry),
 	TP("napi_gro_frags_entry", tp_gro_entry),
 };
 
-/* softnet: exits first, armed in this order (a run's end ends no run) */
+/*
+ * softnet: exits first, armed in this order (a run's end ends no run),
+ * disarmed in the reverse (no raise is left whose entry is gone)
+ */
 static struct cand c_softnet[] = {
 	TP("softirq_exit", tp_softirq_exit),
 	TP("napi_poll", tp_napi_poll),
@@ -1298,14 +1302,35 @@ static void cand_disarm(struct cand *c)
 	c->state = CS_IDLE;
 }
 
-/* Disarm every armed candidate of @gr. */
+/*
+ * Test hook: sleep this long between the disarming of two candidates of
+ * a group, so that a test sees what the probes of a half-disarmed group
+ * leave behind (the sweep must end it).
+ */
+static unsigned int trim_gap_ms;
+SKBPROF_TEST_PARAM(trim_gap_ms, trim_gap_ms, uint, 0400,
+		   "Testing only: sleep N ms between the disarming of a group's probes (0: none)");
+
+/*
+ * Disarm every armed candidate of @gr, in the reverse of the order
+ * group_arm() arms them: a group that lists its exits first (life-gro,
+ * softnet) loses its entries first, so no entry is seen whose exit is
+ * not, and softnet's raise goes before its entry.  What a run in flight
+ * leaves still takes the sweep (struct skbprof_part).
+ */
 static void group_disarm(struct group *gr)
 {
-	size_t i;
+	bool gap = false;
+	size_t i = gr->n;
 
-	for (i = 0; i < gr->n; i++)
-		if (gr->c[i].state == CS_ACTIVE)
-			cand_disarm(&gr->c[i]);
+	while (i--) {
+		if (gr->c[i].state != CS_ACTIVE)
+			continue;
+		if (gap)
+			msleep(trim_gap_ms);
+		cand_disarm(&gr->c[i]);
+		gap = trim_gap_ms;
+	}
 }
 
 static void probes_free(void)
@@ -1484,7 +1509,8 @@ static void probes_trim(const struct skbprof_config *cfg)
 
 /*
  * No probe feeds GRO's tracker any more, and none still runs (main.c
- * waited): a frame whose exit went unseen is forgotten.
+ * waited): a frame whose exit went unseen is forgotten.  At load too:
+ * rx-drv's entries outlive rx-gro's exits in every trim.
  */
 static void probes_sweep(const struct skbprof_config *cfg)
 {

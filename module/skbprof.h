@@ -52,11 +52,13 @@ struct skbprof_config;
  * @sweep: end what only the probes trimmed away could have ended: the
  *         stamps and per-CPU state of a view @cfg switched off, counted
  *         in stats.  main.c calls it when a write switched a view off
- *         (skbprof_config_views()), after every part's @trim and a grace
- *         period, when no handler that read an earlier configuration
- *         still runs; a part keeps a handler that may still fire (a
- *         kretprobe's return) from adding state for a view that is off.
- *         May be NULL.
+ *         (skbprof_config_views()), and at the first trim for each view
+ *         the configuration at load has off (@init registered every
+ *         probe, whatever the configuration), after every part's @trim
+ *         and a grace period, when no handler that read an earlier
+ *         configuration still runs; a part keeps a handler that may
+ *         still fire (a kretprobe's return) from adding state for a view
+ *         that is off.  May be NULL.
  *         All three run in process context, serialised by the control
  *         file's mutex, once every part is up.
  * @reset: zero counters, histograms and table rows (process context,
@@ -149,8 +151,9 @@ const char *skbprof_location(char *buf, unsigned long addr);
 
 /*
  * The hooks of the tests and the benchmark (fail_init_at,
- * drops_fail_init_at, probe_deny, bench_empty) are module parameters only in the
- * builds of make check and make bench (SKBPROF_TESTING=y, tests/lib.sh).
+ * drops_fail_init_at, probe_deny, trim_gap_ms, bench_empty) are module
+ * parameters only in the builds of make check and make bench
+ * (SKBPROF_TESTING=y, tests/lib.sh).
  * A module built by DKMS or make has none of them: each hook keeps its
  * default, and bench_empty is a constant the compiler removes.
  */

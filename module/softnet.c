@@ -18,8 +18,10 @@
  *
  * Each CPU's data is written only on that CPU: the raise in any context
  * (this_cpu ops, which no interrupt splits), the rest in softirq context
- * or with bottom halves off, the histograms with interrupts off (a reset
- * writes them from an IPI).
+ * or with bottom halves off, the histograms with interrupts off and the
+ * counts with this_cpu ops (a reset writes them from an IPI, and netpoll
+ * polls NAPI from any context, a hardirq on top of a NET_RX run
+ * included).
  *
  * Files:
  *   softnet           # cpu what count min p50 p90 p99 max avg (ns)
@@ -132,7 +134,7 @@ void softnet_entry(unsigned int vec)
 	if (v == SN_RX) {
 		c->poll_from = now;
 		if (in_ksoftirqd())
-			c->ksoftirqd++;
+			this_cpu_inc(sn_cpu->ksoftirqd);
 	}
 }
 
@@ -159,11 +161,15 @@ void softnet_poll(int work, int budget)
 	struct sn_cpu *c = this_cpu_ptr(sn_cpu);
 	u64 now;
 
-	c->polls++;
+	this_cpu_inc(sn_cpu->polls);
 	if (work >= budget)
-		c->polls_full++;
-	/* a busy poll or netpoll outside NET_RX: counted, not timed */
-	if (!c->poll_from || !in_serving_softirq())
+		this_cpu_inc(sn_cpu->polls_full);
+	/*
+	 * A busy poll outside NET_RX, or netpoll, which polls with
+	 * interrupts off (NET_RX never does), from a hardirq on top of this
+	 * NET_RX run too: counted, not timed, and poll_from is the run's.
+	 */
+	if (!c->poll_from || !in_serving_softirq() || irqs_disabled())
 		return;
 	now = ktime_get_mono_fast_ns();
 	sn_add(c, SN_POLL, now - c->poll_from);
@@ -308,7 +314,8 @@ static void softnet_reset(void)
 }
 
 /*
- * `softnet off`: no handler runs any more (main.c waited), so each CPU's
+ * `softnet off`, or a load with softnet off (its probes ran until the
+ * first trim): no handler runs any more (main.c waited), so each CPU's
  * raise, run and poll in flight are forgotten, and a later `softnet on`
  * measures none from before.
  */

@@ -684,3 +684,149 @@ out:
 	vnet_teardown(&v);
 	return rc;
 }
+
+/* ---- what the probes registered at load leave behind ---- */
+
+#define PORT_WINDOW	7403
+#define WINDOW_GAP_MS	50
+#define WINDOW_AGE_MS	1500
+
+/*
+ * Datagrams to 127.0.0.1, PORT_WINDOW (no socket: each answered by an
+ * ICMP error) from CPU @cpu, one every 200 us, in a child until killed.
+ */
+static pid_t trickle(int cpu)
+{
+	struct sockaddr_in to = sink_addr();
+	struct timespec pause = { .tv_nsec = 200000 };
+	cpu_set_t set;
+	pid_t pid = fork();
+	int fd;
+
+	if (pid)
+		return pid;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		_exit(1);
+	to.sin_port = htons(PORT_WINDOW);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	for (;;) {
+		sendto(fd, "w", 1, 0, (void *)&to, sizeof(to));
+		nanosleep(&pause, NULL);
+	}
+}
+
+/*
+ * Every row of softnet (text @s) whose max is above @bound ns, noted;
+ * their count.  *@waits gets the all row's net-rx-wait count.
+ */
+static int rows_above(const char *s, unsigned long long bound,
+		      long long *waits)
+{
+	unsigned long long v[7];
+	char cpu[16], what[16];
+	const char *line;
+	int over = 0;
+
+	*waits = softnet_count(s, "net-rx-wait");
+	for (line = s; line; line = strchr(line, '\n') ?
+	     strchr(line, '\n') + 1 : NULL) {
+		if (*line == '#' || sscanf(line,
+		    "%15s %15s %llu %llu %llu %llu %llu %llu %llu", cpu, what,
+		    &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) != 9)
+			continue;
+		if (v[5] <= bound)
+			continue;
+		note("cpu %s %s: max %llu ns, longer than the %llu ns since softnet on",
+		     cpu, what, v[5], bound);
+		over++;
+	}
+	return over;
+}
+
+/*
+ * Every probe is registered at load, softnet's too, and the first trim
+ * disarms them one by one (trim_gap_ms apart here): NET_RX raised and
+ * run meanwhile, from a trickle of loopback datagrams on each CPU, leaves
+ * a raise whose entry is gone, a run whose exit is.  The first trim must
+ * sweep it, or the first `softnet on`, WINDOW_AGE_MS later, times a wait,
+ * run or poll as long as the time since load.  Ground truth: NET_RX ran
+ * during the load (/proc/softirqs), and nothing softnet times after
+ * `softnet on` can be longer than the time since that write.
+ */
+TEST(softnet_load_window_leaves_nothing)
+{
+	unsigned long long on, bound;
+	struct kernel_counts k0, k1;
+	pid_t kids[2] = { -1, -1 };
+	cpu_set_t was;
+	long long waits;
+	char params[64], *s = NULL;
+	int i, over, err, rc = -1;
+
+	if (kernel_read(&k0))
+		return -1;
+	for (i = 0; i < 2; i++)
+		kids[i] = trickle(i);
+	snprintf(params, sizeof(params), "stages=drops trim_gap_ms=%d",
+		 WINDOW_GAP_MS);
+	err = skbprof_load(params);
+	for (i = 0; i < 2; i++) {
+		if (kids[i] > 0) {
+			kill(kids[i], SIGKILL);
+			waitpid(kids[i], NULL, 0);
+		}
+	}
+	CHECK(err == 0, "load: %s", strerror(-err));
+	if (kernel_read(&k1))
+		return -1;
+	note("NET_RX ran %lld times during the load", k1.net_rx - k0.net_rx);
+	CHECK(k1.net_rx > k0.net_rx, "no NET_RX during the load");
+	if (net_rx_settle())
+		return -1;
+	sleep_ms(WINDOW_AGE_MS);
+	on = clock_ns(CLOCK_MONOTONIC);
+	if (softnet_set("softnet on\n", "armed"))
+		return -1;
+	CHECK(!sched_getaffinity(0, sizeof(was), &was), "affinity: %s",
+	      strerror(errno));
+	for (i = 0; i < 2; i++) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(i, &set);
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			fail("affinity: %s", strerror(errno));
+			goto out;
+		}
+		if (loopback_send(100))
+			goto out;
+	}
+	if (net_rx_settle())
+		goto out;
+	s = read_file(SOFTNET);
+	/* ktime_get_mono_fast_ns() is CLOCK_MONOTONIC, give or take a tick */
+	bound = clock_ns(CLOCK_MONOTONIC) - on + 1000000;
+	if (!s) {
+		fail("cannot read %s", SOFTNET);
+		goto out;
+	}
+	over = rows_above(s, bound, &waits);
+	if (over) {
+		note("%s", s);
+		fail("%d rows timed more than the %llu ms since softnet on: state from the load, %d ms before it",
+		     over, bound / 1000000, WINDOW_AGE_MS);
+		goto out;
+	}
+	if (waits <= 0) {
+		note("%s", s);
+		fail("softnet on timed no NET_RX wait");
+		goto out;
+	}
+	rc = 0;
+out:
+	sched_setaffinity(0, sizeof(was), &was);
+	free(s);
+	return rc;
+}
