@@ -25,6 +25,8 @@ set -u
 
 # own output tree: a bench run never clobbers make check's guests
 OUT=${SKBPROF_BENCH_OUT:-$TOP/.cache/bench}
+# the build without make check's assertions (module/skbprof.h)
+export SKBPROF_ASSERTS=
 secs=${BENCH_SECS:-1}
 icount=${BENCH_ICOUNT-4}
 [ "$icount" = off ] && icount=

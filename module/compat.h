@@ -30,6 +30,23 @@
 #endif
 
 /*
+ * How a tracepoint calls its probes.  Until 6.x with preemption off (an
+ * RCU-sched reader); since tracepoints guard their probes with SRCU-fast
+ * (7.x; module/Kbuild finds the guard in <linux/tracepoint.h> and defines
+ * SKBPROF_TP_PREEMPTIBLE), with preemption on wherever the caller had it
+ * on: a task freeing or copying an skb, on a PREEMPT_LAZY or full kernel.
+ * skbprof's handlers use per-CPU data and locks throughout, and the sweep
+ * waits for them with synchronize_rcu(): SKBPROF_TP_ENTER(), a tracepoint
+ * probe's first statement, turns preemption off for the rest of the probe
+ * where the tracepoint does not.
+ */
+#ifdef SKBPROF_TP_PREEMPTIBLE
+#define SKBPROF_TP_ENTER()	guard(preempt_notrace)()
+#else
+#define SKBPROF_TP_ENTER()	do { } while (0)
+#endif
+
+/*
  * The kfree_skb tracepoint.  Its prototype grew over time:
  *   before 5.17:  (skb, location)
  *   5.17 to 6.10: (skb, location, reason)
@@ -70,6 +87,7 @@
 #define SKBPROF_DEFINE_KFREE_SKB_PROBE(name, handler)			\
 static void name(SKBPROF_TP_KFREE_SKB_ARGS)				\
 {									\
+	SKBPROF_TP_ENTER();						\
 	handler(data, skb, location, SKBPROF_TP_KFREE_SKB_REASON);	\
 }
 

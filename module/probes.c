@@ -186,6 +186,8 @@ static struct kretprobe **krp_batch;
  */
 static inline bool hit(struct cand *c)
 {
+	/* every handler runs with preemption off (SKBPROF_TP_ENTER()) */
+	SKBPROF_ASSERT(preemptible());
 	if (skbprof_bench_empty || in_nmi())
 		return false;
 	this_cpu_inc(hits[c->id]);
@@ -439,12 +441,14 @@ static void en_point(struct cand *c, SKBPROF_FREGS *f, struct pt_regs *regs)
 /* The tracepoints, by prototype: the skb comes first. */
 static void tp_point(void *data, struct sk_buff *skb)
 {
+	SKBPROF_TP_ENTER();
 	if (hit(data))
 		point(data, skb);
 }
 
 static void tp_point_len(void *data, const struct sk_buff *skb, int len)
 {
+	SKBPROF_TP_ENTER();
 	if (hit(data))
 		point(data, skb);
 }
@@ -452,6 +456,7 @@ static void tp_point_len(void *data, const struct sk_buff *skb, int len)
 static void tp_point_dev(void *data, const struct sk_buff *skb,
 			 const struct net_device *dev)
 {
+	SKBPROF_TP_ENTER();
 	if (hit(data))
 		point(data, skb);
 }
@@ -461,6 +466,7 @@ static void tp_point_dev(void *data, const struct sk_buff *skb,
 /* netif_rx: to a CPU's backlog */
 static void tp_rx_start(void *data, struct sk_buff *skb)
 {
+	SKBPROF_TP_ENTER();
 	if (!hit(data))
 		return;
 	lat_rx_start(skb, ((struct cand *)data)->id, LAT_RX_QUEUED);
@@ -469,6 +475,7 @@ static void tp_rx_start(void *data, struct sk_buff *skb)
 /* the *_entry tracepoints, whose skb is const */
 static void tp_rx_start_entry(void *data, const struct sk_buff *skb)
 {
+	SKBPROF_TP_ENTER();
 	if (!hit(data))
 		return;
 	lat_rx_start(skb, ((struct cand *)data)->id, LAT_RX_ENTRY);
@@ -477,6 +484,7 @@ static void tp_rx_start_entry(void *data, const struct sk_buff *skb)
 /* napi_gro_receive_entry, napi_gro_frags_entry: a frame GRO may merge */
 static void tp_rx_gro_entry(void *data, const struct sk_buff *skb)
 {
+	SKBPROF_TP_ENTER();
 	if (!hit(data))
 		return;
 	gro_enter(skb);
@@ -486,6 +494,7 @@ static void tp_rx_gro_entry(void *data, const struct sk_buff *skb)
 /* netif_receive_skb: the core, where GRO hands its skbs to the stack */
 static void tp_rx_core(void *data, struct sk_buff *skb)
 {
+	SKBPROF_TP_ENTER();
 	if (!hit(data))
 		return;
 	gro_deliver(skb);
@@ -504,12 +513,14 @@ static void gro_returned(int ret, bool frags)
 
 static void tp_gro_exit(void *data, int ret)
 {
+	SKBPROF_TP_ENTER();
 	if (hit(data))
 		gro_returned(ret, false);
 }
 
 static void tp_gro_frags_exit(void *data, int ret)
 {
+	SKBPROF_TP_ENTER();
 	if (hit(data))
 		gro_returned(ret, true);
 }
@@ -517,6 +528,7 @@ static void tp_gro_frags_exit(void *data, int ret)
 /* GRO takes a frame, for lifetime alone (no receive timeline starts) */
 static void tp_gro_entry(void *data, const struct sk_buff *skb)
 {
+	SKBPROF_TP_ENTER();
 	if (hit(data))
 		gro_enter(skb);
 }
@@ -678,6 +690,7 @@ SKBPROF_DEFINE_KFREE_SKB_PROBE(tp_kfree_skb, free_dropped)
 
 static void tp_consume_skb(SKBPROF_TP_CONSUME_SKB_ARGS)
 {
+	SKBPROF_TP_ENTER();
 	if (!hit(data))
 		return;
 	lat_free(skb, END_FREED, NULL);
@@ -772,18 +785,21 @@ static int krp_life_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 static void tp_softirq_raise(void *data, unsigned int vec)
 {
+	SKBPROF_TP_ENTER();
 	if (hit(data))
 		softnet_raise(vec);
 }
 
 static void tp_softirq_entry(void *data, unsigned int vec)
 {
+	SKBPROF_TP_ENTER();
 	if (hit(data))
 		softnet_entry(vec);
 }
 
 static void tp_softirq_exit(void *data, unsigned int vec)
 {
+	SKBPROF_TP_ENTER();
 	if (hit(data))
 		softnet_exit(vec);
 }
@@ -791,6 +807,7 @@ static void tp_softirq_exit(void *data, unsigned int vec)
 static void tp_napi_poll(void *data, struct napi_struct *napi, int work,
 			 int budget)
 {
+	SKBPROF_TP_ENTER();
 	if (hit(data))
 		softnet_poll(work, budget);
 }

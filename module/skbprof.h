@@ -166,6 +166,18 @@ const char *skbprof_location(char *buf, unsigned long addr);
 #endif
 
 /*
+ * What the code relies on, checked in make check's builds
+ * (SKBPROF_ASSERTS=y, tests/lib.sh) and nowhere else, not even in make
+ * bench's: SKBPROF_ASSERT(cond) warns once when @cond, a broken
+ * assumption, holds; the suite's guests panic on a warning.
+ */
+#ifdef SKBPROF_ASSERTS
+#define SKBPROF_ASSERT(cond)	WARN_ON_ONCE(cond)
+#else
+#define SKBPROF_ASSERT(cond)	do { } while (0)
+#endif
+
+/*
  * Benchmark mode (bench_empty): every probe stays registered but its
  * handler returns at once, to measure what the probe mechanism alone
  * costs.

@@ -55,7 +55,8 @@ kmake() {
 }
 
 # build_module VER: build skbprof.ko, with its test and benchmark hooks
-# (SKBPROF_TESTING), and the self-test module for VER with
+# (SKBPROF_TESTING) and, unless SKBPROF_ASSERTS is set empty (make
+# bench), its assertions, and the self-test module for VER with
 # W=1 and sparse (C=2) into $OUT/VER/build; the build log is
 # $OUT/VER/build.log.  Fails on any compiler, sparse or modpost warning,
 # and when kbuild could not run sparse.
@@ -76,7 +77,8 @@ build_module() {
 		mv "$b/src.new" "$b/src"
 	fi
 	{
-		kmake "$b" -C "$KDIR" M="$b/src" CC="$KCC" W=1 C=2 SKBPROF_WERROR=y SKBPROF_TESTING=y modules &&
+		kmake "$b" -C "$KDIR" M="$b/src" CC="$KCC" W=1 C=2 SKBPROF_WERROR=y SKBPROF_TESTING=y \
+			SKBPROF_ASSERTS="${SKBPROF_ASSERTS-y}" modules &&
 		kmake "$b" -C "$KDIR" M="$b/src/selftest" CC="$KCC" modules
 	} > "$OUT/$ver/build.log" 2>&1
 	local rc=$?
