@@ -20,6 +20,18 @@
 	(KERNEL_VERSION(maj, min, 0) <= LINUX_VERSION_CODE)
 
 /*
+ * PREEMPT_RT (Debian's -rt flavour) is refused at build time.  There a
+ * spinlock_t is a sleeping lock, and the probe handlers take the stamp
+ * table's spinlock_t with preemption off (kprobes, ftrace callbacks,
+ * tracepoints): a bug on every packet.  dkms.conf's
+ * BUILD_EXCLUSIVE_CONFIG makes DKMS skip such kernels before building.
+ */
+#ifdef CONFIG_PREEMPT_RT
+#error "skbprof: PREEMPT_RT kernels are not supported (CONFIG_PREEMPT_RT=y)"
+#error "skbprof: its probe handlers take spinlock_t with preemption off; under RT it sleeps"
+#endif
+
+/*
  * The position of tcp_recvmsg()'s flags among its arguments: 5.19 dropped
  * the nonblock one before them.
  */

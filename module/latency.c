@@ -208,12 +208,21 @@ static noinline struct hist *take_row(struct row_table *t, struct payer *p,
 	if (t->nrows == t->size)
 		return NULL;
 	r = &t->rows[t->nrows];
+	/*
+	 * A row a reset freed may still be read by merge_run() under its
+	 * old generation: mark it free before rewriting it, as a seqcount
+	 * writer begins, so that a reader who sees any of what follows
+	 * (the new key and histogram, the charges after) sees gen change.
+	 */
+	WRITE_ONCE(r->gen, 0);
+	/* pairs with merge_run()'s smp_rmb(): gen 0 seen before the rest */
+	smp_wmb();
 	r->key.pid = p->pid;
 	r->key.stage = st;
 	memcpy(r->key.comm, p->comm, sizeof(r->key.comm));
 	r->key.cgroup = p->cgroup;
 	hist_init(&r->h);
-	r->gen = t->gen;
+	WRITE_ONCE(r->gen, t->gen);
 	p->row[st] = t->nrows + 1;
 	/* pairs with rows_snapshot(): the row is whole */
 	smp_store_release(&t->nrows, t->nrows + 1);
@@ -618,9 +627,13 @@ static const struct hist *merge_run(struct procs_snap *snap, const void *v)
 
 		/*
 		 * Copied first, kept only if the row was not freed by a
-		 * reset (and maybe taken by another process) meanwhile.
+		 * reset (and maybe taken by another process) meanwhile: the
+		 * generation is read after the copy, as read_seqcount_retry()
+		 * reads the sequence.
 		 */
 		snap->row = r->h;
+		/* pairs with take_row()'s smp_wmb() */
+		smp_rmb();
 		if (READ_ONCE(r->gen) == ref->gen)
 			hist_merge(h, &snap->row);
 	}

@@ -4,7 +4,11 @@
 # Fetch a Debian cloud kernel (image, headers, kbuild) into the project's
 # cache and print the path of a shell fragment describing it.
 #
-#   scripts/fetch-kernel.sh 5.10|6.1|6.12|7.2|arm64-6.1|arm64-7.2|debug
+#   scripts/fetch-kernel.sh 5.10|6.1|6.12|7.2|arm64-6.1|arm64-7.2|6.1-rt|debug
+#
+# 6.1-rt is Debian's 6.1 PREEMPT_RT flavour (rt-amd64), for builds only:
+# its headers, no image or modules (the module refuses to build there, and
+# tests/host/rt.sh checks that it does).
 #
 # arm64-VER is the arm64 cloud kernel of the same Debian suite, for a
 # cross build from this amd64 host with Debian's aarch64-linux-gnu-gcc.
@@ -34,8 +38,8 @@
 # The resulting $CACHE/kernels/<ver>/kernel.env sets:
 #   KREL     the kernel release (uname -r in the guest)
 #   KDIR     the headers tree to build modules against
-#   VMLINUZ  the kernel image
-#   MODROOT  directory holding lib/modules/$KREL
+#   VMLINUZ  the kernel image (not for 6.1-rt)
+#   MODROOT  directory holding lib/modules/$KREL (not for 6.1-rt)
 #   KCC      the C compiler to build with
 #   KCHROOT  (only for chroot-built kernels) the build chroot; KDIR and
 #            KCC are paths and names inside it
@@ -45,7 +49,7 @@
 
 set -euo pipefail
 
-ver=${1:?usage: fetch-kernel.sh 5.10|6.1|6.12|7.2|arm64-6.1|arm64-7.2|debug}
+ver=${1:?usage: fetch-kernel.sh 5.10|6.1|6.12|7.2|arm64-6.1|arm64-7.2|6.1-rt|debug}
 top=$(cd "$(dirname "$0")/.." && pwd)
 
 # "debug": Debian's 6.1 source built with KASAN, lockdep, kmemleak...
@@ -64,14 +68,18 @@ cross=
 [ "$arch" = amd64 ] || cross=aarch64-linux-gnu-
 # chroot: the Debian suite of the build chroot, empty to build on the host
 chroot=
+# headers_only: no image, no modules; a kernel to build against, not boot
+headers_only=
 case $arch:$series in
 amd64:5.10)	dist=bullseye; image_meta=linux-image-cloud-amd64 ;;
 *:6.1)		dist=bookworm; image_meta=linux-image-cloud-$arch ;;
+amd64:6.1-rt)	dist=bookworm; image_meta=linux-image-rt-amd64; series=6.1
+		headers_only=y ;;
 amd64:6.12)	dist=bookworm; image_meta=linux-image-6.12-cloud-amd64 ;;
 # sid has no per-series metapackage: its cloud kernel must still be 7.2
 # (checked below).
 *:7.2)		dist=sid; image_meta=linux-image-cloud-$arch; chroot=sid ;;
-*)	echo "fetch-kernel: unsupported kernel '$ver' (want 5.10, 6.1, 6.12, 7.2, arm64-6.1 or arm64-7.2)" >&2
+*)	echo "fetch-kernel: unsupported kernel '$ver' (want 5.10, 6.1, 6.12, 7.2, arm64-6.1, arm64-7.2 or 6.1-rt)" >&2
 	exit 1 ;;
 esac
 
@@ -117,7 +125,8 @@ hpkg=$headers${cross:+:$arch}
 
 # What is extracted on the host: the image with what it depends on, and
 # the headers with theirs unless they go into a chroot.
-pkgs=("$image")
+pkgs=()
+[ -n "$headers_only" ] || pkgs+=("$image")
 [ -n "$chroot" ] || pkgs+=("$headers")
 todo=("${pkgs[@]}")
 while [ ${#todo[@]} -gt 0 ]; do
@@ -172,7 +181,8 @@ if [ ! -e "$out/kernel.env" ] || [ "$(cat "$out/ident" 2>/dev/null)" != "$ident"
 	[ -e "$vmlinuz" ] || vmlinuz=$out/root/usr/lib/modules/$krel/vmlinuz
 	modroot=$out/root
 	[ -d "$modroot/lib/modules/$krel" ] || modroot=$out/root/usr
-	[ -e "$vmlinuz" ] && [ -d "$modroot/lib/modules/$krel/kernel" ] ||
+	[ -n "$headers_only" ] ||
+		{ [ -e "$vmlinuz" ] && [ -d "$modroot/lib/modules/$krel/kernel" ]; } ||
 		{ echo "fetch-kernel: no image or modules in ${pkgs[*]}" >&2; exit 1; }
 
 	if [ -n "$chroot" ]; then
@@ -242,8 +252,8 @@ if [ ! -e "$out/kernel.env" ] || [ "$(cat "$out/ident" 2>/dev/null)" != "$ident"
 	{
 		echo "KREL=$krel"
 		echo "KDIR=$kdir"
-		echo "VMLINUZ=$vmlinuz"
-		echo "MODROOT=$modroot"
+		[ -n "$headers_only" ] || echo "VMLINUZ=$vmlinuz"
+		[ -n "$headers_only" ] || echo "MODROOT=$modroot"
 		echo "KCC=$kcc"
 		[ -z "$chroot" ] || echo "KCHROOT=$kroot"
 		[ -z "$cross" ] || echo "KARCH=$arch"

@@ -7,6 +7,7 @@
  *   skbprof [OPTIONS] filter ['TERMS'|clear]
  *   skbprof [OPTIONS] reset|trace|top|prom
  *   skbprof [OPTIONS] -o FILE prom
+ *   skbprof [-j] --version
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,6 +61,7 @@ static void usage(FILE *f)
 		"  -o, --output FILE   prom: write FILE.tmp, then rename it to FILE\n"
 		"  -r, --root DIR      read the files from DIR (default %s,\n"
 		"                      or $SKBPROF_ROOT)\n"
+		"  -V, --version       the tool's version and the loaded module's\n"
 		"  -h, --help          this text\n"
 		"exit codes: 0 success; 1 debugfs not mounted or I/O error;\n"
 		"2 usage error; 3 the module rejected a control write (its\n"
@@ -355,6 +357,32 @@ static int prom_to_file(const char *file)
 	return rc;
 }
 
+/*
+ * --version: "skbprof VERSION" and "module VERSION" (or "module not
+ * loaded", "module unknown": loaded, but it does not say); with -j,
+ * {"tool", "module"} (module null unless known).  A mismatch is also
+ * warned about on stderr, as by every view.
+ */
+static int version_main(void)
+{
+	const char *v;
+	char mod[128];
+
+	v = module_version(mod, sizeof(mod));
+	version_warn(v);
+	if (opt.json) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "tool", json_object_new_string(SKBPROF_VERSION));
+		json_object_object_add(o, "module",
+				       v && *v ? json_object_new_string(v) : NULL);
+		return print_json(o);
+	}
+	printf("skbprof %s\nmodule %s\n", SKBPROF_VERSION,
+	       !v ? "unknown" : *v ? v : "not loaded");
+	return fflush(stdout) ? EXIT_RUNTIME : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -366,6 +394,7 @@ int main(int argc, char **argv)
 		{ "top-n", required_argument, NULL, 't' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const views[] = {
@@ -373,6 +402,7 @@ int main(int argc, char **argv)
 		"control", NULL
 	};
 	const char *env = getenv("SKBPROF_ROOT"), *view;
+	bool version = false;
 	char *end;
 	int c, i, rc;
 
@@ -381,7 +411,7 @@ int main(int argc, char **argv)
 	env = getenv("SKBPROF_TOP_N");
 	if (env && *env && !parse_top_n(env, &opt.top_n))
 		return usage_error("bad SKBPROF_TOP_N '%s' (a number from 0, or all)", env);
-	while ((c = getopt_long(argc, argv, "r:jpi:n:t:o:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:jpi:n:t:o:hV", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			opt.root = optarg;
@@ -413,11 +443,16 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			version = true;
+			break;
 		default:
 			usage(stderr);
 			return EXIT_USAGE;
 		}
 	}
+	if (version)
+		return version_main();
 	if (optind >= argc) {
 		usage(stderr);
 		return EXIT_USAGE;

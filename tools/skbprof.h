@@ -25,6 +25,9 @@
 #define PROC_DIR	"/proc/net/skbprof"
 #define PROC_CONTROL	PROC_DIR "/control"
 #define LOCKDOWN_FILE	"/sys/kernel/security/lockdown"
+/* The loaded module's version (its MODULE_VERSION), and its directory. */
+#define MODULE_DIR	"/sys/module/skbprof"
+#define MODULE_VERSION_FILE	MODULE_DIR "/version"
 
 /* Exit codes (documented in --help and skbprof.8). */
 enum {
@@ -86,6 +89,22 @@ const char *control_path(char *buf, size_t len);
  * the reason (see report()) and returns NULL with *rc set to the exit code.
  */
 char *read_view(const char *name, int *rc);
+
+/*
+ * The loaded module's version into @buf: "" when it is not loaded, NULL
+ * when it is but does not say (or the file cannot be read).
+ */
+const char *module_version(char *buf, size_t len);
+/*
+ * Warn on stderr when @v, the loaded module's version from
+ * module_version(), is known and not the tool's.
+ */
+void version_warn(const char *v);
+/*
+ * Once per run, for the module's own files (the default root): warn on
+ * stderr when the loaded module's version is not the tool's.
+ */
+void version_check(void);
 
 /* ---- output (util.c) ---- */
 

@@ -33,6 +33,47 @@ int report(int exit_code, int err, const char *fmt, ...)
 	return exit_code;
 }
 
+const char *module_version(char *buf, size_t len)
+{
+	FILE *f = fopen(MODULE_VERSION_FILE, "re");
+	char *nl;
+
+	if (!f) {
+		if (errno == ENOENT && access(MODULE_DIR, F_OK) && errno == ENOENT) {
+			snprintf(buf, len, "%s", "");
+			return buf;
+		}
+		return NULL;
+	}
+	nl = fgets(buf, len, f);
+	fclose(f);
+	if (!nl)
+		return NULL;
+	buf[strcspn(buf, "\n")] = 0;
+	return *buf ? buf : NULL;
+}
+
+void version_warn(const char *v)
+{
+	if (v && *v && strcmp(v, SKBPROF_VERSION))
+		fprintf(stderr,
+			"skbprof: warning: the tool is version %s, the loaded module %s (%s):"
+			" views may be misread; install the same version of both"
+			" (a new module loads with modprobe -r skbprof; modprobe skbprof)\n",
+			SKBPROF_VERSION, v, MODULE_VERSION_FILE);
+}
+
+void version_check(void)
+{
+	static bool done;
+	char mod[128];
+
+	if (done || strcmp(opt.root, DEFAULT_ROOT))
+		return;
+	done = true;
+	version_warn(module_version(mod, sizeof(mod)));
+}
+
 /* Explain why the module's directory cannot be used. */
 int check_root(void)
 {
@@ -42,6 +83,7 @@ int check_root(void)
 	if (stat(root, &st) == 0) {
 		if (!S_ISDIR(st.st_mode))
 			return report(EXIT_RUNTIME, ENOTDIR, "%s: not a directory", root);
+		version_check();
 		return 0;
 	}
 	if (errno == EACCES || errno == EPERM)

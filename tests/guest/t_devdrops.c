@@ -365,3 +365,216 @@ out:
 	   IP " link del skdd4 2>/dev/null");
 	return rc;
 }
+
+#define MANY_NS		4	/* namespaces skddns0..3 */
+#define MANY_PAIRS	4	/* idle veth pairs in each, besides skddpN */
+#define MANY_CHUNK	4	/* devdrops_chunk: devices per RCU section */
+#define BATCH_MAX	"/sys/module/skbprof/parameters/devdrops_batch_max"
+
+/*
+ * @dev's rx_dropped, rx_missed_errors and tx_dropped in namespace @ns
+ * (NULL: this one), as `ip -s link` prints them (RX: bytes packets
+ * errors dropped missed ...; TX: bytes packets errors dropped ...).
+ */
+static int ip_drops(const char *ns, const char *dev, long long *v)
+{
+	long long x[5], y[4];
+	const char *rx, *tx;
+	char *out;
+	int st, ok;
+
+	out = sh_out(&st, IP " %s%s -s link show dev %s", ns ? "-n " : "",
+		     ns ? ns : "", dev);
+	rx = out ? strstr(out, "RX:") : NULL;
+	tx = out ? strstr(out, "TX:") : NULL;
+	rx = rx ? strchr(rx, '\n') : NULL;
+	tx = tx ? strchr(tx, '\n') : NULL;
+	ok = st == 0 && rx && tx &&
+	     sscanf(rx, "%lld %lld %lld %lld %lld", &x[0], &x[1], &x[2],
+		    &x[3], &x[4]) == 5 &&
+	     sscanf(tx, "%lld %lld %lld %lld", &y[0], &y[1], &y[2], &y[3]) == 4;
+	if (!ok)
+		note("ip -s link show dev %s:\n%s", dev, out ? out : "(none)");
+	free(out);
+	CHECK(ok, "ip -s link: no counters of %s", dev);
+	v[0] = x[3];
+	v[1] = x[4];
+	v[2] = y[3];
+	return 0;
+}
+
+/*
+ * Namespace @ino's row of @dev in @text: its rx_dropped,
+ * rx_missed_errors and tx_dropped into @v (zeros without a row).  How
+ * many rows namespace @ino has goes to *@rows.
+ */
+static int ns_row(const char *text, unsigned long long ino, const char *dev,
+		  long long *v, int *rows)
+{
+	char head[96], pre[32];
+	const char *line;
+	long long c[NCOUNTERS];
+
+	memset(v, 0, 3 * sizeof(*v));
+	snprintf(pre, sizeof(pre), "\n%llu ", ino);
+	*rows = 0;
+	for (line = strstr(text, pre); line; line = strstr(line + 1, pre))
+		++*rows;
+	snprintf(head, sizeof(head), "\n%llu %s ", ino, dev);
+	line = strstr(text, head);
+	if (!line)
+		return 0;
+	CHECK(sscanf(line + strlen(head), "%lld %lld %lld %lld %lld %lld",
+		     &c[0], &c[1], &c[2], &c[3], &c[4], &c[5]) == 6,
+	      "row of %s: %.120s", dev, line + 1);
+	v[0] = c[0];
+	v[1] = c[1];
+	v[2] = c[5];
+	return 0;
+}
+
+static void many_cleanup(void)
+{
+	int i;
+
+	for (i = 0; i < MANY_NS; i++)
+		sh(IP " netns del skddns%d 2>/dev/null; "
+		   IP " link del skddh%d 2>/dev/null", i, i);
+}
+
+static int many_make(unsigned long long *ino)
+{
+	char path[48];
+	struct stat st;
+	int i, k;
+
+	many_cleanup();
+	for (i = 0; i < MANY_NS; i++) {
+		CHECK(sh(IP " netns add skddns%d && "
+			 IP " link add skddh%d type veth peer name skddp%d netns skddns%d",
+			 i, i, i, i) == 0, "netns skddns%d", i);
+		for (k = 0; k < MANY_PAIRS; k++)
+			CHECK(sh(IP " -n skddns%d link add skddx%d type veth peer name skddy%d",
+				 i, k, k) == 0, "veths of skddns%d", i);
+		CHECK(sh("echo 1 > /proc/sys/net/ipv6/conf/skddh%d/disable_ipv6 && "
+			 IP " netns exec skddns%d sh -c "
+			 "'echo 1 > /proc/sys/net/ipv6/conf/skddp%d/disable_ipv6' && "
+			 IP " link set skddh%d up && "
+			 IP " -n skddns%d link set skddp%d up", i, i, i, i, i, i) == 0,
+		      "skddh%d and skddp%d up", i, i);
+		snprintf(path, sizeof(path), "/run/netns/skddns%d", i);
+		CHECK(stat(path, &st) == 0, "stat %s", path);
+		ino[i] = st.st_ino;
+	}
+	return 0;
+}
+
+/*
+ * Namespaces skddns0..3, each with MANY_PAIRS idle veth pairs and
+ * skddpN, the peer of skddhN in the initial namespace.  Frames of an
+ * ethertype nothing handles, 10 + N sent on skddhN, are dropped by
+ * skddpN (rx_dropped).  With devdrops_chunk at MANY_CHUNK, a read of
+ * drops_devices crosses many RCU sections, within a namespace and
+ * between them, and still equals `ip -s link` in every namespace: the
+ * row of skddpN has each counter's delta since the reset, the idle
+ * pairs have none.  No section read more than MANY_CHUNK devices
+ * (devdrops_batch_max, of the test build): one section for every
+ * device, as before, fails here.
+ */
+TEST(drops_devices_many_netns_chunked)
+{
+	long long base[MANY_NS][3], now[MANY_NS][3], got[3], idle[3];
+	unsigned long long ino[MANY_NS];
+	char name[16], ns[16], params[48], *text = NULL, *max = NULL;
+	int i, k, rows, rc = -1;
+
+	CHECK(kmod_probe("veth") == 0, "cannot load veth");
+	snprintf(params, sizeof(params), "stages=drops devdrops_chunk=%d",
+		 MANY_CHUNK);
+	CHECK(skbprof_load(params) == 0, "load");
+	if (many_make(ino))
+		goto out;
+	/* every skddpN idle across the reset: both reads agree */
+	for (k = 0; k < 20; k++) {
+		for (i = 0; i < MANY_NS; i++) {
+			snprintf(ns, sizeof(ns), "skddns%d", i);
+			snprintf(name, sizeof(name), "skddp%d", i);
+			if (ip_drops(ns, name, base[i]))
+				goto out;
+		}
+		if (write_file(CONTROL, "reset\n")) {
+			fail("reset");
+			goto out;
+		}
+		for (i = 0; i < MANY_NS; i++) {
+			snprintf(ns, sizeof(ns), "skddns%d", i);
+			snprintf(name, sizeof(name), "skddp%d", i);
+			if (ip_drops(ns, name, now[i]))
+				goto out;
+		}
+		if (!memcmp(base, now, sizeof(base)))
+			break;
+	}
+	if (k == 20) {
+		fail("the counters moved across every reset");
+		goto out;
+	}
+	for (i = 0; i < MANY_NS; i++) {
+		snprintf(name, sizeof(name), "skddh%d", i);
+		if (send_frames_on(name, 10 + i))
+			goto out;
+	}
+	if (write_file(BATCH_MAX, "0")) {
+		fail("cannot write %s: not a test build?", BATCH_MAX);
+		goto out;
+	}
+	text = read_file(DEVICES);
+	if (!text) {
+		fail("cannot read %s", DEVICES);
+		goto out;
+	}
+	note("%s", text);
+	for (i = 0; i < MANY_NS; i++) {
+		snprintf(ns, sizeof(ns), "skddns%d", i);
+		snprintf(name, sizeof(name), "skddp%d", i);
+		if (ip_drops(ns, name, now[i]) ||
+		    ns_row(text, ino[i], name, got, &rows))
+			goto out;
+		for (k = 0; k < 3; k++)
+			if (got[k] != now[i][k] - base[i][k]) {
+				fail("%s %s: module %lld, ip -s link's delta %lld",
+				     name, k == 0 ? "rx_dropped" :
+				     k == 1 ? "rx_missed_errors" : "tx_dropped",
+				     got[k], now[i][k] - base[i][k]);
+				goto out;
+			}
+		if (got[0] < 10 + i) {
+			fail("%s rx_dropped rose by %lld: want %d", name,
+			     got[0], 10 + i);
+			goto out;
+		}
+		if (rows != 1) {
+			fail("skddns%d has %d rows, want skddp%d's alone",
+			     i, rows, i);
+			goto out;
+		}
+		/* an idle pair: no drops in ip -s link, no row */
+		if (ip_drops(ns, "skddx0", idle) ||
+		    idle[0] || idle[1] || idle[2]) {
+			fail("skddx0 of %s counted drops", ns);
+			goto out;
+		}
+	}
+	max = read_file(BATCH_MAX);
+	if (!max || atoi(max) <= 0 || atoi(max) > MANY_CHUNK) {
+		fail("%d devices read in one RCU section, want 1 to %d",
+		     max ? atoi(max) : -1, MANY_CHUNK);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(text);
+	free(max);
+	many_cleanup();
+	return rc;
+}

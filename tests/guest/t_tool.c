@@ -328,6 +328,79 @@ TEST(tool_reset)
 	return 0;
 }
 
+#define MODVER		"/sys/module/skbprof/version"
+#define FAKE_MODVER	"/tmp/skbprof-fake-version"
+
+/*
+ * The tool's version (VERSION, as this program's) and the loaded
+ * module's (its MODULE_VERSION, which the kernel shows in MODVER): the
+ * same, no warning.  A module of another version, made by mounting a
+ * file over MODVER: --version prints both, and every view warns on
+ * stderr, once, naming both, while its stdout (JSON too) and its exit
+ * status stay as they were.
+ */
+TEST(tool_version_mismatch)
+{
+	char *ver = NULL, *out = NULL, want[128];
+	json_object *o = NULL;
+	int st, rc = -1;
+
+	CHECK(skbprof_load(NULL) == 0, "load");
+	ver = read_file(MODVER);
+	CHECK(ver && !strcmp(ver, SKBPROF_VERSION "\n"), "%s: %s, want %s",
+	      MODVER, ver ? ver : "(none)", SKBPROF_VERSION);
+	free(ver);
+	out = tool_out(&st, "--version");
+	snprintf(want, sizeof(want), "skbprof %s\nmodule %s\n", SKBPROF_VERSION,
+		 SKBPROF_VERSION);
+	CHECK(st == 0 && !strcmp(out, want), "--version: exit %d: %s", st, out);
+	free(out);
+	out = sh_out(&st, TOOL " stats 2>&1 >/dev/null");
+	CHECK(st == 0 && !*out, "stats, same versions: exit %d, stderr %s", st, out);
+	free(out);
+	out = NULL;
+
+	CHECK(sh("echo 9.9.9 > " FAKE_MODVER) == 0, "write " FAKE_MODVER);
+	CHECK(sh("mount -o bind " FAKE_MODVER " " MODVER) == 0,
+	      "mount over " MODVER);
+	out = tool_out(&st, "--version");
+	snprintf(want, sizeof(want), "skbprof %s\nmodule 9.9.9\n", SKBPROF_VERSION);
+	if (st || !strstr(out, want)) {
+		fail("--version, module 9.9.9: exit %d: %s", st, out);
+		goto out;
+	}
+	free(out);
+	snprintf(want, sizeof(want),
+		 "skbprof: warning: the tool is version %s, the loaded module 9.9.9 (",
+		 SKBPROF_VERSION);
+	out = sh_out(&st, TOOL " stats 2>&1 >/dev/null");
+	if (st || strncmp(out, want, strlen(want)) ||
+	    strchr(out, '\n') != out + strlen(out) - 1) {
+		fail("stats, module 9.9.9: exit %d, stderr %s", st, out);
+		goto out;
+	}
+	free(out);
+	out = sh_out(&st, TOOL " -j drops 2>/dev/null");
+	o = json_tokener_parse(out);
+	if (st || !o || !json_object_object_get_ex(o, "drops", NULL)) {
+		fail("-j drops, module 9.9.9: exit %d: %s", st, out);
+		goto out;
+	}
+	free(out);
+	out = sh_out(&st, TOOL " reset 2>&1 >/dev/null");
+	if (st || strncmp(out, want, strlen(want))) {
+		fail("reset, module 9.9.9: exit %d, stderr %s", st, out);
+		goto out;
+	}
+	rc = 0;
+out:
+	json_object_put(o);
+	free(out);
+	sh("umount " MODVER);
+	unlink(FAKE_MODVER);
+	return rc;
+}
+
 TEST(tool_not_loaded)
 {
 	char *out;

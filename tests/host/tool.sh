@@ -511,6 +511,14 @@ t unknown_view 2 "unknown view 'nosuch'" "$tool" --root "$tmp/root" nosuch
 t no_view 2 '^usage:' "$tool" --root "$tmp/root"
 t help 0 '^exit codes: 0 success' "$tool" --help
 t bad_option 2 '^usage:' "$tool" --bogus
+# --version: the tool's from VERSION; the module's (none here, or the
+# host's), on the next line; the guest test tool_version_mismatch
+# checks the module's and the warning
+ver=$(cat "$top/VERSION")
+t version 0 "^skbprof ${ver//./\\.}\$" "$tool" --version
+t version_module 0 '^module (not loaded|unknown|[0-9].*)$' "$tool" --version
+t version_json 0 "^\\{\"tool\":\"${ver//./\\.}\",\"module\":(null|\"[^\"]+\")\\}\$" "$tool" -j --version
+t version_arg 2 "option '--version' doesn't allow an argument" "$tool" --version=1
 t bad_interval 2 "bad interval 'x'" "$tool" -i x top
 t bad_count 2 "bad count '0'" "$tool" -n 0 top
 t extra_args 2 'stats: unexpected arguments' "$tool" --root "$tmp/root" stats more
@@ -581,7 +589,7 @@ fi
 man_txt=$(MANWIDTH=80 man -l "$top/tools/skbprof.8" 2>"$tmp/man.err")
 if [ -s "$tmp/man.err" ]; then fail man-renders "$(head -c 300 "$tmp/man.err")"; else ok man-renders; fi
 for w in latency drops procs cgroups lifetime softnet stats control filter reset trace top prom --json --pretty \
-	 --interval --count --top-n --root SKBPROF_ROOT SKBPROF_TOP_N 'EXIT STATUS' promtool skbprof.rst; do
+	 --interval --count --top-n --root --version SKBPROF_ROOT SKBPROF_TOP_N 'EXIT STATUS' promtool skbprof.rst; do
 	grep -q -- "$w" <<< "$man_txt" || missing="${missing:-} $w"
 done
 if [ -n "${missing:-}" ]; then fail man-mentions "skbprof.8 lacks:$missing"; else ok man-mentions; fi
