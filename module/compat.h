@@ -387,4 +387,23 @@ static inline u64 skbprof_sk_cgroup_id(const struct sock *sk)
 }
 #endif
 
+/*
+ * Is UDP_CORK set on @sk?  A flag bit of udp_sk(sk)->udp_flags since 6.7
+ * (Debian's 6.1 has it too: the header defines udp_test_bit()), the field
+ * corkflag before.  Read without the socket's lock, as a hint.
+ */
+#include <linux/udp.h>
+
+#ifdef udp_test_bit
+static inline bool skbprof_udp_corkflag(const struct sock *sk)
+{
+	return udp_test_bit(CORK, sk);
+}
+#else
+static inline bool skbprof_udp_corkflag(const struct sock *sk)
+{
+	return READ_ONCE(udp_sk(sk)->corkflag);
+}
+#endif
+
 #endif /* _SKBPROF_COMPAT_H */

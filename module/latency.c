@@ -139,6 +139,7 @@ static struct lat_cpu **lcpu;
 
 /* Cleared by reset_cpu() with the rest. */
 DEFINE_PER_CPU(u64 [2][LAT_FILTERED + 1], lat_verdicts);
+DEFINE_PER_CPU(u64, lat_udp_unseen);
 
 /* Interrupts are off in every caller: the CPU cannot change. */
 static inline struct lat_cpu *this_lat(void)
@@ -798,6 +799,7 @@ static void gso_stats(struct seq_file *m)
 void latency_stats(struct seq_file *m)
 {
 	u64 inc[2][END_REASONS] = {}, overflow = 0, cg_overflow = 0;
+	u64 unseen = 0;
 	unsigned int cpu, k, r;
 
 	stamp_stats(m);
@@ -831,6 +833,9 @@ void latency_stats(struct seq_file *m)
 				   k == STAMP_RX ? "rx" : "tx", vn[r], sum);
 		}
 	}
+	for_each_possible_cpu(cpu)
+		unseen += READ_ONCE(per_cpu(lat_udp_unseen, cpu));
+	seq_printf(m, "udp_calls_unseen_tx %llu\n", unseen);
 	seq_printf(m, "procs_overflow %llu\n", overflow);
 	seq_printf(m, "cgroups_overflow %llu\n", cg_overflow);
 	gso_stats(m);
@@ -856,6 +861,7 @@ static void reset_cpu(unsigned int cpu)
 {
 	reset_lat(lcpu[cpu]);
 	memset(per_cpu_ptr(&lat_verdicts, cpu), 0, sizeof(lat_verdicts));
+	*per_cpu_ptr(&lat_udp_unseen, cpu) = 0;
 }
 
 void latency_reset(void)

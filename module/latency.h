@@ -51,6 +51,17 @@ static inline void latency_verdict(u8 kind, u8 verdict)
 	this_cpu_inc(lat_verdicts[kind][verdict]);
 }
 
+/*
+ * UDP datagrams whose send call was not seen (timeline.c), per CPU: of
+ * those sampling kept or the filter judged.
+ */
+DECLARE_PER_CPU(u64, lat_udp_unseen);
+
+static inline void latency_udp_unseen(void)
+{
+	this_cpu_inc(lat_udp_unseen);
+}
+
 /* Software GSO forked a transmit timeline to @segs segments; @full had none. */
 void latency_gso(unsigned int segs, unsigned int full);
 

@@ -33,7 +33,8 @@
  *
  * Arming.  A group is armed only while the configuration needs it
  * (group_needed()): the points of a direction while one of its stages is
- * measured, for the protocols those stages are for; the free paths and
+ * measured, for the protocols those stages are for (UDP's send calls,
+ * tx app, only for app-udp and tx-total); the free paths and
  * the rekey while a timeline or lifetime is followed, kfree_skb's (which
  * feeds the drops view) also while drops are counted; software GSO while
  * a transmit timeline or lifetime is; lifetime's constructors while
@@ -88,6 +89,7 @@ enum cand_mech { CM_NONE, CM_TRACEPOINT, CM_FTRACE, CM_KPROBE, CM_KRETPROBE };
 /* What a group serves, and so when it must be armed (group_needed()). */
 enum group_view {
 	GV_POINT,	/* a timeline point: its direction's stages */
+	GV_UDP_CALL,	/* UDP's tx app: app-udp, tx-total */
 	GV_REKEY,	/* any timeline */
 	GV_TX,		/* any transmit timeline, or lifetime */
 	GV_FREE,	/* any timeline, or lifetime */
@@ -150,7 +152,6 @@ struct group {
 	const char *name;
 	s8 kind;		/* STAMP_RX, STAMP_TX; -1: not a timeline point */
 	s8 point;
-	bool starts;		/* its probes reach point 0 first */
 	u8 proto;		/* IPPROTO_TCP, IPPROTO_UDP; 0: either */
 	bool all;		/* every candidate that works, not the first */
 	u8 view;		/* enum group_view: what needs it */
@@ -644,26 +645,44 @@ static int krp_tx_tcp_alloc(struct kretprobe_instance *ri,
 }
 
 /*
+ * udp_sendmsg(sk, msg, len), udpv6_sendmsg(sk, msg[, len]): a UDP send
+ * call begins, the first point of its datagrams (lat_tx_udp_call()).  An
+ * IPv6 socket's datagram to an IPv4-mapped address goes on from
+ * udpv6_sendmsg() to udp_sendmsg(): its call began at the first.
+ */
+static void en_tx_app_udp4(struct cand *c, SKBPROF_FREGS *f,
+			   struct pt_regs *regs)
+{
+	const struct sock *sk = ARG(0);
+
+	if (sk->sk_family == AF_INET)
+		lat_tx_udp_call(sk, ARG(1), c->id);
+}
+
+static void en_tx_app_udp6(struct cand *c, SKBPROF_FREGS *f,
+			   struct pt_regs *regs)
+{
+	lat_tx_udp_call(ARG(0), ARG(1), c->id);
+}
+
+/*
  * udp_send_skb(skb, fl4, cork), udp_v6_send_skb(skb, fl6, cork): the
  * datagram, whole, as UDP puts its header on.  Its transmit timeline
  * starts here, corked or not (udp_sendmsg() calls it as soon as
  * ip_make_skb() returns, udp_push_pending_frames() when the cork comes
- * off), and reaches UDP at once, in the same visit to the table.
+ * off, with the socket's own cork), from the send call's entry, and
+ * reaches UDP at once, in the same visit to the table.
  */
 static void en_tx_udp4(struct cand *c, SKBPROF_FREGS *f,
 		       struct pt_regs *regs)
 {
-	const struct sk_buff *skb = ARG(0);
-
-	lat_tx_start(skb, skb->sk, ARG(1), IPPROTO_UDP, TXP_L4, c->id);
+	lat_tx_udp(ARG(0), ARG(1), ARG(2), c->id);
 }
 
 static void en_tx_udp6(struct cand *c, SKBPROF_FREGS *f,
 		       struct pt_regs *regs)
 {
-	const struct sk_buff *skb = ARG(0);
-
-	lat_tx_start(skb, skb->sk, NULL, IPPROTO_UDP, TXP_L4, c->id);
+	lat_tx_udp(ARG(0), NULL, ARG(2), c->id);
 }
 
 /* ---- frees, head reallocation, lifetime ---- */
@@ -886,6 +905,10 @@ static struct cand c_tx_app_tcp[] = {
 	    sizeof(struct sk_arg)),
 };
 
+static struct cand c_tx_app_udp4[] = { EN("udp_sendmsg", en_tx_app_udp4) };
+
+static struct cand c_tx_app_udp6[] = { EN("udpv6_sendmsg", en_tx_app_udp6) };
+
 static struct cand c_tx_tcp[] = {
 	PT("__tcp_transmit_skb", 1),
 	PT("tcp_transmit_skb", 1),
@@ -992,10 +1015,11 @@ static struct cand c_softnet[] = {
 #define GROUP(nm, k, pt, pr, every, cands) \
 	{ .name = nm, .kind = k, .point = pt, .proto = pr, .all = every, \
 	  .view = GV_POINT, .c = cands, .n = ARRAY_SIZE(cands) }
-/* a point whose probe starts the timeline too: it serves point 0 as well */
-#define START_GROUP(nm, k, pt, pr, cands) \
-	{ .name = nm, .kind = k, .point = pt, .proto = pr, .starts = true, \
-	  .view = GV_POINT, .c = cands, .n = ARRAY_SIZE(cands) }
+/* UDP's send calls: tx app, needed by the stages from there alone */
+#define UDP_CALL_GROUP(nm, cands) \
+	{ .name = nm, .kind = STAMP_TX, .point = TXP_APP, \
+	  .proto = IPPROTO_UDP, .view = GV_UDP_CALL, .c = cands, \
+	  .n = ARRAY_SIZE(cands) }
 #define LIFE_GROUP(nm, cands, opt) \
 	{ .name = nm, .kind = -1, .view = GV_LIFETIME, .optional = opt, \
 	  .c = cands, .n = ARRAY_SIZE(cands) }
@@ -1021,10 +1045,13 @@ static struct group groups[] = {
 	GROUP("rx-recv", STAMP_RX, -1, 0, true, c_rx_recv),
 	GROUP("tx-app-tcp", STAMP_TX, TXP_APP, IPPROTO_TCP, false,
 	      c_tx_app_tcp),
+	/* before tx-udp4/6, which look for the calls these saw */
+	UDP_CALL_GROUP("tx-app-udp4", c_tx_app_udp4),
+	UDP_CALL_GROUP("tx-app-udp6", c_tx_app_udp6),
 	GROUP("tx-tcp", STAMP_TX, TXP_L4, IPPROTO_TCP, false, c_tx_tcp),
 	/* UDP's transmit timelines start where UDP takes them */
-	START_GROUP("tx-udp4", STAMP_TX, TXP_L4, IPPROTO_UDP, c_tx_udp4),
-	START_GROUP("tx-udp6", STAMP_TX, TXP_L4, IPPROTO_UDP, c_tx_udp6),
+	GROUP("tx-udp4", STAMP_TX, TXP_L4, IPPROTO_UDP, false, c_tx_udp4),
+	GROUP("tx-udp6", STAMP_TX, TXP_L4, IPPROTO_UDP, false, c_tx_udp6),
 	GROUP("tx-ip4", STAMP_TX, TXP_IP, 0, false, c_tx_ip4),
 	GROUP("tx-ip6", STAMP_TX, TXP_IP, 0, false, c_tx_ip6),
 	GROUP("tx-dev", STAMP_TX, TXP_DEV, 0, false, c_tx_dev),
@@ -1212,6 +1239,9 @@ static bool group_needed(const struct group *gr,
 		return cfg->lifetime && !(cfg->stages & SKBPROF_RX_STAGES);
 	case GV_SOFTNET:
 		return cfg->softnet;
+	case GV_UDP_CALL:
+		return cfg->stages & (BIT(SKBPROF_STAGE_APP_UDP) |
+				      BIT(SKBPROF_STAGE_TX_TOTAL));
 	case GV_DROP:
 		if (cfg->stages & BIT(SKBPROF_STAGE_DROPS))
 			return true;
@@ -1478,6 +1508,9 @@ static int group_arm(struct group *gr, const struct cand **bad)
 	size_t i;
 	int err;
 
+	/* what its probes saw before they were disarmed is out of date */
+	if (gr->view == GV_UDP_CALL)
+		lat_tx_udp_forget();
 	for (i = 0; i < gr->n; i++) {
 		struct cand *c = &gr->c[i];
 
@@ -1549,8 +1582,7 @@ static void probes_reset(void)
 static bool group_matches(const struct group *gr, int kind, int point,
 			  u8 proto)
 {
-	return gr->kind == kind &&
-	       (gr->point == point || (gr->starts && point == 0)) &&
+	return gr->kind == kind && gr->point == point &&
 	       (!gr->proto || !proto || gr->proto == proto);
 }
 

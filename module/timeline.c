@@ -200,6 +200,46 @@ static void start(struct lat_stamp *s, const struct sk_buff *skb,
 	reach(s, skb, 0, via, now);
 }
 
+/*
+ * The send call a UDP datagram came from (udp_call_of()): when its entry
+ * was, and the probe that saw it.
+ */
+struct tx_call {
+	u64 t;
+	u16 via;
+};
+
+/* The stages that need the send call: those from tx app. */
+#define UDP_CALL_STAGES	(BIT(SKBPROF_STAGE_APP_UDP) | BIT(SKBPROF_STAGE_TX_TOTAL))
+
+static bool udp_call_of(const struct sk_buff *skb, const void *cork,
+			struct tx_call *call);
+
+/*
+ * A UDP datagram's first point, tx app, is the entry of its send call,
+ * before the udp point that starts its timeline (udp_send_skb() with
+ * @cork): looked up only for a timeline sampling kept or the filter
+ * judges.  Without one seen, the timeline has no first point: the stages
+ * from tx udp on are measured, app-udp and tx-total are not, rather than
+ * a made-up figure.
+ */
+static void call_first(struct lat_stamp *s, const struct sk_buff *skb,
+		       const struct skbprof_config *cfg, const void *cork)
+{
+	struct tx_call call;
+
+	if (!(cfg->stages & UDP_CALL_STAGES) ||
+	    !udp_call_of(skb, cork, &call)) {
+		if (cfg->stages & UDP_CALL_STAGES)
+			latency_udp_unseen();
+		s->reached &= ~BIT(TXP_APP);
+		return;
+	}
+	s->s.t_start = call.t;
+	s->t_point[TXP_APP] = call.t;
+	s->via[TXP_APP] = call.via;
+}
+
 /* The packet as the filter sees it: what its timeline learnt so far. */
 static void stamp_pktinfo(const struct lat_stamp *s, struct skbprof_pktinfo *pi)
 {
@@ -444,7 +484,8 @@ static void settle(struct lat_stamp *s, u64 end)
 	}
 	s->settled |= s->stages & ~todo;
 	st = s->s.kind == STAMP_RX ? SKBPROF_STAGE_RX_TOTAL : SKBPROF_STAGE_TX_TOTAL;
-	if (end && (s->stages & BIT(st))) {
+	/* from the first point: a UDP datagram whose send call was not seen has none */
+	if (end && (s->stages & BIT(st)) && reached(s, 0)) {
 		m[n].st = st;
 		m[n].ns = end - s->s.t_start;
 		m[n++].end = end;
@@ -615,13 +656,16 @@ static __always_inline void end_previous(const struct sk_buff *skb, u8 kind)
  */
 static bool admit(struct lat_stamp *tmp, u8 kind, const struct sk_buff *skb,
 		  const struct skbprof_config *cfg, const struct sock *sk,
-		  const struct flowi4 *fl4, u8 proto, u16 via, u64 now)
+		  const struct flowi4 *fl4, u8 proto, u16 via, u64 now,
+		  const void *udp_cork)
 {
 	unsigned long flags;
 
 	lat_stamp_clear(tmp);
 	tmp->s.kind = kind;
 	start(tmp, skb, cfg, via, now, false);
+	if (udp_cork)
+		call_first(tmp, skb, cfg, udp_cork);
 	learn_first(tmp, skb, cfg, sk, fl4, proto);
 	if (tmp->decide_at != 0)
 		return true;
@@ -707,13 +751,13 @@ static noinline void start_filtered(u8 kind, const struct sk_buff *skb,
 				    const struct skbprof_config *cfg,
 				    const struct sock *sk,
 				    const struct flowi4 *fl4, u8 proto, u8 also,
-				    u16 via, u64 now)
+				    u16 via, u64 now, const void *udp_cork)
 {
 	struct lat_stamp tmp __uninitialized;	/* admit() clears it */
 	unsigned long flags;
 	struct lat_stamp *s;
 
-	if (!admit(&tmp, kind, skb, cfg, sk, fl4, proto, via, now))
+	if (!admit(&tmp, kind, skb, cfg, sk, fl4, proto, via, now, udp_cork))
 		return;
 	if (also) {
 		reach(&tmp, skb, also, via, now);
@@ -735,7 +779,7 @@ static noinline void start_kept(u8 kind, const struct sk_buff *skb,
 				const struct skbprof_config *cfg,
 				const struct sock *sk,
 				const struct flowi4 *fl4, u8 proto, u8 also,
-				u16 via, bool queued)
+				u16 via, bool queued, const void *udp_cork)
 {
 	unsigned long flags;
 	struct lat_stamp *s;
@@ -746,10 +790,12 @@ static noinline void start_kept(u8 kind, const struct sk_buff *skb,
 	if (!s)
 		return;
 	start(s, skb, cfg, via, now, queued);
+	if (udp_cork)
+		call_first(s, skb, cfg, udp_cork);
 	learn_first(s, skb, cfg, sk, fl4, proto);
 	s->verdict = LAT_KEEP;
-	if (cfg->trace == SKBPROF_TRACE_VERBOSE)
-		trace_hit(s, 0, via, now);
+	if (cfg->trace == SKBPROF_TRACE_VERBOSE && reached(s, 0))
+		trace_hit(s, 0, s->via[0], s->t_point[0]);
 	if (also) {
 		reach(s, skb, also, via, now);
 		progress(s, cfg, also);
@@ -763,19 +809,22 @@ static noinline void start_kept(u8 kind, const struct sk_buff *skb,
  * (start_filtered()) or there is none.  Without a filter, sampling alone
  * decides, before anything is learnt about the packet.  A probe that is
  * the first point and a later one, @also (0: none), reaches both at once,
- * in one visit to the table.
+ * in one visit to the table.  A UDP datagram's first point is its send
+ * call, seen earlier: @udp_cork is udp_send_skb()'s cork (see
+ * call_first()); NULL for the others.
  */
 static __always_inline void start_timeline(u8 kind, const struct sk_buff *skb,
 					   const struct skbprof_config *cfg,
 					   const struct sock *sk,
 					   const struct flowi4 *fl4, u8 proto,
-					   u8 also, u16 via, bool queued)
+					   u8 also, u16 via, bool queued,
+					   const void *udp_cork)
 {
 	u8 verdict;
 
 	if (cfg->filter.terms) {
 		start_filtered(kind, skb, cfg, sk, fl4, proto, also, via,
-			       ktime_get_mono_fast_ns());
+			       ktime_get_mono_fast_ns(), udp_cork);
 		return;
 	}
 	verdict = sample(kind, cfg);
@@ -784,7 +833,8 @@ static __always_inline void start_timeline(u8 kind, const struct sk_buff *skb,
 		end_previous(skb, kind);
 		return;
 	}
-	start_kept(kind, skb, cfg, sk, fl4, proto, also, via, queued);
+	start_kept(kind, skb, cfg, sk, fl4, proto, also, via, queued,
+		   udp_cork);
 }
 
 /*
@@ -859,7 +909,7 @@ static __always_inline void rx_start_core(const struct sk_buff *skb,
 		return;
 	if (!cfg->filter.terms && cfg->sample > 1)
 		return;
-	start_timeline(STAMP_RX, skb, cfg, NULL, NULL, 0, 0, via, false);
+	start_timeline(STAMP_RX, skb, cfg, NULL, NULL, 0, 0, via, false, NULL);
 }
 
 /* An entry tracepoint's timeline, which a filter decides later. */
@@ -896,7 +946,7 @@ void lat_rx_start(const struct sk_buff *skb, u16 via, enum lat_rx_how how)
 	/* an entry tracepoint: without a filter, sampling decides at once */
 	else if (!cfg->filter.terms)
 		start_timeline(STAMP_RX, skb, cfg, NULL, NULL, 0, 0, via,
-			       how == LAT_RX_QUEUED);
+			       how == LAT_RX_QUEUED, NULL);
 	else
 		rx_start_undecided(skb, cfg, via, how);
 out:
@@ -915,7 +965,152 @@ void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
 	cfg = skbprof_config();
 	if (!(cfg->stages & SKBPROF_TX_STAGES))
 		goto out;
-	start_timeline(STAMP_TX, skb, cfg, sk, fl4, proto, also, via, false);
+	start_timeline(STAMP_TX, skb, cfg, sk, fl4, proto, also, via, false,
+		       NULL);
+out:
+	rcu_read_unlock_sched();
+}
+
+/* ---- the send call of a UDP datagram ---- */
+
+/*
+ * app-udp runs from the entry of the send call (udp_sendmsg(),
+ * udpv6_sendmsg()) to udp_send_skb(), where UDP takes the datagram,
+ * whole, and its timeline starts: the time the call spends before the
+ * datagram is built and handed on (the route, the socket's send buffer,
+ * copying the data in).  A corked datagram (MSG_MORE, UDP_CORK) is built
+ * over several calls and sent by a later one, or by the setsockopt()
+ * that uncorks: its app-udp runs from the entry of the call that began
+ * it, the cork's wait included, as app-tcp includes TCP's send queue.
+ *
+ * No return probe: an entry records its time in two small tables, by
+ * the task (udp_calls) and, for a call that begins a corked datagram, by
+ * the socket (udp_corks).  udp_send_skb() takes the record its datagram
+ * needs, once: the socket's when it sends the socket's cork
+ * (udp_push_pending_frames() passes the socket's own inet_cork), else
+ * the task's, which its own call left just before, on whatever CPU the
+ * task ran since.  Only the datagrams whose timeline is kept, or judged
+ * by the filter, look (call_first()): a record left behind is replaced
+ * by its owner's next entry.  A datagram whose record is not there (an
+ * entry in another task that hashes alike in between, a send outside a
+ * task, a call that began before the probes were armed) gets no app-udp
+ * and no tx-total, and is counted in stats (udp_calls_unseen_tx).
+ * Entries are the cost of one cmpxchg each on a line of their own: no
+ * lock, nothing shared by all CPUs.
+ */
+struct udp_call {
+	const void *owner;	/* the task, or the socket; NULL: free */
+	const struct sock *sk;
+	u64 t;
+	u16 via;
+} ____cacheline_aligned_in_smp;
+
+#define UDP_CALL_BITS	8
+/* @owner while a record is written */
+#define UDP_CALL_BUSY	((const void *)1)
+
+static struct udp_call udp_calls[1 << UDP_CALL_BITS];
+static struct udp_call udp_corks[1 << UDP_CALL_BITS];
+
+static void udp_call_put(struct udp_call *e, const void *owner,
+			 const struct sock *sk, u64 t, u16 via)
+{
+	const void *old = READ_ONCE(e->owner);
+
+	/* another entry is writing it: the one its call needs goes unseen */
+	if (old == UDP_CALL_BUSY ||
+	    cmpxchg(&e->owner, old, UDP_CALL_BUSY) != old)
+		return;
+	WRITE_ONCE(e->sk, sk);
+	WRITE_ONCE(e->t, t);
+	WRITE_ONCE(e->via, via);
+	/* the record whole before its owner: pairs with udp_call_take() */
+	smp_store_release(&e->owner, owner);
+}
+
+/* Take @owner's record of @sk from @e, once; false when it is not there. */
+static bool udp_call_take(struct udp_call *e, const void *owner,
+			  const struct sock *sk, struct tx_call *call)
+{
+	const struct sock *esk;
+	u64 t;
+	u16 via;
+
+	/* the record its owner published: pairs with udp_call_put() */
+	if (smp_load_acquire(&e->owner) != owner)
+		return false;
+	esk = READ_ONCE(e->sk);
+	t = READ_ONCE(e->t);
+	via = READ_ONCE(e->via);
+	/* fails when another entry took it over meanwhile */
+	if (cmpxchg(&e->owner, owner, NULL) != owner || esk != sk)
+		return false;
+	call->t = t;
+	call->via = via;
+	return true;
+}
+
+void lat_tx_udp_call(const struct sock *sk, const struct msghdr *msg, u16 via)
+{
+	u64 now = ktime_get_mono_fast_ns();
+
+	if (in_task())
+		udp_call_put(&udp_calls[hash_ptr(current, UDP_CALL_BITS)],
+			     current, sk, now, via);
+	/* the call begins a corked datagram: no data pending, a cork asked */
+	if (!READ_ONCE(udp_sk(sk)->pending) &&
+	    ((msg->msg_flags & MSG_MORE) || skbprof_udp_corkflag(sk)))
+		udp_call_put(&udp_corks[hash_ptr(sk, UDP_CALL_BITS)], sk, sk,
+			     now, via);
+}
+
+/* Free @e unless an entry is writing it (a late handler's, harmless). */
+static void udp_call_forget(struct udp_call *e)
+{
+	const void *old = READ_ONCE(e->owner);
+
+	if (old && old != UDP_CALL_BUSY)
+		cmpxchg(&e->owner, old, NULL);
+}
+
+void lat_tx_udp_forget(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(udp_calls); i++) {
+		udp_call_forget(&udp_calls[i]);
+		udp_call_forget(&udp_corks[i]);
+	}
+}
+
+/* The send call @skb, on its way to udp_send_skb() with @cork, came from. */
+static bool udp_call_of(const struct sk_buff *skb, const void *cork,
+			struct tx_call *call)
+{
+	const struct sock *sk = skb->sk;
+
+	if (cork == &inet_sk(sk)->cork.base)
+		return udp_call_take(&udp_corks[hash_ptr(sk, UDP_CALL_BITS)],
+				     sk, sk, call);
+	if (!in_task())
+		return false;
+	return udp_call_take(&udp_calls[hash_ptr(current, UDP_CALL_BITS)],
+			     current, sk, call);
+}
+
+void lat_tx_udp(const struct sk_buff *skb, const struct flowi4 *fl4,
+		const void *cork, u16 via)
+{
+	const struct skbprof_config *cfg;
+
+	if (!skb || !skb->sk || !cork)
+		return;
+	rcu_read_lock_sched();
+	cfg = skbprof_config();
+	if (!(cfg->stages & SKBPROF_TX_STAGES))
+		goto out;
+	start_timeline(STAMP_TX, skb, cfg, skb->sk, fl4, IPPROTO_UDP, TXP_L4,
+		       via, false, cork);
 out:
 	rcu_read_unlock_sched();
 }

@@ -78,6 +78,24 @@ void lat_tx_start(const struct sk_buff *skb, const struct sock *sk,
 		  const struct flowi4 *fl4, u8 proto, enum tx_point also,
 		  u16 via);
 
+struct msghdr;
+/*
+ * A UDP send call of @sk, udp_sendmsg() or udpv6_sendmsg() with @msg,
+ * begins: the first point of the datagrams it sends, and of the corked
+ * one it begins.
+ */
+void lat_tx_udp_call(const struct sock *sk, const struct msghdr *msg,
+		     u16 via);
+/*
+ * udp_send_skb(), udp_v6_send_skb() with @cork: UDP takes the datagram
+ * @skb, whose transmit timeline starts at its send call and reaches tx udp
+ * now.  @fl4: the flow of an IPv4 datagram, or NULL.
+ */
+void lat_tx_udp(const struct sk_buff *skb, const struct flowi4 *fl4,
+		const void *cork, u16 via);
+/* Forget every send call seen: their probes are about to be armed again. */
+void lat_tx_udp_forget(void);
+
 static inline void lat_tx_point(const struct sk_buff *skb,
 				enum tx_point point, u8 proto, u16 via)
 {

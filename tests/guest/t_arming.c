@@ -207,8 +207,9 @@ static int arm_as(const char *cmd, const char *want)
 #define RX_UDP	"rx-gro rx-drv rx-ip4 rx-ip6 rx-udp4 rx-udp6 rx-app " \
 		"rx-app-udp rx-recv"
 #define TX_TCP	"tx-app-tcp tx-tcp tx-ip4 tx-ip6 tx-dev tx-drv"
+#define TX_UDP	"tx-udp4 tx-udp6 tx-ip4 tx-ip6 tx-dev tx-drv"
 #define ALL	"rx-gro rx-drv rx-ip4 rx-ip6 rx-tcp4 rx-tcp6 rx-udp4 rx-udp6 " \
-		"rx-app rx-app-udp rx-recv tx-app-tcp " \
+		"rx-app rx-app-udp rx-recv tx-app-tcp tx-app-udp4 tx-app-udp6 " \
 		"tx-tcp tx-udp4 tx-udp6 tx-ip4 tx-ip6 tx-dev tx-drv free-drop free " \
 		"rekey tx-gso"
 
@@ -236,6 +237,10 @@ TEST(arming_follows_views)
 	if (arm_as("stages drops\n", "free-drop") ||
 	    arm_as("stages ip-udp\n", RX_UDP " free-drop free rekey") ||
 	    arm_as("stages app-tcp\n", TX_TCP " free-drop free rekey tx-gso") ||
+	    /* UDP's send calls only for the stages from tx app */
+	    arm_as("stages udp-ip\n", TX_UDP " free-drop free rekey tx-gso") ||
+	    arm_as("stages app-udp\n", "tx-app-udp4 tx-app-udp6 " TX_UDP
+		   " free-drop free rekey tx-gso") ||
 	    arm_as("stages drv-ip,tx-total\n", ALL) ||
 	    arm_as("stages drops\n", "free-drop") ||
 	    arm_as("stages all\n", ALL) ||

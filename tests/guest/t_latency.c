@@ -706,14 +706,19 @@ TEST(latency_tcp_peek_ends_at_read)
 /*
  * N datagrams on a quiet flow with GRO off: every RX and TX stage counts
  * exactly N, as do the kernel's own UDP counters; the receiving and the
- * sending process have exactly their packets in procs.
+ * sending process have exactly their packets in procs.  app-udp, the
+ * time in the send call before UDP takes the datagram, is never 0, and
+ * every send call was seen.  @mapped: an IPv6 socket sends IPv4, its call
+ * going from udpv6_sendmsg() on to udp_sendmsg().
  */
-static int udp_counts(int family)
+static int udp_counts(int family, bool mapped)
 {
 	struct traffic t = {
 		.family = family, .type = SOCK_DGRAM, .n = 50,
 		.rx_comm = "skbp_urx", .tx_comm = "skbp_utx",
+		.mapped = mapped,
 	};
+	struct row r;
 	const char *ug = family == AF_INET ? "Udp" : "Udp6";
 	long long in0, out0, in1, out1;
 	static const char *const rx[] = { "drv-ip", "ip-udp", "udp-app",
@@ -745,7 +750,11 @@ static int udp_counts(int family)
 		CHECK_ROW(s, "tx", tx[i], out1 - out0);
 	CHECK_ROW(s, "rx", "ip-tcp", 0);
 	CHECK_ROW(s, "tx", "app-tcp", 0);
+	latency_row(s, "tx", "app-udp", &r);
 	free(s);
+	note("app-udp min %llu p50 %llu max %llu ns", r.min, r.p50, r.max);
+	CHECK(r.min > 0, "app-udp min 0: not measured");
+	CHECK_EQ(stat_value("udp_calls_unseen_tx"), 0);
 	/* `procs totals`, the default: each direction's total alone */
 	CHECK_EQ(procs_count("rx", "rx-total", t.rx_pid, t.rx_comm), t.n);
 	CHECK_EQ(procs_count("tx", "tx-total", t.tx_pid, t.tx_comm), t.n);
@@ -761,33 +770,48 @@ static int udp_counts(int family)
 
 TEST(latency_udp_counts_exact)
 {
-	return udp_counts(AF_INET);
+	return udp_counts(AF_INET, false);
 }
 
 TEST(latency_udp6_counts_exact)
 {
-	return udp_counts(AF_INET6);
+	return udp_counts(AF_INET6, false);
+}
+
+TEST(latency_udp_v4mapped_counts_exact)
+{
+	return udp_counts(AF_INET, true);
 }
 
 /*
- * A corked datagram (MSG_MORE here, UDP_CORK alike) is built in the cork
- * and sent by udp_push_pending_frames(), not through ip_make_skb(): its
- * transmit timeline starts where UDP takes it, as every datagram's does.
- * N corked datagrams to a socket in the same netns: app-udp and tx-total
- * count N, as OutDatagrams rises by N.
+ * A corked datagram is built in the cork over several calls and sent by
+ * udp_push_pending_frames(), not through ip_make_skb(); its app-udp runs
+ * from the entry of the call that began it to udp_send_skb().  N
+ * datagrams sent in two parts @wait_us apart (MODE udp-cork: the first
+ * with MSG_MORE; udp-uncork: both under UDP_CORK, sent by the setsockopt()
+ * that uncorks @wait_us after the second): app-udp and tx-total count N,
+ * as OutDatagrams rises by N, with no send call unseen; every app-udp is
+ * at least the wait, and at most the span the sender measured around its
+ * calls.
  */
-TEST(latency_udp_corked_sends)
+static int udp_corked(const char *mode, unsigned long long wait_us)
 {
+	unsigned long long lo, hi;
 	long long out0, out1;
 	const int n = 30;
-	char *s;
+	struct row r;
+	char *s, *o;
+	int st;
 
 	CHECK(setup(false) == 0, "setup");
 	CHECK(sh(IP " -n " NS_A " link set lo up") == 0, "lo up");
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
 	out0 = snmp(NS_A, "Udp", "OutDatagrams");
-	CHECK(sh(IP " netns exec " NS_A " skbprof-traffic udp-cork " IP4_A
-		 " 5011 %d 100", n) == 0, "corked traffic");
+	o = sh_out(&st, IP " netns exec " NS_A " skbprof-traffic %s " IP4_A
+		   " 5011 %d 100 %llu", mode, n, wait_us);
+	CHECK(o && st == 0 && sscanf(o, "span_ns %llu %llu", &lo, &hi) == 2,
+	      "corked traffic: %s", o ? o : "?");
+	free(o);
 	out1 = snmp(NS_A, "Udp", "OutDatagrams");
 	CHECK(out0 >= 0, "cannot read OutDatagrams");
 	CHECK_EQ(out1 - out0, n);
@@ -795,10 +819,32 @@ TEST(latency_udp_corked_sends)
 	CHECK(s, "cannot read latency");
 	CHECK_ROW(s, "tx", "app-udp", out1 - out0);
 	CHECK_ROW(s, "tx", "tx-total", out1 - out0);
+	CHECK_EQ(stat_value("udp_calls_unseen_tx"), 0);
+	latency_row(s, "tx", "app-udp", &r);
 	free(s);
+	note("%s, %llu us apart: app-udp min %llu p50 %llu max %llu ns; sender's span %llu to %llu ns",
+	     mode, wait_us, r.min, r.p50, r.max, lo, hi);
+	CHECK(r.min >= wait_us * 1000 && r.max <= hi,
+	      "app-udp min %llu max %llu ns, want within [%llu, %llu]",
+	      r.min, r.max, wait_us * 1000, hi);
 	CHECK(check_no_leak() == 0, "leak");
 	teardown();
 	return 0;
+}
+
+TEST(latency_udp_corked_sends)
+{
+	return udp_corked("udp-cork", 0);
+}
+
+TEST(latency_udp_cork_wait)
+{
+	return udp_corked("udp-cork", 5000);
+}
+
+TEST(latency_udp_uncork_wait)
+{
+	return udp_corked("udp-uncork", 5000);
 }
 
 /*

@@ -7,6 +7,15 @@
  *	send COUNT datagrams to ADDR:PORT (nobody need listen)
  *   skbprof-traffic udp-pair ADDR PORT COUNT [SIZE]
  *	bind ADDR:PORT, send COUNT datagrams to it, read them all back
+ *   skbprof-traffic udp-cork ADDR PORT COUNT [SIZE [WAIT_US]]
+ *	as udp-pair, each datagram sent in two parts, the first with
+ *	MSG_MORE, WAIT_US apart
+ *   skbprof-traffic udp-uncork ADDR PORT COUNT [SIZE [WAIT_US]]
+ *	as udp-pair, each datagram sent in two parts under UDP_CORK, sent
+ *	by the setsockopt() that uncorks WAIT_US after the second part
+ *	With a cork, prints "span_ns MIN MAX": over the datagrams, the
+ *	time from before the first part's sendto() to the return of the
+ *	call that sent the datagram (CLOCK_MONOTONIC).
  *   skbprof-traffic tcp ADDR PORT BYTES
  *	listen on ADDR:PORT, connect, stream BYTES through, check the count
  *   skbprof-traffic tcp-syn ADDR PORT
@@ -19,11 +28,13 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static socklen_t parse_addr(const char *addr, const char *port,
@@ -71,15 +82,34 @@ static int die(const char *what)
 	return 1;
 }
 
+static long long mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+enum { NO_CORK, CORK_MORE, CORK_OPT };
+
+/* Set UDP_CORK on @fd to @on. */
+static int udp_cork(int fd, int on)
+{
+	return setsockopt(fd, IPPROTO_UDP, UDP_CORK, &on, sizeof(on));
+}
+
 /*
  * COUNT datagrams of SIZE bytes; with @pair, read each back on a socket
- * bound to ADDR; with @cork, each datagram is sent in two parts, the
- * first with MSG_MORE, so the kernel builds it in the cork and sends it
- * from udp_push_pending_frames().
+ * bound to ADDR; with @cork, each datagram is sent in two parts, @wait_us
+ * apart, so the kernel builds it in the cork and sends it from
+ * udp_push_pending_frames(): CORK_MORE, the first part with MSG_MORE;
+ * CORK_OPT, both parts under UDP_CORK, sent when it is switched off
+ * @wait_us after the second part.
  */
 static int udp(struct sockaddr_storage *ss, socklen_t len, long count,
-	       long size, int pair, int cork)
+	       long size, int pair, int cork, long wait_us)
 {
+	long long t0, span, span_min = -1, span_max = 0;
 	char buf[65536];
 	int tx, rx = -1;
 	long i;
@@ -103,12 +133,27 @@ static int udp(struct sockaddr_storage *ss, socklen_t len, long count,
 	for (i = 0; i < count; i++) {
 		long first = cork ? size / 2 : 0;
 
-		if (first && sendto(tx, buf, first, MSG_MORE,
+		if (cork == CORK_OPT && udp_cork(tx, 1))
+			return die("UDP_CORK on");
+		t0 = mono_ns();
+		if (first && sendto(tx, buf, first,
+				    cork == CORK_MORE ? MSG_MORE : 0,
 				    (struct sockaddr *)ss, len) != first)
-			return die("sendto MSG_MORE");
+			return die("sendto, first part");
+		if (cork == CORK_MORE && wait_us)
+			usleep(wait_us);
 		if (sendto(tx, buf + first, size - first, 0,
 			   (struct sockaddr *)ss, len) != size - first)
 			return die("sendto");
+		if (cork == CORK_OPT && wait_us)
+			usleep(wait_us);
+		if (cork == CORK_OPT && udp_cork(tx, 0))
+			return die("UDP_CORK off");
+		span = mono_ns() - t0;
+		if (span_min < 0 || span < span_min)
+			span_min = span;
+		if (span > span_max)
+			span_max = span;
 		/* read as we go so a small default buffer never overflows */
 		if (pair && recv(rx, buf, sizeof(buf), 0) != size)
 			return die("recv");
@@ -116,6 +161,8 @@ static int udp(struct sockaddr_storage *ss, socklen_t len, long count,
 	close(tx);
 	if (rx >= 0)
 		close(rx);
+	if (cork)
+		printf("span_ns %lld %lld\n", span_min, span_max);
 	return 0;
 }
 
@@ -191,20 +238,24 @@ int main(int argc, char **argv)
 	len = parse_addr(argv[2], argv[3], &ss);
 	if (!strcmp(argv[1], "udp") && (argc == 5 || argc == 6))
 		return udp(&ss, len, number(argv[4], "count"),
-			   argc == 6 ? number(argv[5], "size") : 64, 0, 0);
+			   argc == 6 ? number(argv[5], "size") : 64, 0, 0, 0);
 	if (!strcmp(argv[1], "udp-pair") && (argc == 5 || argc == 6))
 		return udp(&ss, len, number(argv[4], "count"),
-			   argc == 6 ? number(argv[5], "size") : 64, 1, 0);
-	if (!strcmp(argv[1], "udp-cork") && (argc == 5 || argc == 6))
+			   argc == 6 ? number(argv[5], "size") : 64, 1, 0, 0);
+	if ((!strcmp(argv[1], "udp-cork") || !strcmp(argv[1], "udp-uncork")) &&
+	    argc >= 5 && argc <= 7)
 		return udp(&ss, len, number(argv[4], "count"),
-			   argc == 6 ? number(argv[5], "size") : 64, 1, 1);
+			   argc >= 6 ? number(argv[5], "size") : 64, 1,
+			   argv[1][4] == 'c' ? CORK_MORE : CORK_OPT,
+			   argc == 7 ? number(argv[6], "wait") : 0);
 	if (!strcmp(argv[1], "tcp") && argc == 5)
 		return tcp(&ss, len, number(argv[4], "byte count"));
 	if (!strcmp(argv[1], "tcp-syn") && argc == 4)
 		return tcp_syn(&ss, len);
 usage:
 	fprintf(stderr,
-		"usage: skbprof-traffic udp|udp-pair|udp-cork ADDR PORT COUNT [SIZE]\n"
+		"usage: skbprof-traffic udp|udp-pair ADDR PORT COUNT [SIZE]\n"
+		"       skbprof-traffic udp-cork|udp-uncork ADDR PORT COUNT [SIZE [WAIT_US]]\n"
 		"       skbprof-traffic tcp ADDR PORT BYTES\n"
 		"       skbprof-traffic tcp-syn ADDR PORT\n");
 	return 2;
