@@ -68,8 +68,10 @@
  * SKBPROF_TP_KFREE_SKB_ARGS is the probe's parameter list.
  * SKBPROF_DEFINE_KFREE_SKB_PROBE(name, handler) defines a probe @name with
  * the running kernel's prototype that calls
- *	handler(void *data, struct sk_buff *skb, void *location, u32 reason)
- * with reason SKBPROF_NO_DROP_REASON on kernels without drop reasons.  The
+ *	handler(void *data, struct sk_buff *skb, void *location, u32 reason,
+ *		const struct sock *rx_sk)
+ * with reason SKBPROF_NO_DROP_REASON on kernels without drop reasons, and
+ * rx_sk NULL on kernels without it.  The
  * caller type-checks the probe with check_trace_callback_type_kfree_skb()
  * from <trace/events/skb.h>, so a prototype change fails the build.
  */
@@ -96,12 +98,41 @@
 #define SKBPROF_TP_KFREE_SKB_REASON	SKBPROF_NO_DROP_REASON
 #endif
 
+/*
+ * The socket whose receive path dropped the skb (rx_sk, 6.11 on): alive
+ * for the tracepoint's call, and of any family or state (a time-wait or
+ * request socket too).  NULL before 6.11.
+ */
+#if defined(SKBPROF_KFREE_SKB_CONST_RX_SK) || SKBPROF_KERNEL_AT_LEAST(6, 11)
+#define SKBPROF_TP_KFREE_SKB_RX_SK	((const struct sock *)rx_sk)
+#else
+#define SKBPROF_TP_KFREE_SKB_RX_SK	((const struct sock *)NULL)
+#endif
+
 #define SKBPROF_DEFINE_KFREE_SKB_PROBE(name, handler)			\
 static void name(SKBPROF_TP_KFREE_SKB_ARGS)				\
 {									\
 	SKBPROF_TP_ENTER();						\
-	handler(data, skb, location, SKBPROF_TP_KFREE_SKB_REASON);	\
+	handler(data, skb, location, SKBPROF_TP_KFREE_SKB_REASON,	\
+		SKBPROF_TP_KFREE_SKB_RX_SK);				\
 }
+
+/*
+ * TCP's reasons for discarding a received segment, 6.0 on (5.10's
+ * tcp_drop() frees with __kfree_skb(), no tracepoint, no reason):
+ *   TCP_OLD_DATA, TCP_OFOMERGE, TCP_OFO_DROP: by their definition the
+ *            data had come already (in order, or in the out-of-order
+ *            queue);
+ *   TCP_INVALID_SEQUENCE, TCP_RFC7323_PAWS: outside the window, or an
+ *            old timestamp; the sequence numbers tell an old segment
+ *            apart, with rx_sk (6.11 on);
+ *   TCP_OLD_SEQUENCE: the part of TCP_INVALID_SEQUENCE before the
+ *            window (6.12 on; module/Kbuild tests the header for it and
+ *            defines SKBPROF_DROP_TCP_OLD_SEQUENCE).
+ */
+#if SKBPROF_KERNEL_AT_LEAST(6, 0)
+#define SKBPROF_TCP_DROP_REASONS
+#endif
 
 /*
  * Names of drop reasons, from the running kernel's own tables (the enum's

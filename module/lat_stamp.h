@@ -50,6 +50,7 @@ enum lat_end {
 	END_MERGED,	/* GRO merged it into another skb, then freed it */
 	END_REUSED,	/* GRO merged it, and its skb is the next frame's */
 	END_COALESCED,	/* its data joined another skb (kfree_skb_partial) */
+	END_DUPLICATE,	/* TCP discarded it: its data had come already */
 	END_DISARMED,	/* its view was switched off (control) */
 	END_ORPHANED,	/* another skb came with its head: its free was missed */
 	END_REASONS

@@ -54,6 +54,7 @@ static const char *const end_names[END_REASONS] = {
 	[END_MERGED] = "merged",
 	[END_REUSED] = "reused",
 	[END_COALESCED] = "coalesced",
+	[END_DUPLICATE] = "duplicate",
 	[END_DISARMED] = "disarmed",
 	[END_ORPHANED] = "orphaned",
 };

@@ -62,6 +62,7 @@
 #include <linux/slab.h>
 #include <linux/tracepoint.h>
 #include <linux/utsname.h>
+#include <net/tcp.h>
 #include <trace/events/irq.h>
 #include <trace/events/napi.h>
 #include <trace/events/net.h>
@@ -688,19 +689,117 @@ static void en_tx_udp6(struct cand *c, SKBPROF_FREGS *f,
 /* ---- frees, head reallocation, lifetime ---- */
 
 /*
+ * Does @sk's TCP have the data of the segment @skb already: data (a FIN
+ * counts) wholly before the next byte it expects?  TCP's control block
+ * holds the numbers: tcp_v4_rcv() and tcp_v6_rcv() filled it before
+ * tcp_validate_incoming() and tcp_data_queue() judge the segment.
+ */
+static bool tcp_old_data(const struct sock *sk, const struct sk_buff *skb)
+{
+	const struct tcp_skb_cb *cb = TCP_SKB_CB(skb);
+
+	return cb->end_seq != cb->seq &&
+	       !after(cb->end_seq, READ_ONCE(tcp_sk(sk)->rcv_nxt));
+}
+
+/*
+ * The old segment tcp_validate_incoming() is about to discard on this CPU
+ * (outside the window, or an old timestamp), marked by the probe of the
+ * duplicate ACK it sends first (en_tcp_dupack()); its end_seq guards
+ * against a mark left by a drop on another CPU (a backlog run in process
+ * context can migrate) and an skb at the same address later.
+ */
+struct tcp_dup_mark {
+	const struct sk_buff *skb;
+	u32 end_seq;
+};
+
+static DEFINE_PER_CPU(struct tcp_dup_mark, tcp_dup_mark);
+
+/*
+ * tcp_send_dupack(sk, skb), static, where the kernel does not inline it
+ * (5.10, 6.1, 6.12 and 7.2 on x86-64 do not): it answers a segment
+ * tcp_validate_incoming() refuses, which it then discards at once, and
+ * counts an old one in TcpExt DelayedACKLost.  The only duplicates 6.1
+ * cannot tell by their drop reason, and 5.10 by anything else.
+ */
+static void en_tcp_dupack(struct cand *c, SKBPROF_FREGS *f,
+			  struct pt_regs *regs)
+{
+	const struct sk_buff *skb = ARG(1);
+	struct tcp_dup_mark *m = this_cpu_ptr(&tcp_dup_mark);
+
+	if (!tcp_old_data(ARG(0), skb))
+		return;
+	m->skb = skb;
+	m->end_seq = TCP_SKB_CB(skb)->end_seq;
+}
+
+/* Is the free of @skb the discard of the old segment marked?  Unmarks. */
+static __always_inline bool tcp_dup_marked(const struct sk_buff *skb)
+{
+	struct tcp_dup_mark *m = this_cpu_ptr(&tcp_dup_mark);
+
+	if (likely(m->skb != skb) || !skb)
+		return false;
+	m->skb = NULL;
+	return m->end_seq == TCP_SKB_CB(skb)->end_seq;
+}
+
+/*
+ * Is the TCP segment @skb, which @rx_sk's receive path drops for @reason,
+ * one whose data TCP had already (a retransmission's copy: the original
+ * came, or a copy before it)?  Its data reaches the application in the
+ * skb that came first.  The reasons that say so by their definition, and
+ * those of a sequence check that say it of an old segment when the
+ * socket is known (compat.h, SKBPROF_TCP_DROP_REASONS), or when its
+ * duplicate ACK marked it (en_tcp_dupack()).
+ */
+static bool tcp_dup_drop(const struct sk_buff *skb, u32 reason,
+			 const struct sock *rx_sk)
+{
+	if (tcp_dup_marked(skb))
+		return true;
+#ifdef SKBPROF_TCP_DROP_REASONS
+	switch (reason) {
+	case SKB_DROP_REASON_TCP_OLD_DATA:	/* before rcv_nxt */
+	case SKB_DROP_REASON_TCP_OFOMERGE:	/* in the out-of-order queue */
+	case SKB_DROP_REASON_TCP_OFO_DROP:	/* received in order meanwhile */
+		return true;
+#ifdef SKBPROF_DROP_TCP_OLD_SEQUENCE
+	case SKB_DROP_REASON_TCP_OLD_SEQUENCE:	/* before the window */
+		return TCP_SKB_CB(skb)->end_seq != TCP_SKB_CB(skb)->seq;
+#endif
+	case SKB_DROP_REASON_TCP_INVALID_SEQUENCE:
+	case SKB_DROP_REASON_TCP_RFC7323_PAWS:
+		/* a time-wait or request socket has no rcv_nxt */
+		if (!rx_sk || !sk_fullsock(rx_sk) ||
+		    rx_sk->sk_protocol != IPPROTO_TCP ||
+		    ((1 << READ_ONCE(rx_sk->sk_state)) &
+		     (TCPF_LISTEN | TCPF_SYN_SENT | TCPF_CLOSE)))
+			return false;
+		return tcp_old_data(rx_sk, skb);
+	}
+#endif
+	return false;
+}
+
+/*
  * kfree_skb: the kernel dropped @skb.  In order: its timelines end, in
- * the one visit that also tells how far the packet got and who sent it;
- * the drop is counted with that; its lifetime ends.
+ * the one visit that also tells how far the packet got and who sent it
+ * (as a duplicate when TCP had its data: tcp_dup_drop()); the drop is
+ * counted with that; its lifetime ends.
  */
 static void free_dropped(void *data, struct sk_buff *skb, void *location,
-			 u32 reason)
+			 u32 reason, const struct sock *rx_sk)
 {
 	struct skbprof_seen seen;
 	bool tracked;
 
 	if (!hit(data))
 		return;
-	tracked = lat_free(skb, END_DROPPED, &seen);
+	tracked = lat_free(skb, tcp_dup_drop(skb, reason, rx_sk) ?
+			   END_DUPLICATE : END_DROPPED, &seen);
 	drops_record(skb, location, reason, tracked ? &seen : NULL);
 	lifetime_end(skb);
 }
@@ -716,10 +815,12 @@ static void tp_consume_skb(SKBPROF_TP_CONSUME_SKB_ARGS)
 	lifetime_end(skb);
 }
 
+/* 5.10's tcp_drop() discards with __kfree_skb(): a marked one is old */
 static void en_free(struct cand *c, SKBPROF_FREGS *f,
 		    struct pt_regs *regs)
 {
-	lat_free(ARG(0), END_FREED, NULL);
+	lat_free(ARG(0), tcp_dup_marked(ARG(0)) ? END_DUPLICATE : END_FREED,
+		 NULL);
 	lifetime_end(ARG(0));
 }
 
@@ -946,6 +1047,8 @@ static struct cand c_free[] = {
 	/* 5.19+: handed to another CPU to free, maybe much later */
 	EN("skb_attempt_defer_free", en_free),
 	EN("napi_skb_free_stolen_head", en_free),
+	/* marks an old segment tcp_validate_incoming() discards next */
+	EN("tcp_send_dupack", en_tcp_dupack),
 };
 
 static struct cand c_rekey[] = {
