@@ -142,6 +142,7 @@ struct cand {
 	u8 state;
 	int err;
 	unsigned int id;		/* slot in hits[] */
+	bool ftrace_off;		/* failed: on ftrace's site, ftrace off */
 	unsigned long ip;		/* CM_FTRACE: the traced call site */
 	atomic_long_t missed;		/* CM_FTRACE: hits the guard refused */
 	struct tracepoint *tp;
@@ -227,11 +228,22 @@ static inline struct cand *krp_cand(struct kretprobe_instance *ri)
  *
  * ft_table maps a traced call site to its candidate; it is filled at load,
  * before the ops traces the site, and read only since.
+ *
+ * kernel.ftrace_enabled=0 makes ftrace call nothing: not this ops, nor
+ * the kprobes that sit on ftrace's call sites (KPROBES_ON_FTRACE, every
+ * function entry on x86-64), which would stay "active" and never fire.
+ * So the ops is FTRACE_OPS_FL_PERMANENT, as livepatch's are: while it is
+ * registered the kernel refuses to set the sysctl to 0 (EBUSY), and it
+ * is registered even with entry_ftrace=0, tracing only the park, to hold
+ * the sysctl for those kprobes.  Loaded while the sysctl is 0, the
+ * registration fails with EBUSY (ft_off): the candidates that would need
+ * ftrace are then unavailable ("ftrace-disabled"), not falsely active.
  */
 #define FT_BITS		6
 static struct cand *ft_table[1 << FT_BITS];
 static bool ft_registered;
 static int ft_err;		/* why the ops could not be registered */
+static bool ft_off;		/* kernel.ftrace_enabled was 0 at load */
 
 static noinline void skbprof_ftrace_park(void)
 {
@@ -307,17 +319,20 @@ static void notrace skbprof_ftrace_entry(unsigned long ip,
 
 static struct ftrace_ops ft_ops = {
 	.func	= skbprof_ftrace_entry,
-	.flags	= SKBPROF_FTRACE_OPS_FLAGS,
+	.flags	= SKBPROF_FTRACE_OPS_FLAGS | FTRACE_OPS_FL_PERMANENT,
 };
 
-/* Register the ops, tracing only the park; on error, kprobes serve. */
+/*
+ * Register the ops, tracing only the park.  On error, kprobes serve; but
+ * with kernel.ftrace_enabled=0 (EBUSY, see above) not those on ftrace's
+ * call sites.
+ */
 static void ft_init(void)
 {
 	unsigned long park = (unsigned long)skbprof_ftrace_park;
 
 	memset(ft_table, 0, sizeof(ft_table));
-	if (!entry_ftrace)
-		return;
+	ft_off = false;
 	ft_err = ftrace_set_filter_ip(&ft_ops, park, 0, 1);
 	if (ft_err)
 		goto out;
@@ -326,7 +341,10 @@ static void ft_init(void)
 		ftrace_set_filter_ip(&ft_ops, park, 1, 0);
 out:
 	ft_registered = !ft_err;
-	if (ft_err)
+	ft_off = ft_err == -EBUSY;
+	if (ft_off)
+		pr_warn("kernel.ftrace_enabled is 0: no probe on ftrace's call sites can fire, and those that need one are unavailable (ftrace-disabled); set it to 1 and load again\n");
+	else if (ft_err)
 		pr_warn("no ftrace callback (%d): function entries get kprobes\n",
 			ft_err);
 }
@@ -1219,6 +1237,17 @@ static enum group_state group_state(const struct group *gr)
 	return gr->optional && missing ? GS_ABSENT : GS_UNSERVED;
 }
 
+/* Was a candidate of @gr refused as ftrace calls nothing (ft_off)? */
+static bool group_ftrace_off(const struct group *gr)
+{
+	size_t i;
+
+	for (i = 0; i < gr->n; i++)
+		if (gr->c[i].ftrace_off)
+			return true;
+	return false;
+}
+
 /* Is @sym in the comma-separated probe_deny list? */
 static bool denied(const char *sym)
 {
@@ -1253,6 +1282,17 @@ static void tp_match(struct tracepoint *tp, void *priv)
 }
 
 /*
+ * Does @p, a kprobe of @c, sit on an ftrace call site while ftrace calls
+ * nothing (kernel.ftrace_enabled=0 at load)?  Then it would never fire:
+ * @c is unavailable, and says why.
+ */
+static bool ft_cannot_fire(struct cand *c, const struct kprobe *p)
+{
+	c->ftrace_off = ft_off && (p->flags & KPROBE_FLAG_FTRACE);
+	return c->ftrace_off;
+}
+
+/*
  * A function entry.  A kprobe, registered disabled, finds the function
  * (kallsyms_lookup_name() is not exported).  Where ftrace traces its
  * entry (ft_serve()) the ftrace callback serves it, and probes_init()
@@ -1269,11 +1309,14 @@ static int entry_register(struct cand *c)
 	err = register_kprobe(&c->kp);
 	if (err)
 		return err;
-	if (ft_registered && !ft_serve(c)) {
+	if (entry_ftrace && ft_registered && !ft_serve(c)) {
 		c->mech = CM_FTRACE;
 		return 0;
 	}
 	c->mech = CM_KPROBE;
+	/* probes_init() takes it out with the lookups' */
+	if (ft_cannot_fire(c, &c->kp))
+		return -EBUSY;
 	err = enable_kprobe(&c->kp);
 	if (err)
 		unregister_kprobe(&c->kp);
@@ -1283,8 +1326,10 @@ static int entry_register(struct cand *c)
 static int cand_register(struct cand *c)
 {
 	struct tp_find f = { .name = c->sym };
+	int err;
 
 	c->mech = CM_NONE;
+	c->ftrace_off = false;
 	if (denied(c->sym))
 		return -ENOENT;
 	switch (c->type) {
@@ -1306,7 +1351,24 @@ static int cand_register(struct cand *c)
 		c->krp.data_size = c->data_size;
 		/* instances for callers that sleep inside (allocations) */
 		c->krp.maxactive = max_t(int, 64, 8 * num_possible_cpus());
-		return register_kretprobe(&c->krp);
+		/*
+		 * Disabled until it is known to fire: armed on ftrace while
+		 * ftrace_enabled=0, a kprobe leaves flags on its record when
+		 * it goes (a text update clears them, and none runs then),
+		 * and when ftrace's last ops goes, its check of the records
+		 * warns and disables ftrace for good (ftrace_kill()).
+		 */
+		c->krp.kp.flags = KPROBE_FLAG_DISABLED;
+		err = register_kretprobe(&c->krp);
+		if (err)
+			return err;
+		if (ft_cannot_fire(c, &c->krp.kp))
+			err = -EBUSY;
+		else
+			err = enable_kretprobe(&c->krp);
+		if (err)
+			unregister_kretprobe(&c->krp);
+		return err;
 	}
 	return -EINVAL;
 }
@@ -1576,13 +1638,20 @@ static int probes_init(void)
 			c->err = cand_register(c);
 			c->state = c->err ? CS_FAILED : CS_ACTIVE;
 			served |= !c->err;
-			if (c->mech == CM_FTRACE)
+			if (c->mech == CM_FTRACE ||
+			    (c->type == CT_ENTRY && c->ftrace_off))
 				kp_batch[nlookup++] = &c->kp;
 		}
 		if (group_state(gr) != GS_UNSERVED)
 			continue;
 		unserved++;
-		if (allow_unserved)
+		if (group_ftrace_off(gr) && allow_unserved)
+			pr_warn("no probe serves %s while kernel.ftrace_enabled is 0: its stages are unavailable\n",
+				gr->name);
+		else if (group_ftrace_off(gr))
+			pr_err("no probe serves %s while kernel.ftrace_enabled is 0; allow_unserved=1 loads without its stages\n",
+			       gr->name);
+		else if (allow_unserved)
 			pr_warn("no probe serves %s on this kernel: its stages are unavailable\n",
 				gr->name);
 		else
@@ -1779,7 +1848,9 @@ static void cand_view(const struct cand *c, struct cand_view *v)
 		break;
 	case CS_FAILED:
 		v->state = "unavailable";
-		snprintf(v->why, sizeof(v->why), "%s(%d)", why(c->err), c->err);
+		snprintf(v->why, sizeof(v->why), "%s(%d)",
+			 c->ftrace_off ? "ftrace-disabled" : why(c->err),
+			 c->err);
 		break;
 	default:
 		v->state = "standby";
@@ -1875,10 +1946,12 @@ static void cand_rows(struct seq_file *m, bool row)
 static void probes_stats(struct seq_file *m)
 {
 	/* what serves function entries that ftrace traces */
-	if (ft_registered)
-		seq_puts(m, "entry_probes ftrace\n");
-	else if (!entry_ftrace)
+	if (!entry_ftrace)
 		seq_puts(m, "entry_probes kprobe entry_ftrace=0\n");
+	else if (ft_registered)
+		seq_puts(m, "entry_probes ftrace\n");
+	else if (ft_off)
+		seq_printf(m, "entry_probes kprobe ftrace-disabled(%d)\n", ft_err);
 	else
 		seq_printf(m, "entry_probes kprobe ftrace-error(%d)\n", ft_err);
 }

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kernel.ftrace_enabled and skbprof's ftrace_ops.
+ *
+ * With the sysctl at 0, ftrace calls nothing: neither skbprof's callback
+ * nor a kprobe on ftrace's call site of a function (every function entry
+ * on x86-64).  skbprof's ops is FTRACE_OPS_FL_PERMANENT, so while skbprof
+ * is loaded the kernel refuses to set the sysctl to 0, and a load while
+ * it is 0 registers no probe that cannot fire: those candidates say
+ * "ftrace-disabled", and the kernel log says why.
+ *
+ * The ground truth: the sysctl's own read-back, the datagrams that
+ * /proc/net/snmp counts against the hits of the probes on their path.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define SYSCTL		"/proc/sys/kernel/ftrace_enabled"
+#define STATS		DEBUGFS_DIR "/stats"
+
+static int ftrace_enabled(void)
+{
+	char *s = read_file(SYSCTL);
+	int v = s ? atoi(s) : -1;
+
+	free(s);
+	return v;
+}
+
+/*
+ * The probes of the groups a UDP/IPv4 datagram passes on loopback, each
+ * once per datagram: after @n datagrams, each active one has at least @n
+ * hits (since reset), and how many are unavailable for want of ftrace.
+ * -1 (failed) when an active one has fewer: it cannot fire.
+ */
+static const char *const udp4_groups[] = { "rx-ip4", "rx-udp4", "tx-udp4", "tx-ip4" };
+
+static int udp4_probes(const char *stats, long long n, int *active, int *off)
+{
+	const char *q;
+	size_t i;
+
+	*active = *off = 0;
+	for (q = stats; q && *q; q = strchr(q, '\n'), q = q ? q + 1 : NULL) {
+		char g[32], sym[64], mech[16], state[16], why[64];
+		long long hits;
+
+		if (sscanf(q, "probe %31s %63s %15s %15s", g, sym, mech, state) != 4)
+			continue;
+		for (i = 0; i < sizeof(udp4_groups) / sizeof(*udp4_groups); i++)
+			if (!strcmp(g, udp4_groups[i]))
+				break;
+		if (i == sizeof(udp4_groups) / sizeof(*udp4_groups))
+			continue;
+		if (!strcmp(state, "active")) {
+			CHECK(sscanf(q, "probe %*s %*s %*s active hits %lld", &hits) == 1,
+			      "cannot parse: %.*s", (int)strcspn(q, "\n"), q);
+			CHECK(hits >= n, "probe %s %s %s active with %lld hits; %lld datagrams sent",
+			      g, sym, mech, hits, n);
+			(*active)++;
+		} else if (!strcmp(state, "unavailable") &&
+			   sscanf(q, "probe %*s %*s %*s unavailable %63s", why) == 1 &&
+			   !strcmp(why, "ftrace-disabled(-16)")) {
+			(*off)++;
+		}
+	}
+	return 0;
+}
+
+/* Send @n datagrams over loopback: UDP InDatagrams must count them all. */
+static int send_udp4(int n)
+{
+	long long in0 = snmp_value("Udp", "InDatagrams");
+
+	CHECK(sh("skbprof-traffic udp-pair 127.0.0.1 9131 %d", n) == 0, "traffic");
+	CHECK_EQ(snmp_value("Udp", "InDatagrams") - in0, n);
+	return 0;
+}
+
+/*
+ * Loaded, skbprof holds the sysctl at 1: writing 0 fails with EBUSY, the
+ * sysctl still reads 1, and the probes keep counting every datagram.
+ * With entry_ftrace=0 too (on x86-64 the kprobes sit on ftrace's sites).
+ * Unloaded, the sysctl can be set to 0 again.
+ */
+static int sysctl_refused(const char *params)
+{
+	const int n = 50;
+	int err, active, off;
+	char *s;
+
+	err = skbprof_load(params);
+	CHECK(err == 0, "load %s: %s", params ? params : "", strerror(-err));
+	CHECK(write_file(DEBUGFS_DIR "/control", "reset\n") == 0, "reset");
+	err = write_file(SYSCTL, "0\n");
+	CHECK(err == -EBUSY, "ftrace_enabled=0 with skbprof loaded (%s): %s, want EBUSY",
+	      params ? params : "", err ? strerror(-err) : "accepted");
+	CHECK_EQ(ftrace_enabled(), 1);
+	if (send_udp4(n))
+		return -1;
+	s = read_file(STATS);
+	CHECK(s, "stats");
+	err = udp4_probes(s, n, &active, &off);
+	if (err)
+		note("stats:\n%s", s);
+	free(s);
+	if (err)
+		return -1;
+	CHECK(active == 4 && off == 0, "%d active and %d ftrace-disabled probes on the datagrams' path, want 4 and 0",
+	      active, off);
+	note("%s: ftrace_enabled=0 refused (EBUSY); %d datagrams, 4 probes counted each",
+	     params ? params : "defaults", n);
+	CHECK(skbprof_unload() == 0, "unload");
+	return 0;
+}
+
+TEST(ftrace_sysctl_refused_while_loaded)
+{
+	int err;
+
+	CHECK_EQ(ftrace_enabled(), 1);
+	if (sysctl_refused(NULL) || sysctl_refused("entry_ftrace=0"))
+		return -1;
+	/* skbprof gone: the sysctl is the administrator's again */
+	err = write_file(SYSCTL, "0\n");
+	CHECK(err == 0, "ftrace_enabled=0 after unload: %s", strerror(-err));
+	CHECK_EQ(ftrace_enabled(), 0);
+	CHECK(write_file(SYSCTL, "1\n") == 0, "ftrace_enabled=1");
+	CHECK_EQ(ftrace_enabled(), 1);
+	return 0;
+}
+
+/*
+ * Loaded while the sysctl is 0: the kernel log says so; no probe on the
+ * datagrams' path is active without firing.  Where kprobes sit on ftrace's
+ * call sites (x86-64), every function entry there is unavailable: the
+ * groups without another candidate are unserved, so the load is refused
+ * (ENOENT) unless allow_unserved=1; where kprobes do not (arm64), kprobes
+ * serve the entries and count every datagram.
+ */
+static int disabled_at_load(void)
+{
+	const int n = 50;
+	int err, active, off, st;
+	char *s, *log;
+
+	CHECK(write_file(SYSCTL, "0\n") == 0, "cannot set ftrace_enabled=0");
+	sh("dmesg -c > /dev/null");
+	err = skbprof_load(NULL);
+	if (err) {
+		CHECK(err == -ENOENT, "load: %s, want ENOENT (unserved) or success",
+		      strerror(-err));
+		err = skbprof_load("allow_unserved=1");
+		CHECK(err == 0, "load allow_unserved=1: %s", strerror(-err));
+	}
+	CHECK(write_file(DEBUGFS_DIR "/control", "reset\n") == 0, "reset");
+	if (send_udp4(n))
+		return -1;
+	s = read_file(STATS);
+	CHECK(s, "stats");
+	err = udp4_probes(s, n, &active, &off);
+	if (err || !((active == 4 && !off) || (!active && off >= 4)))
+		note("stats:\n%s", s);
+	free(s);
+	if (err)
+		return -1;
+	/* every group served by kprobes, or none (each candidate refused) */
+	CHECK((active == 4 && !off) || (!active && off >= 4),
+	      "%d active and %d ftrace-disabled probes on the datagrams' path",
+	      active, off);
+	s = read_file(STATS);
+	CHECK(s && strstr(s, "\nentry_probes kprobe ftrace-disabled(-16)\n"),
+	      "stats says no ftrace-disabled entry_probes");
+	free(s);
+	log = sh_out(&st, "dmesg | grep 'skbprof: kernel.ftrace_enabled is 0'");
+	CHECK(log && st == 0, "no kernel log line says ftrace_enabled is 0");
+	free(log);
+	note("loaded with ftrace_enabled=0: %d probes on the path counted %d datagrams each, %d ftrace-disabled",
+	     active, n, off);
+	return 0;
+}
+
+TEST(ftrace_disabled_at_load_reported)
+{
+	int err = disabled_at_load();
+
+	skbprof_unload();
+	write_file(SYSCTL, "1\n");
+	if (err)
+		return err;
+	/*
+	 * ftrace is whole: when skbprof's ops, the last, goes, ftrace checks
+	 * that no record kept a flag (a kprobe armed on ftrace while the
+	 * sysctl was 0 would leave one; ftrace would warn and die).
+	 */
+	CHECK(skbprof_load(NULL) == 0, "load with ftrace_enabled=1");
+	CHECK(skbprof_unload() == 0, "unload");
+	CHECK(path_exists("/sys/kernel/debug/tracing/enabled_functions"),
+	      "no enabled_functions");
+	return 0;
+}
