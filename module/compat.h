@@ -326,6 +326,32 @@ static inline unsigned long skbprof_function_end(unsigned long addr)
 #endif
 
 /*
+ * Add (@remove 0) or remove @cnt addresses to or from @ops' filter in one
+ * edit: ftrace_set_filter_ips() (5.18 on, for fprobe; module/Kbuild tests
+ * the header) edits a copy of the filter and, with the ops registered,
+ * scans ftrace's records and patches the text once for them all, where
+ * ftrace_set_filter_ip() does both for each address.  An address it
+ * refuses fails the whole edit, and the filter stays as it was.  Where
+ * the kernel lacks it, -EOPNOTSUPP: the caller edits one address at a
+ * time.
+ */
+#ifdef SKBPROF_HAVE_FTRACE_SET_FILTER_IPS
+static inline int skbprof_ftrace_set_filter_ips(struct ftrace_ops *ops,
+						unsigned long *ips,
+						unsigned int cnt, int remove)
+{
+	return ftrace_set_filter_ips(ops, ips, cnt, remove, 0);
+}
+#else
+static inline int skbprof_ftrace_set_filter_ips(struct ftrace_ops *ops,
+						unsigned long *ips,
+						unsigned int cnt, int remove)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
+/*
  * Where ftrace traces a function, for probes.c's ft_serve() on kernels
  * without kprobes on ftrace (KPROBE_FLAG_FTRACE tells it on the others):
  * offsets from the function's entry, tried in order; ftrace accepts only

@@ -47,7 +47,9 @@
  * published and probes_trim() after, serialised by the control file's
  * mutex; a group is armed while one of its candidates is
  * (group_armed()).  Kprobes stay registered until unload and are enabled
- * and disabled, so switching views waits for no grace period.
+ * and disabled, so switching views waits for no grace period; the ftrace
+ * entries a write switches join or leave the ftrace callback's filter in
+ * one edit (ft_edit()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -128,6 +130,7 @@ static __always_inline unsigned long entry_arg(SKBPROF_FREGS *f,
 
 struct cand {
 	const char *sym;
+	const char *group;		/* its group's name, set at load */
 	u8 type;
 	void *tp_fn;
 	entry_fn en;
@@ -177,10 +180,17 @@ static char *probe_deny;
 SKBPROF_TEST_PARAM(probe_deny, probe_deny, charp, 0600,
 		   "Testing only: candidates (comma-separated) to treat as absent from the kernel");
 
+static bool ftrace_batch = true;
+SKBPROF_TEST_PARAM(ftrace_batch, ftrace_batch, bool, 0600,
+		   "Testing only: 0 edits ftrace's filter one address at a time, as where the kernel has no ftrace_set_filter_ips()");
+
 static u64 __percpu *hits;
 /* room for every candidate, filled on unload (see unregister_all) */
 static struct kprobe **kp_batch;
 static struct kretprobe **krp_batch;
+/* the same, for the ftrace entries a control write switches (ft_edit()) */
+static struct cand **ft_cands;
+static unsigned long *ft_ips;
 
 /*
  * Count a hit; false in benchmark mode, where handlers do nothing else,
@@ -1524,30 +1534,81 @@ SKBPROF_TEST_PARAM(trim_gap_ms, trim_gap_ms, uint, 0400,
 		   "Testing only: sleep N ms between the disarming of a group's probes (0: none)");
 
 /*
- * Disarm every armed candidate of @gr, in the reverse of the order
+ * Disarm every armed candidate of @gr but its ftrace entries, which join
+ * ft_cands[] (*@nft of them) for ft_edit(), in the reverse of the order
  * group_arm() arms them: a group that lists its exits first (life-gro,
  * softnet) loses its entries first, so no entry is seen whose exit is
  * not, and softnet's raise goes before its entry.  What a run in flight
  * leaves still takes the sweep (struct skbprof_part).
  */
-static void group_disarm(struct group *gr)
+static void group_disarm(struct group *gr, unsigned int *nft)
 {
 	bool gap = false;
 	size_t i = gr->n;
 
 	while (i--) {
-		if (gr->c[i].state != CS_ACTIVE)
+		struct cand *c = &gr->c[i];
+
+		if (c->state != CS_ACTIVE)
 			continue;
+		if (c->mech == CM_FTRACE) {
+			ft_cands[(*nft)++] = c;
+			continue;
+		}
 		if (gap)
 			msleep(trim_gap_ms);
-		cand_disarm(&gr->c[i]);
+		cand_disarm(c);
 		gap = trim_gap_ms;
 	}
+}
+
+/*
+ * Arm (@arm) or disarm the @n ftrace entries of ft_cands[]: one edit of
+ * the ops' filter where the kernel has one for many addresses (compat.h),
+ * so one scan of ftrace's records and one round of text patching however
+ * many entries a control write switches (19 between "stages drops" and
+ * "stages all").  Where it has none, or the edit failed (which leaves the
+ * filter as it was), one address at a time, which names the one that
+ * fails.  0, or the error of *@bad, which stays disarmed with those after
+ * it; a removal that fails leaves its entry armed, as cand_disarm() does.
+ */
+static int ft_edit(unsigned int n, bool arm, const struct cand **bad)
+{
+	unsigned int i;
+	int err;
+
+	if (!n)
+		return 0;
+	for (i = 0; i < n; i++)
+		ft_ips[i] = ft_cands[i]->ip;
+	if (READ_ONCE(ftrace_batch) &&
+	    !skbprof_ftrace_set_filter_ips(&ft_ops, ft_ips, n, !arm)) {
+		for (i = 0; i < n; i++)
+			ft_cands[i]->state = arm ? CS_ACTIVE : CS_IDLE;
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		if (!arm) {
+			cand_disarm(ft_cands[i]);
+			continue;
+		}
+		err = cand_arm(ft_cands[i]);
+		if (err) {
+			*bad = ft_cands[i];
+			return err;
+		}
+		ft_cands[i]->state = CS_ACTIVE;
+	}
+	return 0;
 }
 
 static void probes_free(void)
 {
 	lat_via_names(NULL);
+	kfree(ft_ips);
+	ft_ips = NULL;
+	kfree(ft_cands);
+	ft_cands = NULL;
 	kfree(krp_batch);
 	krp_batch = NULL;
 	kfree(kp_batch);
@@ -1607,6 +1668,7 @@ static int probes_init(void)
 			struct cand *c = &groups[g].c[i];
 
 			c->id = id++;
+			c->group = groups[g].name;
 			c->kind = groups[g].kind;
 			c->point = groups[g].point;
 			c->proto = groups[g].proto;
@@ -1615,7 +1677,9 @@ static int probes_init(void)
 	hits = __alloc_percpu(sizeof(u64) * id, sizeof(u64));
 	kp_batch = kcalloc(id, sizeof(*kp_batch), GFP_KERNEL);
 	krp_batch = kcalloc(id, sizeof(*krp_batch), GFP_KERNEL);
-	if (!hits || !kp_batch || !krp_batch) {
+	ft_cands = kcalloc(id, sizeof(*ft_cands), GFP_KERNEL);
+	ft_ips = kcalloc(id, sizeof(*ft_ips), GFP_KERNEL);
+	if (!hits || !kp_batch || !krp_batch || !ft_cands || !ft_ips) {
 		probes_free();
 		return -ENOMEM;
 	}
@@ -1674,8 +1738,13 @@ static void probes_exit(void)
 	probes_free();
 }
 
-/* Arm the candidates of @gr that served at load; *@bad: which failed. */
-static int group_arm(struct group *gr, const struct cand **bad)
+/*
+ * Arm the candidates of @gr that served at load, but its ftrace entries,
+ * which join ft_cands[] (*@nft of them) for ft_edit(); *@bad: which
+ * failed.
+ */
+static int group_arm(struct group *gr, const struct cand **bad,
+		     unsigned int *nft)
 {
 	size_t i;
 	int err;
@@ -1688,6 +1757,10 @@ static int group_arm(struct group *gr, const struct cand **bad)
 
 		if (c->state != CS_IDLE)
 			continue;
+		if (c->mech == CM_FTRACE && !denied(c->sym)) {
+			ft_cands[(*nft)++] = c;
+			continue;
+		}
 		err = cand_arm(c);
 		if (err) {
 			*bad = c;
@@ -1701,32 +1774,31 @@ static int group_arm(struct group *gr, const struct cand **bad)
 static int probes_arm(const struct skbprof_config *cfg, char *msg, size_t len)
 {
 	const struct cand *bad = NULL;
+	unsigned int nft = 0;
 	size_t g;
-	int err;
+	int err = 0;
 
-	for (g = 0; g < ARRAY_SIZE(groups); g++) {
-		struct group *gr = &groups[g];
-
-		if (group_armed(gr) || !group_needed(gr, cfg))
-			continue;
-		err = group_arm(gr, &bad);
-		if (!err)
-			continue;
-		/* main.c (parts_arm()) trims what this call armed */
+	for (g = 0; g < ARRAY_SIZE(groups) && !err; g++)
+		if (!group_armed(&groups[g]) && group_needed(&groups[g], cfg))
+			err = group_arm(&groups[g], &bad, &nft);
+	if (!err)
+		err = ft_edit(nft, true, &bad);
+	/* main.c (parts_arm()) trims what this call armed */
+	if (err)
 		snprintf(msg, len, "cannot arm probe group %s: %s %s(%d)",
-			 gr->name, bad->sym, why(err), err);
-		return err;
-	}
-	return 0;
+			 bad->group, bad->sym, why(err), err);
+	return err;
 }
 
 static void probes_trim(const struct skbprof_config *cfg)
 {
+	unsigned int nft = 0;
 	size_t g;
 
 	for (g = 0; g < ARRAY_SIZE(groups); g++)
 		if (group_armed(&groups[g]) && !group_needed(&groups[g], cfg))
-			group_disarm(&groups[g]);
+			group_disarm(&groups[g], &nft);
+	ft_edit(nft, false, NULL);
 }
 
 /*

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "harness.h"
 
@@ -202,5 +203,81 @@ TEST(ftrace_disabled_at_load_reported)
 	CHECK(skbprof_unload() == 0, "unload");
 	CHECK(path_exists("/sys/kernel/debug/tracing/enabled_functions"),
 	      "no enabled_functions");
+	return 0;
+}
+
+/*
+ * A control write edits the callback's filter once for all the ftrace
+ * entries it switches, where the kernel has ftrace_set_filter_ips() (6.1
+ * on), else one entry at a time (5.10, or ftrace_batch=0).  Both must
+ * leave the same entries armed after "stages drops" and "stages all"
+ * alternate: the probes on a datagram's path each count every datagram
+ * /proc/net/snmp counts.  What the batch saves is noted, not asserted
+ * (make check times nothing): the function-call IPIs of text_poke's
+ * rounds (x86-64: "CAL" in /proc/interrupts) and the time a switch takes.
+ */
+#define ROUNDS	10
+
+/* The function-call IPIs of every CPU so far (/proc/interrupts). */
+static long long call_ipis(void)
+{
+	char *s = sh_out(NULL, "grep 'Function call interrupts' /proc/interrupts");
+	char *p = s ? strchr(s, ':') : NULL, *e;
+	long long n = p ? 0 : -1, v;
+
+	/* "CAL:  12  34  Function call interrupts": a column per CPU */
+	while (p) {
+		v = strtoll(++p, &e, 10);
+		if (e == p)
+			break;
+		n += v;
+		p = e - 1;
+	}
+	free(s);
+	return n;
+}
+
+/* Switch ROUNDS times each way under @params; then every datagram counts. */
+static int switch_and_count(const char *params)
+{
+	const int n = 50;
+	unsigned long long t0, us;
+	int i, active, off, err;
+	long long i0, ipis;
+	char *s;
+
+	CHECK(skbprof_load(params) == 0, "load %s", params);
+	i0 = call_ipis();
+	t0 = clock_ns(CLOCK_MONOTONIC);
+	for (i = 0; i < ROUNDS; i++) {
+		CHECK(write_file(DEBUGFS_DIR "/control", "stages drops\n") == 0, "stages drops");
+		CHECK(write_file(DEBUGFS_DIR "/control", "stages all\n") == 0, "stages all");
+	}
+	us = (clock_ns(CLOCK_MONOTONIC) - t0) / 1000 / (2 * ROUNDS);
+	ipis = i0 < 0 ? -1 : (call_ipis() - i0) / (2 * ROUNDS);
+	CHECK(write_file(DEBUGFS_DIR "/control", "reset\n") == 0, "reset");
+	if (send_udp4(n))
+		return -1;
+	s = read_file(STATS);
+	CHECK(s, "stats");
+	err = udp4_probes(s, n, &active, &off);
+	free(s);
+	if (err)
+		return -1;
+	CHECK(active == 4, "%s: %d probes active on the datagrams' path after %d switches, want 4",
+	      params, active, 2 * ROUNDS);
+	CHECK(skbprof_unload() == 0, "unload");
+	note("%s: %d switches, %llu us and %lld function-call IPIs a switch; then %d datagrams, 4 probes counted each",
+	     params, 2 * ROUNDS, us, ipis, n);
+	return 0;
+}
+
+TEST(ftrace_stage_switch_batched)
+{
+	if (!kallsyms_has("ftrace_set_filter_ips"))
+		note("no ftrace_set_filter_ips(): one edit per entry either way");
+	if (switch_and_count("stages=all") ||
+	    switch_and_count("stages=all ftrace_batch=0"))
+		return -1;
 	return 0;
 }
