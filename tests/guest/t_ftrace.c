@@ -84,6 +84,27 @@ static int send_udp4(int n)
 }
 
 /*
+ * Reset, send @n datagrams, and judge the probes on their path
+ * (udp4_probes()); the stats go to the log when they fail.
+ */
+static int udp4_counted(int n, int *active, int *off)
+{
+	char *s;
+	int err;
+
+	CHECK(write_file(DEBUGFS_DIR "/control", "reset\n") == 0, "reset");
+	if (send_udp4(n))
+		return -1;
+	s = read_file(STATS);
+	CHECK(s, "stats");
+	err = udp4_probes(s, n, active, off);
+	if (err)
+		note("stats:\n%s", s);
+	free(s);
+	return err;
+}
+
+/*
  * Loaded, skbprof holds the sysctl at 1: writing 0 fails with EBUSY, the
  * sysctl still reads 1, and the probes keep counting every datagram.
  * With entry_ftrace=0 too (on x86-64 the kprobes sit on ftrace's sites).
@@ -93,24 +114,14 @@ static int sysctl_refused(const char *params)
 {
 	const int n = 50;
 	int err, active, off;
-	char *s;
 
 	err = skbprof_load(params);
 	CHECK(err == 0, "load %s: %s", params ? params : "", strerror(-err));
-	CHECK(write_file(DEBUGFS_DIR "/control", "reset\n") == 0, "reset");
 	err = write_file(SYSCTL, "0\n");
 	CHECK(err == -EBUSY, "ftrace_enabled=0 with skbprof loaded (%s): %s, want EBUSY",
 	      params ? params : "", err ? strerror(-err) : "accepted");
 	CHECK_EQ(ftrace_enabled(), 1);
-	if (send_udp4(n))
-		return -1;
-	s = read_file(STATS);
-	CHECK(s, "stats");
-	err = udp4_probes(s, n, &active, &off);
-	if (err)
-		note("stats:\n%s", s);
-	free(s);
-	if (err)
+	if (udp4_counted(n, &active, &off))
 		return -1;
 	CHECK(active == 4 && off == 0, "%d active and %d ftrace-disabled probes on the datagrams' path, want 4 and 0",
 	      active, off);
@@ -159,25 +170,19 @@ static int disabled_at_load(void)
 		err = skbprof_load("allow_unserved=1");
 		CHECK(err == 0, "load allow_unserved=1: %s", strerror(-err));
 	}
-	CHECK(write_file(DEBUGFS_DIR "/control", "reset\n") == 0, "reset");
-	if (send_udp4(n))
+	if (udp4_counted(n, &active, &off))
 		return -1;
 	s = read_file(STATS);
 	CHECK(s, "stats");
-	err = udp4_probes(s, n, &active, &off);
-	if (err || !((active == 4 && !off) || (!active && off >= 4)))
-		note("stats:\n%s", s);
+	/* every group served by kprobes, or none (each candidate refused) */
+	err = !((active == 4 && !off) || (!active && off >= 4)) ?
+	      fail("%d active and %d ftrace-disabled probes on the datagrams' path: %s",
+		   active, off, s) :
+	      !strstr(s, "\nentry_probes kprobe ftrace-disabled(-16)\n") ?
+	      fail("stats says no ftrace-disabled entry_probes: %s", s) : 0;
 	free(s);
 	if (err)
 		return -1;
-	/* every group served by kprobes, or none (each candidate refused) */
-	CHECK((active == 4 && !off) || (!active && off >= 4),
-	      "%d active and %d ftrace-disabled probes on the datagrams' path",
-	      active, off);
-	s = read_file(STATS);
-	CHECK(s && strstr(s, "\nentry_probes kprobe ftrace-disabled(-16)\n"),
-	      "stats says no ftrace-disabled entry_probes");
-	free(s);
 	log = sh_out(&st, "dmesg | grep 'skbprof: kernel.ftrace_enabled is 0'");
 	CHECK(log && st == 0, "no kernel log line says ftrace_enabled is 0");
 	free(log);
@@ -242,9 +247,8 @@ static int switch_and_count(const char *params)
 {
 	const int n = 50;
 	unsigned long long t0, us;
-	int i, active, off, err;
+	int i, active, off;
 	long long i0, ipis;
-	char *s;
 
 	CHECK(skbprof_load(params) == 0, "load %s", params);
 	i0 = call_ipis();
@@ -255,14 +259,7 @@ static int switch_and_count(const char *params)
 	}
 	us = (clock_ns(CLOCK_MONOTONIC) - t0) / 1000 / (2 * ROUNDS);
 	ipis = i0 < 0 ? -1 : (call_ipis() - i0) / (2 * ROUNDS);
-	CHECK(write_file(DEBUGFS_DIR "/control", "reset\n") == 0, "reset");
-	if (send_udp4(n))
-		return -1;
-	s = read_file(STATS);
-	CHECK(s, "stats");
-	err = udp4_probes(s, n, &active, &off);
-	free(s);
-	if (err)
+	if (udp4_counted(n, &active, &off))
 		return -1;
 	CHECK(active == 4, "%s: %d probes active on the datagrams' path after %d switches, want 4",
 	      params, active, 2 * ROUNDS);
