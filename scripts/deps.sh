@@ -12,8 +12,9 @@ base=(gcc make libc6-dev libelf1 pahole kmod libkmod-dev pkg-config
       xz-utils zstd gzip cpio apt dpkg sparse perl libjson-c-dev)
 guest=(qemu-system-x86 busybox-static iproute2 nftables)
 fuzz=(clang-14 libclang-rt-14-dev)
-# host tests of the tool: JSON parsed back by jq, promtool (in prometheus)
-tool_check=(jq prometheus)
+# host tests of the tool: JSON parsed back by jq, promtool (in prometheus);
+# tests/host/prometheus.sh runs the real prometheus and node_exporter
+tool_check=(jq prometheus prometheus-node-exporter)
 # tests/host/docs.sh: reST validation of Documentation/*.rst
 docs=(python3-docutils)
 # tests/host/units.sh: systemd-analyze verify, which checks Documentation=
