@@ -1,0 +1,431 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The live half of tests/host/prometheus.sh, run against real servers.
+
+  prometheus-live.py PROM_URL TEXTFILE_DIR GUEST_DIR DASHBOARD RULES
+
+PROM_URL is a Prometheus that scrapes, every second, a node_exporter whose
+textfile collector reads TEXTFILE_DIR, and evaluates RULES every second.
+GUEST_DIR holds what tests/qemu/prom-live.sh printed in a guest: f1.prom,
+f2.prom (skbprof-prom.service's file before and after the known traffic),
+f3.prom (after rmmod), f*.snmp (the kernel's Udp counters then) and
+prom-live.env (the traffic's sizes).
+
+Feeds the files to node_exporter one after the other, each time polling
+Prometheus (a bounded number of polls) until it serves the file's values,
+and checks: every value served equals the file's; the traffic's counts
+(instant values at the two times, no rate: rate and increase
+extrapolate) against the traffic sent and the kernel's counters; every
+dashboard query and variable selector (check-dashboard.py --exprs) and
+every recording rule returns the series the traffic must produce; the
+rules load without error; SkbprofDown goes pending on the up-0 file and
+not before.  One "ok NAME" or "FAIL NAME: why" line per check.
+"""
+
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+
+PREFIX = "host/prometheus/"
+POLL = 0.25     # seconds between polls
+POLLS = 240     # polls before a wait gives up (60 s)
+failed = 0
+quiet = False   # while the harness checks itself: no lines, no count
+
+
+def ok(name):
+    if not quiet:
+        print(f"ok {PREFIX}{name}", flush=True)
+
+
+def fail(name, why):
+    global failed
+    if quiet:
+        return
+    failed += 1
+    print(f"FAIL {PREFIX}{name}: {why}", flush=True)
+
+
+def check(name, cond, why):
+    if cond:
+        ok(name)
+    else:
+        fail(name, why)
+    return cond
+
+
+class Prom:
+    def __init__(self, url):
+        self.url = url.rstrip("/")
+
+    def get(self, path, **params):
+        q = urllib.parse.urlencode(params)
+        with urllib.request.urlopen(f"{self.url}{path}?{q}", timeout=10) as r:
+            body = json.load(r)
+        if body.get("status") != "success":
+            raise RuntimeError(f"{path} {params}: {body}")
+        return body["data"]
+
+    def query(self, expr, at=None):
+        """An instant query: [(labels, value)], value a float."""
+        params = {"query": expr}
+        if at is not None:
+            params["time"] = f"{at:.3f}"
+        data = self.get("/api/v1/query", **params)
+        if data["resultType"] == "scalar":
+            return [({}, float(data["result"][1]))]
+        return [(r["metric"], float(r["value"][1])) for r in data["result"]]
+
+
+def norm(label, value):
+    return repr(float(value)) if label == "le" else value
+
+
+def parse_prom(path):
+    """A textfile's samples: {(name, frozenset(labels)): value}."""
+    samples = {}
+    line_re = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)(\s+\d+)?$')
+    label_re = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            m = line_re.match(line)
+            if not m:
+                raise ValueError(f"{path}: cannot parse {line!r}")
+            # as Prometheus stores them: an empty label is no label, and
+            # node_exporter prints le again as a Go float ("1e-09")
+            labels = {k: norm(k, v.encode().decode("unicode_escape"))
+                      for k, v in label_re.findall(m.group(3) or "") if v}
+            samples[(m.group(1), frozenset(labels.items()))] = float(m.group(4))
+    return samples
+
+
+def parse_snmp(path):
+    with open(path) as f:
+        head, vals = [l.split()[1:] for l in f.read().splitlines()[:2]]
+    return dict(zip(head, map(int, vals)))
+
+
+def same(a, b):
+    return a == b or (math.isnan(a) and math.isnan(b)) or abs(a - b) <= 1e-9 * max(abs(a), abs(b))
+
+
+def file_value(samples, name, **want):
+    return sum(v for (n, ls), v in samples.items()
+               if n == name and all((k, w) in ls for k, w in want.items()))
+
+
+def wait_for(prom, name, samples, textfile, src):
+    """Put src in the textfile directory (by a rename, as the tool does)
+    and poll until Prometheus serves its markers; the time then, or None."""
+    dst = os.path.join(textfile, "skbprof.prom")
+    with open(src) as f:
+        text = f.read()
+    with open(dst + ".tmp", "w") as f:
+        f.write(text)
+    os.rename(dst + ".tmp", dst)
+    markers = [(n, dict(ls), v) for (n, ls), v in samples.items()
+               if n in ("skbprof_up", "skbprof_last_read_timestamp_seconds") or
+               (n == "skbprof_stage_latency_seconds_count" and ("stage", "udp-app") in ls)]
+    if not markers:
+        fail(f"{name}/fed", f"{src} has no skbprof_up, last read or udp-app count to wait for")
+        return None
+    gone = "skbprof_stage_latency_seconds_count"
+    absent = not any(n == gone for n, _ in samples)
+    for _ in range(POLLS):
+        t = time.time()
+        seen = True
+        for n, ls, v in markers:
+            sel = n + "{" + ",".join(f'{k}="{w}"' for k, w in ls.items()) + "}"
+            got = prom.query(sel, t)
+            if len(got) != 1 or not same(got[0][1], v):
+                seen = False
+                break
+        if seen and absent and prom.query(gone, t):
+            seen = False
+        if seen:
+            ok(f"{name}/fed")
+            return t
+        time.sleep(POLL)
+    fail(f"{name}/fed", f"Prometheus did not serve {src}'s values within {POLLS} polls")
+    return None
+
+
+def served_equal(prom, name, samples, at):
+    """Every skbprof series Prometheus has at `at` is the file's, same value."""
+    got = prom.query('{__name__=~"skbprof_.+"}', at)
+    served = {}
+    for ls, v in got:
+        ls = {k: norm(k, w) for k, w in ls.items() if k not in ("instance", "job")}
+        served[(ls.pop("__name__"), frozenset(ls.items()))] = v
+    missing = [k for k in samples if k not in served]
+    extra = [k for k in served if k not in samples]
+    wrong = [k for k in samples if k in served and not same(samples[k], served[k])]
+    check(f"{name}/served", not missing and not extra and not wrong and samples,
+          f"{len(samples)} in the file, {len(served)} served: missing {missing[:3]}, "
+          f"not in the file {extra[:3]}, other values {[(k, samples[k], served[k]) for k in wrong[:3]]}")
+
+
+def expectations(f2, env):
+    """What each dashboard panel must show at the time of file 2, by title:
+    [(refId or None, description, test(results) -> bool)]."""
+    udp_closed = env["UDP_CLOSED"]
+    nosock = [dict(ls) for (n, ls), v in f2.items()
+              if n == "skbprof_drops_total" and ("reason", "NO_SOCKET") in ls and
+              ("proto", "ipv4/udp") in ls]
+    info = [dict(ls) for (n, ls), _ in f2.items() if n == "skbprof_info"]
+    active = {(dict(ls)["dir"], dict(ls)["stage"]): v for (n, ls), v in f2.items()
+              if n == "skbprof_stage_active"}
+    probes = file_value(f2, "skbprof_probes")
+
+    def has(pred):
+        return lambda rs: any(pred(ls, v) for ls, v in rs)
+
+    def every(pred):
+        return lambda rs: bool(rs) and all(pred(ls, v) for ls, v in rs)
+
+    def stage(d, s):
+        return lambda ls, v: ls.get("dir") == d and ls.get("stage") == s
+
+    def pos(f):
+        return lambda ls, v: f(ls, v) and v > 0 and math.isfinite(v)
+
+    def quantile(ls, v):
+        return stage("rx", "udp-app")(ls, v) and 0 < v <= 4.294967295
+
+    total = lambda rs: sum(v for _, v in rs if math.isfinite(v)) > 0
+    return {
+        "Up": [(None, "1", every(lambda ls, v: v == 1))],
+        "skbprof.prom age": [(None, "0 to 60 s", every(lambda ls, v: 0 <= v < 60))],
+        "Last good read": [(None, "0 to 60 s", every(lambda ls, v: 0 <= v < 60))],
+        "Stamp table in use": [(None, "a share 0 to 1", every(lambda ls, v: 0 <= v <= 1))],
+        "Probes": [(None, f"probes adding up to the file's {probes:g}",
+                    lambda rs: same(sum(v for _, v in rs), probes))],
+        "Incomplete timelines by reason": [(None, "rx series", has(lambda ls, v: ls.get("dir") == "rx"))],
+        "Version": [(None, f"the file's skbprof_info labels {info}",
+                     lambda rs: len(rs) == 1 and info and
+                     all(rs[0][0].get(k) == w for k, w in info[0].items()))],
+        "$stage latency": [(None, "packets in some bucket", total)],
+        "p99 per stage": [(None, "rx udp-app in (0, 4.3 s]", has(quantile))],
+        "p50 per stage": [(None, "rx udp-app in (0, 4.3 s]", has(quantile))],
+        "Mean time per stage": [(None, "rx udp-app > 0", has(pos(stage("rx", "udp-app"))))],
+        "Packets timed per stage": [(None, "rx udp-app, tx app-udp, rx tcp-app > 0",
+                                     lambda rs: all(has(pos(stage(d, s)))(rs) for d, s in
+                                                    (("rx", "udp-app"), ("tx", "app-udp"), ("rx", "tcp-app"))))],
+        "Stages active": [(None, f"the file's {len(active)} stages and values",
+                           lambda rs: {(ls.get("dir"), ls.get("stage")): v for ls, v in rs} == active)],
+        "skb lifetime": [(None, "skbs in some bucket", total)],
+        "Drops by reason": [(None, "NO_SOCKET > 0", has(lambda ls, v: ls.get("reason") == "NO_SOCKET" and v > 0))],
+        "Drops by location": [(None, "__udp4_lib_rcv > 0",
+                               has(lambda ls, v: ls.get("location") == "__udp4_lib_rcv" and v > 0))],
+        "Drops by protocol and stage": [(None, f"ipv4/udp at {[d.get('stage') for d in nosock]} > 0",
+                                         has(lambda ls, v: ls.get("proto") == "ipv4/udp" and v > 0 and
+                                             any(ls.get("stage") == d.get("stage") for d in nosock)))],
+        "Drops by device, netns and cgroup": [("A", "lo > 0", has(lambda ls, v: ls.get("dev") == "lo" and v > 0)),
+                                              ("B", "a cgroup series", has(lambda ls, v: "cgroup" in ls))],
+        "Top drops over the range": [(None, f"NO_SOCKET at __udp4_lib_rcv > 0 ({udp_closed} sent)",
+                                      has(lambda ls, v: ls.get("reason") == "NO_SOCKET" and
+                                          ls.get("location") == "__udp4_lib_rcv" and v > 0))],
+        "softnet $what": [(None, "softirq times in some bucket", total)],
+        "Softnet p99": [(None, "net-rx-run in (0, 4.3 s]",
+                         has(lambda ls, v: ls.get("what") == "net-rx-run" and 0 < v <= 4.294967295))],
+        "Softnet work": [("A", "net_rx > 0", total), ("C", "processed > 0", total)],
+        "Packets per cgroup": [(None, "rx rx-total > 0", has(pos(stage("rx", "rx-total"))))],
+        "Mean time per packet per cgroup": [(None, "rx rx-total > 0", has(pos(stage("rx", "rx-total"))))],
+        "Cgroups over the range": [("A", "rx rx-total packets > 0", has(pos(stage("rx", "rx-total"))))],
+    }
+
+
+def run_panels(prom, queries, at, expect, tag):
+    """Run every dashboard query at `at`: non-empty, and what expect says."""
+    bad = 0
+    for q in queries:
+        if q["kind"] == "variable":
+            name = f"{tag}/variable/{q['name']}"
+            try:
+                rs = prom.query(q["expr"], at)
+            except Exception as e:  # noqa: BLE001 (any error is the check's)
+                fail(name, f"{q['expr']}: {e}")
+                bad += 1
+                continue
+            if not check(name, any(q["label"] in ls for ls, _ in rs),
+                         f"{q['expr']}: no series with label {q['label']}"):
+                bad += 1
+            continue
+        name = f"{tag}/panel/{q['panel']}/{q['refId']}"
+        try:
+            rs = prom.query(q["expr"], at)
+        except Exception as e:  # noqa: BLE001
+            fail(name, f"{q['title']!r}: {q['expr']}: {e}")
+            bad += 1
+            continue
+        if not rs:
+            fail(name, f"{q['title']!r}: no series: {q['expr']}")
+            bad += 1
+            continue
+        why = []
+        for ref, desc, test in expect.get(q["title"], []):
+            if ref in (None, q["refId"]) and not test(rs):
+                why.append(f"want {desc}, got {[(ls, v) for ls, v in rs][:4]}")
+        if why:
+            fail(name, f"{q['title']!r}: {'; '.join(why)}: {q['expr']}")
+            bad += 1
+        else:
+            ok(name)
+    return bad
+
+
+def main(argv):
+    url, textfile, guest, dashboard, rules = argv
+    prom = Prom(url)
+    here = os.path.dirname(os.path.abspath(__file__))
+    checker = os.path.join(here, "..", "..", "tools", "prometheus", "check-dashboard.py")
+    env = {}
+    with open(os.path.join(guest, "prom-live.env")) as f:
+        for line in f:
+            k, _, v = line.strip().partition("=")
+            if k:
+                env[k] = int(v)
+    f1, f2, f3 = (parse_prom(os.path.join(guest, f"f{i}.prom")) for i in (1, 2, 3))
+    s1, s2 = (parse_snmp(os.path.join(guest, f"f{i}.snmp")) for i in (1, 2))
+
+    # rules loaded, no evaluation error
+    groups = prom.get("/api/v1/rules")["groups"]
+    records = [r["name"] for g in groups for r in g["rules"] if r["type"] == "recording"]
+    alerts = [r["name"] for g in groups for r in g["rules"] if r["type"] == "alerting"]
+    with open(rules) as f:
+        want_rules = re.findall(r"^\s*- (?:record|alert): (\S+)", f.read(), re.M)
+    check("rules-loaded", sorted(records + alerts) == sorted(want_rules),
+          f"Prometheus has {records + alerts}, {rules} {want_rules}")
+
+    t1 = wait_for(prom, "f1", f1, textfile, os.path.join(guest, "f1.prom"))
+    if t1 is None:
+        return 1
+    served_equal(prom, "f1", f1, t1)
+    t2 = wait_for(prom, "f2", f2, textfile, os.path.join(guest, "f2.prom"))
+    if t2 is None:
+        return 1
+    served_equal(prom, "f2", f2, t2)
+
+    # the traffic's counts: instant values at t1 and t2, against what was
+    # sent and the kernel's own counters
+    def delta(expr):
+        a, b = prom.query(expr, t1), prom.query(expr, t2)
+        return (b[0][1] - a[0][1]) if a and b else None
+    sent_ok, sent_closed = env["UDP_OK"], env["UDP_CLOSED"]
+    d = delta('sum(skbprof_drops_total{reason="NO_SOCKET",proto="ipv4/udp"})')
+    nop = s2["NoPorts"] - s1["NoPorts"]
+    check("udp-closed-drops", d == sent_closed == nop,
+          f"NO_SOCKET ipv4/udp drops grew by {d}, {sent_closed} datagrams sent to a closed port, "
+          f"NoPorts grew by {nop}")
+    d = delta('sum(skbprof_drops_total{reason="NO_SOCKET",location="__udp4_lib_rcv"})')
+    check("udp-closed-location", d == sent_closed,
+          f"NO_SOCKET drops at __udp4_lib_rcv grew by {d}, want {sent_closed}")
+    d = delta('sum(skbprof_stage_latency_seconds_count{dir="rx",stage="udp-app"})')
+    ind = s2["InDatagrams"] - s1["InDatagrams"]
+    check("udp-app-count", d == sent_ok == ind,
+          f"rx udp-app count grew by {d}, {sent_ok} datagrams sent to a bound port, "
+          f"InDatagrams grew by {ind}")
+    d = delta('sum(skbprof_stage_latency_seconds_bucket{dir="rx",stage="udp-app",le="+Inf"})')
+    check("udp-app-inf-bucket", d == sent_ok, f"rx udp-app +Inf bucket grew by {d}, want {sent_ok}")
+    d = delta('sum(skbprof_stage_latency_seconds_count{dir="tx",stage="app-udp"})')
+    outd = s2["OutDatagrams"] - s1["OutDatagrams"]
+    check("app-udp-count", d == sent_ok + sent_closed == outd,
+          f"tx app-udp count grew by {d}, {sent_ok + sent_closed} datagrams sent, "
+          f"OutDatagrams grew by {outd}")
+    rs = prom.query('skbprof_stage_latency_seconds_bucket{le="+Inf"} != on (instance, job, dir, stage) '
+                    'skbprof_stage_latency_seconds_count', t2)
+    n = prom.query("count(skbprof_stage_latency_seconds_count)", t2)
+    check("histogram-inf-is-count", not rs and n and n[0][1] > 0,
+          f"stages whose +Inf bucket is not their count: {rs}")
+    a = prom.query('sum(skbprof_cgroup_stage_packets_total{dir="rx",stage="rx-total"})', t2)
+    b = prom.query('sum(skbprof_stage_latency_seconds_count{dir="rx",stage="rx-total"})', t2)
+    check("cgroup-rows-add-up", a and b and a[0][1] == b[0][1] > 0,
+          f"per-cgroup rx rx-total packets add up to {a}, the stage counted {b}")
+
+    # every dashboard query, as Grafana would send it at t2
+    out = subprocess.run([sys.executable, checker, "--exprs",
+                          "--var", "__rate_interval=1m", "--var", "__range=1m",
+                          "--var", "__interval=1s", dashboard],
+                         capture_output=True, text=True)
+    queries = [json.loads(l) for l in out.stdout.splitlines()]
+    check("dashboard-exprs", out.returncode == 0 and len(queries) > 10,
+          f"check-dashboard.py --exprs: exit {out.returncode}: {out.stderr[:300]}")
+    expect = expectations(f2, env)
+    titles = {q.get("title") for q in queries}
+    check("expectations-match", set(expect) <= titles,
+          f"expected panels not in the dashboard: {sorted(set(expect) - titles)}")
+    run_panels(prom, queries, t2, expect, "f2")
+    # the harness can fail: one query with a misspelled metric must
+    mutant = [dict(q, expr=q["expr"].replace("skbprof_drops_total", "skbprof_drop_total"))
+              for q in queries if "skbprof_drops_total" in q["expr"]][:1]
+    global quiet
+    quiet = True
+    bad = run_panels(prom, mutant, t2, expect, "mutant")
+    quiet = False
+    check("mutant-fails", mutant and bad == len(mutant),
+          "a query with a misspelled metric passed the panel checks")
+
+    # the recording rules, evaluated by Prometheus every second: poll until
+    # an evaluation saw file 2, then every rule must have series
+    rule_ok = False
+    for _ in range(POLLS):
+        rs = prom.query('instance_dir_stage:skbprof_stage_packets:rate5m{dir="rx",stage="udp-app"} > 0')
+        if rs:
+            rule_ok = True
+            break
+        time.sleep(POLL)
+    check("rules-evaluated", rule_ok, f"no rx udp-app packet rate recorded within {POLLS} polls")
+    for r in records:
+        rs = prom.query(r)
+        check(f"rule/{r}", rs, "no series")
+    p = {q: prom.query(f'instance_dir_stage:skbprof_stage_latency_seconds:{q}_rate5m{{dir="rx",stage="udp-app"}}')
+         for q in ("p50", "p90", "p99", "mean")}
+    vals = {q: (rs[0][1] if rs else float("nan")) for q, rs in p.items()}
+    check("rule-quantiles-ordered", 0 < vals["p50"] <= vals["p90"] <= vals["p99"] <= 4.294967295 and
+          0 < vals["mean"] <= 4.294967295, f"rx udp-app p50, p90, p99, mean: {vals}")
+    for rule, label, value in (("instance_reason:skbprof_drops:rate5m", "reason", "NO_SOCKET"),
+                               ("instance_location:skbprof_drops:rate5m", "location", "__udp4_lib_rcv")):
+        rs = prom.query(f'{rule}{{{label}="{value}"}} > 0')
+        check(f"rule-{label}", rs, f"{rule} has no {label} {value} above 0")
+    rs = prom.query('ALERTS{alertname="SkbprofDown"}')
+    check("down-not-before", not rs, f"SkbprofDown while up is 1: {rs}")
+
+    # module unloaded: what the tool writes then
+    t3 = wait_for(prom, "f3", f3, textfile, os.path.join(guest, "f3.prom"))
+    if t3 is None:
+        return 1
+    served_equal(prom, "f3", f3, t3)
+    up = prom.query("skbprof_up", t3)
+    check("f3/up-0", len(up) == 1 and up[0][1] == 0, f"skbprof_up: {up}")
+    lr2 = file_value(f2, "skbprof_last_read_timestamp_seconds")
+    lr = prom.query("skbprof_last_read_timestamp_seconds", t3)
+    check("f3/last-read-carried", len(lr) == 1 and lr2 > 0 and same(lr[0][1], lr2),
+          f"last read {lr}, file 2 said {lr2}")
+    pending = False
+    for _ in range(POLLS):
+        rs = prom.query('ALERTS{alertname="SkbprofDown",alertstate="pending"}')
+        if rs:
+            pending = True
+            break
+        time.sleep(POLL)
+    check("f3/down-pending", pending, f"SkbprofDown not pending within {POLLS} polls")
+    health = {q["title"]: q for q in queries if q["kind"] == "panel"}
+    for title, test, desc in (("Up", lambda rs: rs and all(v == 0 for _, v in rs), "0"),
+                              ("Last good read", lambda rs: rs and all(v >= 0 for _, v in rs), "an age")):
+        q = health.get(title)
+        rs = prom.query(q["expr"], t3) if q else []
+        check(f"f3/panel/{title.replace(' ', '-').lower()}", test(rs), f"want {desc}, got {rs}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
