@@ -16,8 +16,8 @@
 #     served values, the traffic's counts, every dashboard query and every
 #     recording rule, and the down alert.
 # Both servers listen on 127.0.0.1 only and are stopped on exit.
-# SKBPROF_PROM_GUEST=DIR takes the guest's files from DIR (an earlier
-# run's f1.prom ... prom-live.env) instead of booting one.
+# The guest's files are kept in $OUT/prometheus-guest; SKBPROF_PROM_GUEST=DIR
+# takes them from DIR (an earlier run's) instead of booting a guest.
 # One ok/FAIL line per check.
 
 set -u
@@ -119,6 +119,8 @@ guest_run() {
 		f != "" { print > f }
 	' "$OUT/$ver/demo/result.txt"
 	cp "$root/usr/share/skbprof/prom-live.env" "$tmp/guest/"
+	rm -rf "$OUT/prometheus-guest"
+	cp -r "$tmp/guest" "$OUT/prometheus-guest"
 	local f
 	for f in f1.prom f2.prom f3.prom f1.snmp f2.snmp; do
 		[ -s "$tmp/guest/$f" ] || { fail guest "the guest printed no $f ($OUT/$ver/demo/result.txt)"; return 1; }
