@@ -109,7 +109,7 @@ guest_run() {
 		> "$root/usr/share/skbprof/prom-live.env"
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$OUT/$ver/initramfs.cpio.gz"
 	if ! boot "$ver" demo 600 > "$tmp/boot.lines"; then
-		fail guest "the guest run failed: $(grep FAIL "$tmp/boot.lines" | head -n 3 | tr '\n' '|') ($OUT/$ver/demo/)"
+		fail guest "the guest run failed: $(grep FAIL "$tmp/boot.lines" | head -n 3 | tr '\n' '|') ($OUT/$ver/demo/, $OUT/prometheus-guest.log)"
 		return 1
 	fi
 	mkdir -p "$tmp/guest"
@@ -139,7 +139,9 @@ if [ -n "${SKBPROF_PROM_GUEST:-}" ]; then
 	# a guest's files kept from an earlier run (while working on the rules)
 	cp -r "$SKBPROF_PROM_GUEST" "$tmp/guest"
 else
-	guest_run || exit 1
+	# the builds' and the boot's chatter: in a log, not among the lines
+	mkdir -p "$OUT"
+	guest_run 2> "$OUT/prometheus-guest.log" || exit 1
 fi
 
 # a free port on 127.0.0.1 for each server
