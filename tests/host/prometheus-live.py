@@ -109,9 +109,15 @@ def parse_prom(path):
 
 
 def parse_snmp(path):
+    """/proc/net/snmp's two Udp lines, then "TunTxDropped: N"."""
     with open(path) as f:
-        head, vals = [l.split()[1:] for l in f.read().splitlines()[:2]]
-    return dict(zip(head, map(int, vals)))
+        lines = f.read().splitlines()
+    head, vals = [l.split()[1:] for l in lines[:2]]
+    got = dict(zip(head, map(int, vals)))
+    for l in lines[2:]:
+        k, _, v = l.partition(": ")
+        got[k] = int(v)
+    return got
 
 
 def same(a, b):
@@ -231,6 +237,9 @@ def expectations(f2, env):
                                              any(ls.get("stage") == d.get("stage") for d in nosock)))],
         "Drops by device, netns and cgroup": [("A", "lo > 0", has(lambda ls, v: ls.get("dev") == "lo" and v > 0)),
                                               ("B", "a cgroup series", has(lambda ls, v: "cgroup" in ls))],
+        "Device drop counters": [(None, "sktun0 tx_dropped > 0",
+                                  has(lambda ls, v: ls.get("dev") == "sktun0" and
+                                      ls.get("counter") == "tx_dropped" and v > 0))],
         "Top drops over the range": [(None, f"NO_SOCKET at __udp4_lib_rcv > 0 ({udp_closed} sent)",
                                       has(lambda ls, v: ls.get("reason") == "NO_SOCKET" and
                                           ls.get("location") == "__udp4_lib_rcv" and v > 0))],
@@ -338,9 +347,15 @@ def main(argv):
     check("udp-app-inf-bucket", d == sent_ok, f"rx udp-app +Inf bucket grew by {d}, want {sent_ok}")
     d = delta('sum(skbprof_stage_latency_seconds_count{dir="tx",stage="app-udp"})')
     outd = s2["OutDatagrams"] - s1["OutDatagrams"]
-    check("app-udp-count", d == sent_ok + sent_closed == outd,
-          f"tx app-udp count grew by {d}, {sent_ok + sent_closed} datagrams sent, "
-          f"OutDatagrams grew by {outd}")
+    sent = sent_ok + sent_closed + env["TUN_SENT"]
+    check("app-udp-count", d == sent == outd,
+          f"tx app-udp count grew by {d}, {sent} datagrams sent (to the bound and "
+          f"closed ports and into sktun0), OutDatagrams grew by {outd}")
+    d = delta('sum(skbprof_device_drops_total{dev="sktun0",counter="tx_dropped"})')
+    tun = s2["TunTxDropped"] - s1["TunTxDropped"]
+    check("tun-tx-dropped", d == tun > 0,
+          f"sktun0's tx_dropped grew by {d}, by {tun} in sysfs "
+          f"({env['TUN_SENT']} datagrams sent into it)")
     rs = prom.query('skbprof_stage_latency_seconds_bucket{le="+Inf"} != on (instance, job, dir, stage) '
                     'skbprof_stage_latency_seconds_count', t2)
     n = prom.query("count(skbprof_stage_latency_seconds_count)", t2)

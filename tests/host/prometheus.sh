@@ -30,6 +30,9 @@ ver=${SKBPROF_PROM_KERNEL:-$DEMO_KERNEL}
 UDP_OK=300
 UDP_CLOSED=40
 TCP_BYTES=500000
+# datagrams into a tun device nobody reads, before file 1 and again
+# before file 2: more than its queue (txqueuelen 500) takes
+TUN_SENT=800
 
 tmp=$(mktemp -d)
 pids=()
@@ -105,7 +108,7 @@ guest_run() {
 	cp "$TOP/tests/qemu/prom-live.sh" "$root/usr/share/skbprof/demo.sh"
 	mkdir -p "$root/etc/default"
 	cp "$TOP/systemd/skbprof.default" "$root/etc/default/skbprof"
-	printf 'UDP_OK=%s\nUDP_CLOSED=%s\nTCP_BYTES=%s\n' "$UDP_OK" "$UDP_CLOSED" "$TCP_BYTES" \
+	printf 'UDP_OK=%s\nUDP_CLOSED=%s\nTCP_BYTES=%s\nTUN_SENT=%s\n' "$UDP_OK" "$UDP_CLOSED" "$TCP_BYTES" "$TUN_SENT" \
 		> "$root/usr/share/skbprof/prom-live.env"
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$OUT/$ver/initramfs.cpio.gz"
 	if ! boot "$ver" demo 600 > "$tmp/boot.lines"; then

@@ -11,6 +11,9 @@
 #   UDP_OK      datagrams to a bound IPv4 port (received)
 #   UDP_CLOSED  datagrams to a closed IPv4 port (dropped, NO_SOCKET)
 #   TCP_BYTES   bytes of TCP over loopback
+#   TUN_SENT    datagrams into sktun0, a tun device nobody reads: past
+#               its queue, the device drops them itself (tx_dropped,
+#               printed from sysfs beside each file)
 
 set -e
 . /usr/share/skbprof/prom-live.env
@@ -35,7 +38,16 @@ snap() {
 	echo "unit exit $rc"
 	cp "$SKBPROF_PROM_DIR/skbprof.prom" "/tmp/$1.prom"
 	grep -E '^Udp: ' /proc/net/snmp > "/tmp/$1.snmp"
+	echo "TunTxDropped: $(cat /sys/class/net/sktun0/statistics/tx_dropped)" >> "/tmp/$1.snmp"
 }
+
+# sktun0: made persistent, IPv6 off (no router solicitations), up, with
+# 10.203.0.0/24 behind it
+modprobe tun
+skbprof-traffic tun-drop 10.203.0.2 9 0
+echo 1 > /proc/sys/net/ipv6/conf/sktun0/disable_ipv6
+ip addr add 10.203.0.1/24 dev sktun0
+ip link set sktun0 up
 
 # lifetime and softnet on: every series of the default set is there
 insmod /lib/skbprof/skbprof.ko lifetime_sample=1 softnet=on
@@ -44,11 +56,13 @@ skbprof-traffic udp-pair 127.0.0.1 9000 20 200
 skbprof-traffic udp 127.0.0.1 9999 3
 skbprof-traffic tcp 127.0.0.1 9001 100000
 skbprof-traffic tcp-syn 127.0.0.1 9998
+skbprof-traffic tun-drop 10.203.0.2 9 "$TUN_SENT"
 snap f1
 skbprof-traffic udp-pair 127.0.0.1 9000 "$UDP_OK" 200
 skbprof-traffic udp 127.0.0.1 9999 "$UDP_CLOSED"
 skbprof-traffic tcp 127.0.0.1 9001 "$TCP_BYTES"
 skbprof-traffic tcp-syn 127.0.0.1 9998
+skbprof-traffic tun-drop 10.203.0.2 9 "$TUN_SENT"
 snap f2
 rmmod skbprof
 snap f3
