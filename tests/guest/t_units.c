@@ -75,5 +75,22 @@ TEST(prom_unit_writes_textfile)
 	CHECK(strstr(prom, want), "no '%s' in the file", want + 1);
 	note("%zu bytes, promtool accepts them", strlen(prom));
 	free(prom);
+	/*
+	 * The module gone: the service still succeeds, and the file says so
+	 * (skbprof_up 0), with none of the old figures.
+	 */
+	CHECK(skbprof_unload() == 0, "unload");
+	cmd = unit_value(PROM_UNIT, "ExecStart");
+	CHECK(cmd, "no ExecStart= in " PROM_UNIT);
+	out = sh_out(&st, "export SKBPROF_PROM_DIR=" TEXTFILE_DIR "; %s 2>&1", cmd);
+	free(cmd);
+	CHECK(st == 0, "module unloaded: exited %d: %.300s", st, out);
+	free(out);
+	prom = read_file(TEXTFILE_DIR "/skbprof.prom");
+	CHECK(prom && strstr(prom, "\nskbprof_up 0\n") &&
+	      strstr(prom, "\nskbprof_last_read_timestamp_seconds ") &&
+	      !strstr(prom, "skbprof_stage_latency_seconds"),
+	      "module unloaded: the file is not up 0 alone: %.500s", prom);
+	free(prom);
 	return 0;
 }
