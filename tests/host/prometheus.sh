@@ -51,7 +51,7 @@ trap cleanup EXIT
 ok() { echo "ok host/prometheus/$1"; }
 fail() { echo "FAIL host/prometheus/$1: $2"; }
 
-for c in promtool prometheus prometheus-node-exporter python3 node; do
+for c in promtool prometheus prometheus-node-exporter python3; do
 	command -v "$c" > /dev/null || { fail deps "$c is missing (scripts/deps.sh check)"; exit 1; }
 done
 

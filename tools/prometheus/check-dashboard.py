@@ -32,6 +32,7 @@
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -193,6 +194,8 @@ def schema_check(dash_path, moddir):
     moddir = os.path.abspath(moddir)
     tsc = os.path.join(moddir, "node_modules", "typescript", "bin", "tsc")
     pkg = os.path.join(moddir, "node_modules", "@grafana", "schema", "package.json")
+    if not shutil.which("node"):
+        return ["schema: no node (Node.js) to run the TypeScript compiler with"]
     for f in (tsc, pkg):
         if not os.path.exists(f):
             return [f"schema: {f} is missing (scripts/deps.sh check runs npm ci in {moddir})"]
