@@ -16,10 +16,15 @@ Prometheus (a bounded number of polls) until it serves the file's values,
 and checks: every value served equals the file's; the traffic's counts
 (instant values at the two times, no rate: rate and increase
 extrapolate) against the traffic sent and the kernel's counters; every
-dashboard query and variable selector (check-dashboard.py --exprs) and
-every recording rule returns the series the traffic must produce; the
-rules load without error; SkbprofDown goes pending on the up-0 file and
-not before.  One "ok NAME" or "FAIL NAME: why" line per check.
+dashboard query (check-dashboard.py --exprs) over a window from a scrape
+of file 1 to a scrape of file 2, where rate() is exact, against values
+worked out from the two files, and variable selector; every recording
+rule has series; the rules load without error; SkbprofDown goes pending
+on the up-0 file and not before.  One "ok NAME" or "FAIL NAME: why" line
+per check.
+
+The exact window relies on Prometheus 2's range selectors, which take
+the sample at the window's start (Prometheus 3 leaves it out).
 """
 
 import json
@@ -257,7 +262,7 @@ def bucket_quantile(q, buckets):
     return start + (end - start) * (rank / count)
 
 
-def expectations(fs, env, t_end):
+def expectations(fs, t_end):
     """What each dashboard query must return at t_end over the window
     fs.w: {title: {refId: {group: value} or a test(results) -> (ok, why)}},
     a group being the output's labels but instance, job and __name__."""
@@ -496,7 +501,7 @@ def main(argv):
     check("dashboard-exprs", out.returncode == 0 and len(queries) > 10,
           f"check-dashboard.py --exprs: exit {out.returncode}: {out.stderr[:300]}")
     fs = Files(f1, f2, w_ms / 1000)
-    expect = expectations(fs, env, t_end)
+    expect = expectations(fs, t_end)
     titles = {q.get("title") for q in queries}
     check("expectations-match", set(expect) <= titles,
           f"expected panels not in the dashboard: {sorted(set(expect) - titles)}")
