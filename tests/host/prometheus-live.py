@@ -190,7 +190,9 @@ class Files:
     scrape of file 1 to a scrape of file 2 (w seconds) must give: with
     samples on both ends of the window, Prometheus's rate and increase do
     not extrapolate, so rate = (value in file 2 - value in file 1) / w
-    exactly.  A series in one file only adds 0 (a constant)."""
+    exactly.  A series new in file 2 adds 0 (two samples of one value
+    by the second scrape); one gone from file 2 has one sample in the
+    window, no rate, and adds nothing."""
 
     def __init__(self, f1, f2, w):
         self.f1, self.f2, self.w = f1, f2, w
@@ -200,12 +202,12 @@ class Files:
 
     def delta(self, name, by, match=lambda ls: True):
         out = {}
-        for key in set(self.f1) | set(self.f2):
+        for key in self.f2:
             n, ls = key
             if n != name or not match(dict(ls)):
                 continue
             g = self._group(by, ls)
-            d = self.f2[key] - self.f1[key] if key in self.f1 and key in self.f2 else 0.0
+            d = self.f2[key] - self.f1[key] if key in self.f1 else 0.0
             out[g] = out.get(g, 0.0) + d
         return out
 
