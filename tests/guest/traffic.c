@@ -20,6 +20,12 @@
  *	listen on ADDR:PORT, connect, stream BYTES through, check the count
  *   skbprof-traffic tcp-syn ADDR PORT
  *	connect to ADDR:PORT, expecting the refusal of a closed port
+ *   skbprof-traffic tun-drop ADDR PORT COUNT
+ *	attach to the tun device sktun0 (made, persistent, if missing),
+ *	never read it, and send COUNT datagrams to ADDR:PORT, routed there
+ *	by the caller: past its queue (txqueuelen), tun drops them and
+ *	counts them in the device's tx_dropped.  The device stays, with
+ *	its counters, after the program ends; COUNT 0 only makes it.
  *
  * ADDR is an IPv4 or IPv6 literal.  Exits 0 when the traffic went as
  * described, 1 otherwise, with a message naming what failed.
@@ -27,11 +33,15 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/if_tun.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -228,6 +238,33 @@ static int tcp_syn(struct sockaddr_storage *ss, socklen_t len)
 	return 0;
 }
 
+/* sktun0, attached and never read: what it cannot queue it drops. */
+static int tun_drop(struct sockaddr_storage *ss, socklen_t len, long count)
+{
+	struct ifreq ifr;
+	int fd, s;
+	long i;
+
+	fd = open("/dev/net/tun", O_RDWR);
+	if (fd < 0)
+		return die("/dev/net/tun");
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "sktun0");
+	if (ioctl(fd, TUNSETIFF, &ifr) || ioctl(fd, TUNSETPERSIST, 1))
+		return die("sktun0");
+	s = socket(ss->ss_family, SOCK_DGRAM, 0);
+	if (s < 0)
+		return die("socket");
+	for (i = 0; i < count; i++)
+		if (sendto(s, "x", 1, 0, (struct sockaddr *)ss, len) < 0 &&
+		    errno != ENOBUFS)
+			return die("sendto");
+	close(s);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct sockaddr_storage ss;
@@ -252,11 +289,14 @@ int main(int argc, char **argv)
 		return tcp(&ss, len, number(argv[4], "byte count"));
 	if (!strcmp(argv[1], "tcp-syn") && argc == 4)
 		return tcp_syn(&ss, len);
+	if (!strcmp(argv[1], "tun-drop") && argc == 5)
+		return tun_drop(&ss, len, number(argv[4], "count"));
 usage:
 	fprintf(stderr,
 		"usage: skbprof-traffic udp|udp-pair ADDR PORT COUNT [SIZE]\n"
 		"       skbprof-traffic udp-cork|udp-uncork ADDR PORT COUNT [SIZE [WAIT_US]]\n"
 		"       skbprof-traffic tcp ADDR PORT BYTES\n"
-		"       skbprof-traffic tcp-syn ADDR PORT\n");
+		"       skbprof-traffic tcp-syn ADDR PORT\n"
+		"       skbprof-traffic tun-drop ADDR PORT COUNT\n");
 	return 2;
 }
