@@ -15,8 +15,9 @@
 # packages installed on the host (dpkg --add-architecture), the arm64
 # sysroot of scripts/fetch-userland.sh; debian/rules says how.
 #
-# debian/changelog is written here from VERSION, the one place the version
-# is written; its date is the last commit's (reproducible builds).
+# The version is debian/changelog's, committed; tests/host/docs.sh checks
+# that it is VERSION's.  dpkg-buildpackage takes SOURCE_DATE_EPOCH from
+# its date (reproducible builds).
 # OUTDIR receives the .deb files, .buildinfo and .changes; the build logs
 # are OUTDIR/build.log and OUTDIR/build-arm64.log.  Prints the paths of
 # the .deb files.
@@ -49,20 +50,6 @@ mkdir "$src"
 tar -C "$top" --exclude-vcs --exclude-vcs-ignores \
 	--exclude=./build --exclude=./.cache --exclude=./out -cf - . |
 	tar -C "$src" -xf -
-
-if epoch=$(git -C "$top" log -1 --format=%ct 2>/dev/null) && [ -n "$epoch" ]; then
-	export SOURCE_DATE_EPOCH=$epoch
-else
-	export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(date +%s)}
-fi
-maint=$(sed -n 's/^Maintainer: //p' "$src/debian/control")
-cat > "$src/debian/changelog" <<END
-skbprof ($ver) unstable; urgency=medium
-
-  * skbprof $ver, packaged from the source tree by make deb.
-
- -- $maint  $(LC_ALL=C date -R -u -d "@$SOURCE_DATE_EPOCH")
-END
 
 if ! (cd "$src" && dpkg-buildpackage -b -us -uc) > "$out/build.log" 2>&1; then
 	tail -n 30 "$out/build.log" >&2

@@ -5,6 +5,9 @@
 # goes through docutils (Debian's python3-docutils, as the kernel's
 # Sphinx build would parse it) and any warning or error fails it.  One
 # ok/FAIL line per file.
+#
+# debian/changelog, committed: dpkg-parsechangelog reads it without a
+# warning, its version is VERSION's and its maintainer debian/control's.
 
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -34,3 +37,22 @@ for f in Documentation/*.rst; do
 	fi
 done
 [ $n -gt 0 ] || echo "FAIL docs: no Documentation/*.rst"
+
+# debian/changelog: what dpkg-buildpackage versions the packages by
+if ! command -v dpkg-parsechangelog >/dev/null; then
+	echo "FAIL docs/debian/changelog: no dpkg-parsechangelog (install dpkg-dev)"
+elif ! cl=$(dpkg-parsechangelog -l debian/changelog 2>&1) ||
+     grep -q 'warning' <<< "$cl"; then
+	echo "FAIL docs/debian/changelog: dpkg-parsechangelog: $(tr '\n' '|' <<< "$cl")"
+else
+	cl_ver=$(sed -n 's/^Version: //p' <<< "$cl")
+	cl_maint=$(sed -n 's/^Maintainer: //p' <<< "$cl")
+	ctl_maint=$(sed -n 's/^Maintainer: //p' debian/control)
+	if [ "$cl_ver" != "$(cat VERSION)" ]; then
+		echo "FAIL docs/debian/changelog: version '$cl_ver', VERSION says '$(cat VERSION)'"
+	elif [ "$cl_maint" != "$ctl_maint" ]; then
+		echo "FAIL docs/debian/changelog: maintainer '$cl_maint', debian/control says '$ctl_maint'"
+	else
+		echo "ok docs/debian/changelog: version $cl_ver, VERSION's; maintainer debian/control's"
+	fi
+fi
