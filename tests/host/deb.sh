@@ -5,7 +5,9 @@
 # skbprof-dkms and skbprof-tools with dpkg-buildpackage; their version is
 # VERSION's; skbprof-dkms holds exactly the module's source and a dkms.conf
 # with the version written out, under /usr/src/skbprof-<version>/; lintian
-# finds no error.  skbprof-tools is also cross-built for arm64: an
+# finds no error.  A plain `make deb` builds skbprof-tools for the host's
+# architecture alone; with DEB_ARCHES="<host> arm64" it is also
+# cross-built for arm64: an
 # AArch64 binary, the same files as the amd64 package, Depends on libc6
 # and libjson-c5 from the arm64 libraries' symbols files.  Installing both (apt-get install ./*.deb, which runs
 # dpkg) makes DKMS build and install the module for each kernel with
@@ -25,7 +27,7 @@ set -u
 
 [ -n "${SKBPROF_SKIP_DKMS:-}" ] && exit 0
 dkms_setup deb || exit 0
-"$top/scripts/deps.sh" deb > /tmp/skbprof-deb-deps.log 2>&1 || {
+"$top/scripts/deps.sh" deb arm64 > /tmp/skbprof-deb-deps.log 2>&1 || {
 	echo "FAIL host/deb: scripts/deps.sh deb: see /tmp/skbprof-deb-deps.log"; exit 0; }
 start=$(date +%s)
 tmp=$(mktemp -d)
@@ -37,7 +39,21 @@ skbprof_purge
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP	# so that the EXIT trap runs on these too
 
-if ! make -s -C "$top" deb DEBDIR="$tmp/deb" > "$tmp/make.log" 2>&1; then
+# make deb as the README has it: the host's architecture only
+host_arch=$(dpkg --print-architecture)
+if ! make -s -C "$top" deb DEBDIR="$tmp/native" > "$tmp/make-native.log" 2>&1; then
+	echo "FAIL host/deb/host-arch: $(tail -n 8 "$tmp/make-native.log" | tr '\n' '|')"
+else
+	got=$(cd "$tmp/native" && ls skbprof-dkms_*.deb skbprof-tools_*.deb | tr '\n' ' ')
+	if [ "$got" != "skbprof-dkms_${ver}_all.deb skbprof-tools_${ver}_$host_arch.deb " ]; then
+		echo "FAIL host/deb/host-arch: make deb built $got"
+	else
+		echo "ok host/deb/host-arch: make deb without DEB_ARCHES: $got"
+	fi
+fi
+rm -rf "$tmp/native"
+if ! make -s -C "$top" deb DEB_ARCHES="$host_arch arm64" DEBDIR="$tmp/deb" \
+	> "$tmp/make.log" 2>&1; then
 	echo "FAIL host/deb/build: $(tail -n 8 "$tmp/make.log" | tr '\n' '|')"
 	exit 0
 fi
