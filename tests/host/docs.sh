@@ -56,3 +56,24 @@ else
 		echo "ok docs/debian/changelog: version $cl_ver, VERSION's; maintainer debian/control's"
 	fi
 fi
+
+# The filter terms: every term the module's parser takes (the terms[]
+# table of module/config.c) is in the man page's filter list and in
+# Documentation/skbprof.rst's table, and neither lists one it does not take.
+grammar=$(sed -n '/^static const struct term_desc terms\[\] = {/,/^};/p' module/config.c |
+	grep -o '{ "[a-z0-9_]*"' | tr -d '{ "' | sort)
+man_terms=$(sed -n '/^\.BI "filter " \\(aqTERMS\\(aq$/,/^\.RE$/p' tools/skbprof.8 |
+	sed -n 's/^\.BI \([a-z0-9_]*\) .*/\1/p' | sort)
+rst_terms=$(sed -n '/^``filter TERM\.\.\.``$/,/^``filter clear``$/p' Documentation/skbprof.rst |
+	sed -n 's/^  ``\([a-z0-9_]*\)[ `].*/\1/p' | sort -u)
+for f in tools/skbprof.8:"$man_terms" Documentation/skbprof.rst:"$rst_terms"; do
+	have=${f#*:}
+	if [ -z "$grammar" ]; then
+		echo "FAIL docs/filter-terms: no terms[] table in module/config.c"
+		break
+	elif [ "$have" != "$grammar" ]; then
+		echo "FAIL docs/filter-terms/${f%%:*}: lacks [$(comm -23 <(echo "$grammar") <(echo "$have") | tr '\n' ' ')], the module does not take [$(comm -13 <(echo "$grammar") <(echo "$have") | tr '\n' ' ')]"
+	else
+		echo "ok docs/filter-terms/${f%%:*}: the module's $(wc -l <<< "$grammar") filter terms: $(tr '\n' ' ' <<< "$grammar")"
+	fi
+done
