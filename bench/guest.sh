@@ -14,7 +14,7 @@
 
 secs=2
 rounds=5
-modes=none,drops,rx,tx,all,sample100,sample100f,lifetime,softnet,trace,empty,all-kprobe,empty-kprobe,bpftrace
+modes=none,drops,rx,tx,all,boot,sample100,sample100f,lifetime,softnet,trace,empty,all-kprobe,empty-kprobe,bpftrace
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	skbprof.bench_secs=*) secs=${arg#*=} ;;
@@ -29,6 +29,21 @@ KO=/lib/skbprof/skbprof.ko
 D=/sys/kernel/debug/skbprof
 BT=/tmp/stages.bt
 T=/sys/kernel/debug/tracing
+
+# The options of the shipped /etc/modprobe.d/skbprof.conf
+# (systemd/skbprof.modprobe.conf, which make_initramfs copies in), as
+# modprobe reads them: every "options skbprof ..." line, in order; a
+# line continues after a trailing backslash.  Values keep their double
+# quotes, which the kernel's parameter parser takes out.
+BOOT_CONF=/usr/share/skbprof/skbprof.modprobe.conf
+boot_options() {
+	sed -e ':a' -e '/\\$/{N;s/\\\n/ /;ba' -e '}' $BOOT_CONF |
+		awk '$1 == "options" && $2 == "skbprof" {
+			sub(/^[ \t]*options[ \t]+skbprof[ \t]*/, "")
+			printf "%s%s", sep, $0
+			sep = " "
+		}'
+}
 
 # ---- workloads ----
 workloads() {
@@ -65,6 +80,7 @@ echo "info memtotal_kb $(awk '/^MemTotal/ {print $2}' /proc/meminfo)"
 echo "info secs $secs rounds $rounds modes $modes"
 echo "info bpftrace $(bpftrace --version 2>&1)"
 echo "info btf $([ -e /sys/kernel/btf/vmlinux ] && echo yes || echo no)"
+echo "info boot_options $(boot_options)"
 
 # ---- the network: two namespaces joined by a veth pair ----
 modprobe veth || echo "error cannot load veth"
@@ -136,6 +152,9 @@ mode_start() {
 	rx)	skbprof_load; ctl "stages $RX_STAGES" ;;
 	tx)	skbprof_load; ctl "stages $TX_STAGES" ;;
 	all)	skbprof_load ;;
+	# what skbprof.service loads: the shipped file's options, one
+	# argument, which insmod hands to the kernel as it is
+	boot)	skbprof_load "$(boot_options)" ;;
 	lifetime) skbprof_load; ctl "stages drops"; ctl "lifetime 16" ;;
 	softnet) skbprof_load; ctl "stages drops"; ctl "softnet on" ;;
 	sample100) skbprof_load; ctl "sample 100" ;;

@@ -12,7 +12,7 @@ import re
 import statistics
 import sys
 
-MODES = ["none", "drops", "rx", "tx", "all", "sample100", "sample100f",
+MODES = ["none", "drops", "rx", "tx", "all", "boot", "sample100", "sample100f",
          "lifetime", "softnet",
          "trace", "trace-nodrain", "empty", "all-kprobe", "empty-kprobe",
          "bpftrace"]
@@ -22,6 +22,7 @@ MODE_TEXT = {
     "rx": "receive stages only",
     "tx": "transmit stages only",
     "all": "skbprof all stages",
+    "boot": "boot default (skbprof.modprobe.conf)",
     "sample100": "all stages, sample 100",
     "sample100f": "all stages, sample 100, filter proto udp",
     "lifetime": "drops + lifetime 16",
@@ -33,12 +34,13 @@ MODE_TEXT = {
     "empty-kprobe": "empty handlers, entry_ftrace=0 (kprobes)",
     "bpftrace": "bpftrace, same stages",
 }
-SKBPROF_MODES = ["drops", "rx", "tx", "all", "sample100", "sample100f",
+SKBPROF_MODES = ["drops", "rx", "tx", "all", "boot", "sample100", "sample100f",
                  "lifetime", "softnet",
                  "trace", "trace-nodrain", "all-kprobe"]
 # The per-view table: what each view costs on its own (mode, column head).
 VIEW_COLUMNS = [("drops", "drops"), ("rx", "rx stages"), ("tx", "tx stages"),
                 ("all", "all stages = insmod defaults"),
+                ("boot", "boot default"),
                 ("sample100", "all, sample 100"),
                 ("sample100f", "all, sample 100, filter proto udp"),
                 ("lifetime", "lifetime 16"), ("softnet", "softnet"),
@@ -353,16 +355,52 @@ def kernel_section(ver, path):
             p("With `trace on` the trace buffer adds %d bytes (trace_buffer_bytes)."
               % max(tb))
             p("")
-    return out, summary, mechanisms(info, runs, rounds, shift)
+    return out, summary, mechanisms(info, runs, rounds, shift), \
+        info.get("boot_options")
+
+
+# The bar the service's boot default is chosen against (bench/README).
+BOOT_BAR = 0.95
+
+
+def boot_section(summaries, boot_opts):
+    """The boot mode's ratio to none per kernel and workload, or []."""
+    rows = []
+    for ver, summary in summaries:
+        cells = []
+        for wl, ovh, bt, floor, runs, key, shift in summary:
+            rounds = sorted({k[2] for k in runs})
+            ratio = per_round(runs, "boot", wl, rounds,
+                              lambda a, b: float(a[key]) / float(b[key]))
+            m = med(ratio)
+            cell = spread(ratio, f_ratio) if ratio else "-"
+            cells.append("**%s**" % cell if m is not None and m < BOOT_BAR else cell)
+        if any(c != "-" for c in cells):
+            rows.append("| %s | `%s` | %s |" % (ver, boot_opts.get(ver) or "(none)",
+                                                " | ".join(cells)))
+    if not rows:
+        return []
+    wls = [w for w in WORKLOADS]
+    out = ["## The service's boot default",
+           "",
+           "The `boot` mode loads the module with the options of "
+           "systemd/skbprof.modprobe.conf as shipped (skbprof.service's "
+           "`modprobe skbprof` reads them from /etc/modprobe.d/skbprof.conf); "
+           "ratio to no module, in bold below %.2f." % BOOT_BAR,
+           "",
+           "| kernel | options | " + " | ".join(wls) + " |",
+           "|---|---|" + "---|" * len(wls)]
+    return out + rows + [""]
 
 
 def main():
     secs = []
     summaries = []
     mechs = []
+    boot_opts = {}
     for arg in sys.argv[1:]:
         ver, path = arg.split("=", 1)
-        lines, summary, mech = kernel_section(ver, path)
+        lines, summary, mech, boot_opts[ver] = kernel_section(ver, path)
         secs.append(lines)
         summaries.append((ver, summary))
         mechs.append((ver, mech))
@@ -408,12 +446,15 @@ def main():
                      "%.0f%%" % (100 * o / bt) if bt else "-",
                      "%.2fx" % (o / floor) if floor else "-"))
     print()
+    for line in boot_section(summaries, boot_opts):
+        print(line)
     print("## What each view costs")
     print()
     print("Extra instructions per packet (-icount, medians), each view "
           "configured alone: `stages drops`; the receive or the transmit "
           "stages (with drops); every stage, which is what `insmod skbprof.ko` "
-          "with no parameters arms; every stage sampled 1 in 100, without "
+          "with no parameters arms; the service's boot default "
+          "(systemd/skbprof.modprobe.conf); every stage sampled 1 in 100, without "
           "a filter and with `filter proto udp` (applied at IP on receive); "
           "`stages drops` with `lifetime 16`; `stages drops` with `softnet on`; "
           "every stage with `trace on` "

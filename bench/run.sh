@@ -31,7 +31,7 @@ secs=${BENCH_SECS:-1}
 icount=${BENCH_ICOUNT-4}
 [ "$icount" = off ] && icount=
 rounds=${BENCH_ROUNDS:-5}
-modes=${BENCH_MODES:-none,drops,rx,tx,all,sample100,sample100f,lifetime,softnet,trace,empty,all-kprobe,empty-kprobe,bpftrace,profile-none,profile-empty}
+modes=${BENCH_MODES:-none,drops,rx,tx,all,boot,sample100,sample100f,lifetime,softnet,trace,empty,all-kprobe,empty-kprobe,bpftrace,profile-none,profile-empty}
 results=${BENCH_RESULTS:-$TOP/bench/results.md}
 mem=3G
 # TSC as on real machines: TCG's HPET costs an emulated MMIO exit per read,

@@ -10,9 +10,9 @@
  *             then per stage a log2 histogram and its worst packet
  *   latency_buckets  one line per stage: dir stage count sum min max,
  *             then the non-empty buckets as lo:hi:count
- *   procs     per process: dir stage pid comm cgroup count p50 p99 max,
+ *   procs     per process: dir stage pid comm cgroup count p50 p99 max sum,
  *             each direction's total (`procs totals`) or every stage
- *   cgroups   per cgroup v2 cgroup: dir stage cgroup count p50 p99 max
+ *   cgroups   per cgroup v2 cgroup: dir stage cgroup count p50 p99 max sum
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -644,8 +644,9 @@ static const struct hist *merge_run(struct procs_snap *snap, const void *v)
 
 static void print_counts(struct seq_file *m, const struct hist *h)
 {
-	seq_printf(m, " %llu %llu %llu %llu\n", h->count,
-		   hist_percentile(h, 50), hist_percentile(h, 99), h->max);
+	seq_printf(m, " %llu %llu %llu %llu %llu\n", h->count,
+		   hist_percentile(h, 50), hist_percentile(h, 99), h->max,
+		   h->sum);
 }
 
 static int procs_show(struct seq_file *m, void *v)
@@ -654,7 +655,7 @@ static int procs_show(struct seq_file *m, void *v)
 	const struct hist *h;
 
 	if (v == SEQ_START_TOKEN) {
-		seq_puts(m, "# dir stage pid comm cgroup count p50 p99 max (ns)\n");
+		seq_puts(m, "# dir stage pid comm cgroup count p50 p99 max sum (ns)\n");
 		return 0;
 	}
 	h = merge_run(m->private, v);
@@ -677,7 +678,7 @@ static int cgroups_show(struct seq_file *m, void *v)
 	const struct hist *h;
 
 	if (v == SEQ_START_TOKEN) {
-		seq_puts(m, "# dir stage cgroup count p50 p99 max (ns)\n");
+		seq_puts(m, "# dir stage cgroup count p50 p99 max sum (ns)\n");
 		return 0;
 	}
 	h = merge_run(m->private, v);

@@ -25,6 +25,8 @@
  *
  * Files:
  *   softnet           # cpu what count min p50 p90 p99 max avg (ns)
+ *   softnet_buckets   the same histograms with their buckets, as
+ *                     latency_buckets (hist_seq.c)
  *   softnet_counters  # cpu net_rx polls polls_full time_squeeze
  *                       backlog_drops ksoftirqd processed
  */
@@ -215,8 +217,22 @@ static void sn_row(struct seq_file *m, const char *cpu, unsigned int w,
 		   hist_avg(h));
 }
 
-static int softnet_show(struct seq_file *m, void *v)
+static void sn_bucket_row(struct seq_file *m, const char *cpu, unsigned int w,
+			  const struct hist *h)
 {
+	seq_printf(m, "%s %s", cpu, sn_names[w]);
+	hist_seq_buckets(m, h);
+}
+
+/*
+ * softnet and softnet_buckets: a row per online CPU (or one with counts)
+ * and what, then the "all" rows, their sums; @buckets: the machine form,
+ * with the histograms' buckets.
+ */
+static int sn_show(struct seq_file *m, bool buckets)
+{
+	void (*row)(struct seq_file *m, const char *cpu, unsigned int w,
+		    const struct hist *h) = buckets ? sn_bucket_row : sn_row;
 	struct sn_snap *all;
 	unsigned int cpu, w;
 	char name[16];
@@ -232,7 +248,10 @@ static int softnet_show(struct seq_file *m, void *v)
 	rcu_read_unlock();
 	seq_printf(m, "# softirqs and NAPI polls per CPU%s\n",
 		   on ? "" : ": off (control: softnet on)");
-	seq_puts(m, "# cpu what count min p50 p90 p99 max avg (ns)\n");
+	if (buckets)
+		hist_seq_buckets_header(m, "cpu what ");
+	else
+		seq_puts(m, "# cpu what count min p50 p90 p99 max avg (ns)\n");
 	for_each_possible_cpu(cpu) {
 		const struct sn_cpu *c = per_cpu_ptr(sn_cpu, cpu);
 
@@ -240,17 +259,29 @@ static int softnet_show(struct seq_file *m, void *v)
 			continue;
 		snprintf(name, sizeof(name), "%u", cpu);
 		for (w = 0; w < SN_WHATS; w++) {
-			sn_row(m, name, w, &c->h[w]);
+			row(m, name, w, &c->h[w]);
 			hist_merge(&all->h[w], &c->h[w]);
 		}
 	}
 	for (w = 0; w < SN_WHATS; w++)
-		sn_row(m, "all", w, &all->h[w]);
+		row(m, "all", w, &all->h[w]);
 	kvfree(all);
 	return 0;
 }
 
+static int softnet_show(struct seq_file *m, void *v)
+{
+	return sn_show(m, false);
+}
+
 SKBPROF_DEFINE_SHOW_FILE(softnet);
+
+static int softnet_buckets_show(struct seq_file *m, void *v)
+{
+	return sn_show(m, true);
+}
+
+SKBPROF_DEFINE_SHOW_FILE(softnet_buckets);
 
 static void sn_counters_row(struct seq_file *m, const char *cpu,
 			    const u64 *v)
@@ -370,6 +401,7 @@ static void softnet_stats(struct seq_file *m)
 
 static const struct skbprof_file softnet_files[] = {
 	{ "softnet", 0400, &softnet_fops },
+	{ "softnet_buckets", 0400, &softnet_buckets_fops },
 	{ "softnet_counters", 0400, &softnet_counters_fops },
 };
 

@@ -216,6 +216,9 @@ make_initramfs() {
 	# it (the tool at /usr/sbin/skbprof), and promtool to judge its file
 	# (scripts/deps.sh check installs it; make demo and bench go without)
 	cp "$TOP/systemd/skbprof-prom.service" "$root/usr/share/skbprof/"
+	# t_units.c and make bench's boot mode: the module's options as
+	# skbprof.service loads them (/etc/modprobe.d/skbprof.conf)
+	cp "$TOP/systemd/skbprof.modprobe.conf" "$root/usr/share/skbprof/"
 	ln -s /bin/skbprof "$root/usr/sbin/skbprof"
 	if [ -n "$USERLAND" ]; then
 		add_prog "$root" "$USERLAND/usr/bin/promtool" /usr/bin/promtool || return 1

@@ -77,7 +77,7 @@ static bool string_column(const char *name)
 {
 	static const char *const names[] = {
 		"dir", "stage", "reason", "proto", "dev", "location", "comm",
-		"label", "cgroup", "cgroup_path", "src", "dst", NULL
+		"label", "cgroup", "cgroup_path", "src", "dst", "what", NULL
 	};
 	int i;
 
@@ -668,6 +668,20 @@ static uint64_t bound(json_object *bounds, size_t k)
 	return json_object_get_uint64(json_object_array_get_idx(bounds, k));
 }
 
+/* The figures of a *_buckets line, which must be numbers. */
+static bool figure_column(const char *name)
+{
+	static const char *const names[] = {
+		"count", "sum", "min", "max", "p50", "p90", "p99", "avg", NULL
+	};
+	int i;
+
+	for (i = 0; names[i]; i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
 /* One histogram line; NULL with why in @err. */
 static json_object *buckets_row(const struct header *h, char **tok, int n,
 				json_object *bounds, char *err, size_t len)
@@ -689,7 +703,7 @@ static json_object *buckets_row(const struct header *h, char **tok, int n,
 	if (off)
 		json_object_object_add(r, "label", json_object_new_string(tok[0]));
 	for (i = 0; i < h->n; i++) {
-		if (!string_column(h->names[i]) && !is_uint(tok[i + off])) {
+		if (figure_column(h->names[i]) && !is_uint(tok[i + off])) {
 			snprintf(err, len, "%s '%s' is not a number", h->names[i], tok[i + off]);
 			json_object_put(r);
 			return NULL;

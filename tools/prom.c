@@ -1,56 +1,83 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * skbprof prom: the Prometheus text exposition format, for node_exporter's
- * textfile collector (skbprof prom > DIR/skbprof.prom.$$ && mv ...).
+ * textfile collector (skbprof prom -o DIR/skbprof.prom, by the
+ * skbprof-prom timer), shaped for one Prometheus that holds a fleet:
  *
- * Histograms are the module's own, from latency_buckets and
- * lifetime_buckets, with nothing lost: every edge of the module's bucket
- * scheme (the files' "# bounds" line) is an le, whether its bucket is
- * empty or not, so the set of series is the same on every scrape and, for
- * one module version, on every host.  Times are integer nanoseconds, so
- * the bucket [lo, hi) is exactly le = hi - 1 ns; the last bucket is open
- * and counts in +Inf alone.  le and _sum are printed as exact decimals of
- * seconds ("0.000012287"), not rounded floats.  _sum is the module's exact
- * sum.  See Documentation/skbprof.rst for the cost: 319 finite le.
+ * - Freshness.  skbprof_up says whether the module's files were read,
+ *   skbprof_last_read_timestamp_seconds when they last were.  A read that
+ *   fails (no module, a file that cannot be read or parsed) still gives a
+ *   document: skbprof_up 0 and the time of the last good read, carried
+ *   over from the file -o replaces, never the old figures.
  *
- * Cgroups are bounded (--top-n): the N with the most packets keep their
- * series, the rest add up in cgroup="other", so that series do not grow
- * with short-lived cgroups and the sums stay exact.
+ * - Few series, and the same ones on every host.  Histograms have coarse
+ *   buckets: le at 2^k - 1 ns for k = 10..30 (about 1 us to 1.07 s), each
+ *   an exact sum of the module's own buckets (which have every power of
+ *   two as an edge; times are integer ns, so the bucket [lo, hi) is
+ *   exactly le = hi - 1 ns).  Locations are symbols without offset and
+ *   size, which change with every kernel build.  cgroup, netns and dev
+ *   are bounded (--top-n): the N with the most packets keep their values,
+ *   the rest add up exactly in "other".  Softnet is summed over the CPUs,
+ *   probes are counted by state.  No cumulative quantiles: a p99 since
+ *   the reset cannot be aggregated over hosts or time; histograms, sums
+ *   and counts can.
+ *
+ * - Buckets where a fleet looks first: the stages.  The lifetime and
+ *   softnet histograms have +Inf, _sum and _count (the mean), their
+ *   buckets when asked.
+ *
+ * - What is heavier comes when asked (--detail, see enum prom_detail):
+ *   the lifetime and softnet buckets, the module's fine buckets (319
+ *   finite le), locations with offsets, softnet per CPU, a series per
+ *   probe.
+ *
+ * - Types that cannot drift.  Every counters line exported is declared
+ *   below with its type and unit; a line this tool does not know is
+ *   reported on stderr and left out, never exported as a guess.
+ *
+ * See Documentation/skbprof.rst ("Prometheus") for the series and their
+ * count.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "skbprof.h"
+
+/* The document being built: a memory stream, printed whole or not at all. */
+static FILE *out;
+
+/* ---- the format ---- */
 
 /* A label value, escaped as the format wants (\\, \", \n). */
 static void put_label(const char *name, const char *v, bool first)
 {
-	printf("%s%s=\"", first ? "" : ",", name);
+	fprintf(out, "%s%s=\"", first ? "" : ",", name);
 	for (; v && *v; v++) {
 		if (*v == '\\' || *v == '"')
-			printf("\\%c", *v);
+			fprintf(out, "\\%c", *v);
 		else if (*v == '\n')
-			fputs("\\n", stdout);
+			fputs("\\n", out);
 		else
-			putchar(*v);
+			fputc(*v, out);
 	}
-	putchar('"');
+	fputc('"', out);
 }
 
 static void family(const char *name, const char *type, const char *help)
 {
-	printf("# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* Labels from keys of @o: "{k1="v1",k2="v2"" (no closing brace). */
-static void put_labels(json_object *o, const char *const *keys)
+/* "NAME{k1="v1",k2="v2"" of the keys of @o (no closing brace). */
+static void series(const char *name, json_object *o, const char *const *keys)
 {
 	int i;
 
-	putchar('{');
+	fprintf(out, "%s{", name);
 	for (i = 0; keys[i]; i++)
 		put_label(keys[i], jget_str(o, keys[i]), i == 0);
 }
@@ -68,141 +95,215 @@ static const char *seconds(char *buf, size_t len, uint64_t ns)
 	return buf;
 }
 
+/* ---- histograms ---- */
+
+/* The coarse le: 2^k - 1 ns for k from COARSE_FIRST to COARSE_LAST. */
+#define COARSE_FIRST	10
+#define COARSE_LAST	30
+
+/*
+ * Is the module's bound @b an edge of the le set asked for?  Every inner
+ * bound for --detail buckets; else the powers of two of the coarse set.
+ */
+static bool le_edge(uint64_t b)
+{
+	if (opt.detail & DETAIL_BUCKETS)
+		return true;
+	return b >= 1ULL << COARSE_FIRST && b <= 1ULL << COARSE_LAST && !(b & (b - 1));
+}
+
+/*
+ * A histogram family's series for @row (a row of a *_buckets file):
+ * cumulative counts at each le of @bounds that le_edge() keeps (never
+ * the first bound, 0, nor the open top; none unless @buckets), +Inf,
+ * _sum and _count.
+ */
 static void histogram(const char *name, json_object *row, const char *const *keys,
-		      json_object *bounds)
+		      json_object *bounds, bool buckets)
 {
 	json_object *h = json_object_object_get(row, "histogram"), *b;
 	uint64_t count = jget_u64(row, "count"), cum = 0, edge;
 	size_t i = 0, n = json_object_array_length(h), k;
 	size_t nb = json_object_array_length(bounds);
-	char le[32];
+	char sname[128], le[32];
 
-	/* b_k - 1 ns for every edge but the first and the open top */
-	for (k = 1; k + 1 < nb; k++) {
+	snprintf(sname, sizeof(sname), "%s_bucket", name);
+	for (k = 1; buckets && k + 1 < nb; k++) {
 		edge = json_object_get_uint64(json_object_array_get_idx(bounds, k));
+		if (!le_edge(edge))
+			continue;
 		for (; i < n; i++) {
 			b = json_object_array_get_idx(h, i);
 			if (jget_u64(b, "hi") > edge)
 				break;
 			cum += jget_u64(b, "count");
 		}
-		printf("%s_bucket", name);
-		put_labels(row, keys);
+		series(sname, row, keys);
 		put_label("le", seconds(le, sizeof(le), edge - 1), !keys[0]);
-		printf("} %llu\n", (unsigned long long)cum);
+		fprintf(out, "} %llu\n", (unsigned long long)cum);
 	}
-	printf("%s_bucket", name);
-	put_labels(row, keys);
+	series(sname, row, keys);
 	put_label("le", "+Inf", !keys[0]);
-	printf("} %llu\n", (unsigned long long)count);
-	printf("%s_sum", name);
-	put_labels(row, keys);
-	printf("} %s\n", seconds(le, sizeof(le), jget_u64(row, "sum")));
-	printf("%s_count", name);
-	put_labels(row, keys);
-	printf("} %llu\n", (unsigned long long)count);
+	fprintf(out, "} %llu\n", (unsigned long long)count);
+	snprintf(sname, sizeof(sname), "%s_sum", name);
+	series(sname, row, keys);
+	fprintf(out, "} %s\n", seconds(le, sizeof(le), jget_u64(row, "sum")));
+	snprintf(sname, sizeof(sname), "%s_count", name);
+	series(sname, row, keys);
+	fprintf(out, "} %llu\n", (unsigned long long)count);
 }
 
-static void latency(json_object *lat, json_object *life)
+static void latency(json_object *lat, json_object *life, json_object *st)
 {
 	static const char *const keys[] = { "dir", "stage", NULL };
 	static const char *const none[] = { NULL };
 	json_object *rows = json_object_object_get(lat, "rows");
 	json_object *bounds = json_object_object_get(lat, "bounds");
+	json_object *counters = json_object_object_get(st, "counters");
 	size_t i;
 
 	family("skbprof_stage_latency_seconds", "histogram",
 	       "Time packets spent in a stage of the network stack.");
 	for (i = 0; i < json_object_array_length(rows); i++)
 		histogram("skbprof_stage_latency_seconds",
-			  json_object_array_get_idx(rows, i), keys, bounds);
+			  json_object_array_get_idx(rows, i), keys, bounds, true);
+	/* while the lifetime view is on (lifetime_sample > 0) */
 	rows = json_object_object_get(life, "rows");
 	bounds = json_object_object_get(life, "bounds");
-	if (json_object_array_length(rows) > 0) {
+	if (json_object_array_length(rows) > 0 && jget_u64(counters, "lifetime_sample")) {
 		family("skbprof_skb_lifetime_seconds", "histogram",
 		       "Lifetime of sampled socket buffers, allocation to free.");
 		histogram("skbprof_skb_lifetime_seconds",
-			  json_object_array_get_idx(rows, 0), none, bounds);
+			  json_object_array_get_idx(rows, 0), none, bounds,
+			  opt.detail & DETAIL_HISTOGRAMS);
 	}
 }
 
-/* Replace a row's "cgroup" id by its path, when it resolves. */
-static void cgroup_label(json_object *r)
-{
-	const char *id = jget_str(r, "cgroup"), *name;
-	char buf[4096];
+/* ---- bounded labels ---- */
 
-	name = cgroup_name(id, buf, sizeof(buf));
-	if (name != id)
-		json_object_object_add(r, "cgroup", json_object_new_string(name));
+static bool digits(const char *s)
+{
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
 }
 
-struct cg_packets {
-	uint64_t id, packets;
-};
-
-static int by_id(const void *a, const void *b)
+/* Order of two label values: numbers by value, the rest as strings. */
+static int value_cmp(const char *a, const char *b)
 {
-	const struct cg_packets *x = a, *y = b;
+	size_t la = strlen(a), lb = strlen(b);
 
-	return x->id < y->id ? -1 : x->id > y->id;
-}
-
-/* Most packets first; ties to the lower id, so the choice is stable. */
-static int by_packets(const void *a, const void *b)
-{
-	const struct cg_packets *x = a, *y = b;
-
-	if (x->packets != y->packets)
-		return x->packets < y->packets ? 1 : -1;
-	return by_id(a, b);
+	if (digits(a) && digits(b) && la != lb)
+		return la < lb ? -1 : 1;
+	return strcmp(a, b);
 }
 
 /*
- * Bound the cgroups of @rows to opt.top_n: the rows of the N cgroups
- * with the most packets ("count" summed over their rows) keep theirs,
- * every other row's cgroup becomes "other" (never a path, which starts
- * with "/", nor an id); rows without a cgroup keep none.  Then their
- * ids are named (cgroup_label()).
+ * The value of @r's label @key that the bound ranks, in @buf: a cgroup
+ * by its id ("1234+", several cgroups, counts as 1234), anything else as
+ * it is; NULL for none ("-").
  */
-static int bound_cgroups(json_object *rows)
+static const char *bound_value(json_object *r, const char *key, char *buf, size_t len)
 {
-	size_t n = json_object_array_length(rows), i, j, ncg = 0, keep;
-	struct cg_packets *t = calloc(n ? n : 1, sizeof(*t));
-	json_object *r;
 	uint64_t id;
+
+	if (strcmp(key, "cgroup"))
+		return jget_str(r, key);
+	id = cgroup_id(json_object_object_get(r, key));
+	if (!id)
+		return NULL;
+	snprintf(buf, len, "%llu", (unsigned long long)id);
+	return buf;
+}
+
+struct tally {
+	char *value;
+	uint64_t packets;
+};
+
+/* Most packets first; ties to the lower value, so the choice is stable. */
+static int by_packets(const void *a, const void *b)
+{
+	const struct tally *x = a, *y = b;
+
+	if (x->packets != y->packets)
+		return x->packets < y->packets ? 1 : -1;
+	return value_cmp(x->value, y->value);
+}
+
+/*
+ * Bound the values of label @key over @rows to opt.top_n: the values with
+ * the most packets (@weight of their rows summed) keep theirs, every
+ * other row's becomes "other" (not a path, which starts with "/", an id,
+ * a device's or a namespace's name); rows without one keep none.  Kept
+ * cgroups are then named by their paths (cgroup_name()).
+ */
+static int bound(json_object *rows, const char *key, uint64_t (*weight)(json_object *r))
+{
+	size_t n = json_object_array_length(rows), i, j, nt = 0, keep;
+	struct tally *t = calloc(n ? n : 1, sizeof(*t));
+	const char *v;
+	json_object *r;
+	char buf[32], path[4096];
+	int rc = 0;
 
 	if (!t)
 		return report(EXIT_RUNTIME, ENOMEM, "out of memory");
 	for (i = 0; i < n; i++) {
 		r = json_object_array_get_idx(rows, i);
-		t[i].id = cgroup_id(json_object_object_get(r, "cgroup"));
-		t[i].packets = t[i].id ? jget_u64(r, "count") : 0;
-	}
-	/* one entry per cgroup, its packets summed */
-	qsort(t, n, sizeof(*t), by_id);
-	for (i = 0; i < n; i++) {
-		if (!t[i].id)
+		v = bound_value(r, key, buf, sizeof(buf));
+		if (!v)
 			continue;
-		if (ncg && t[ncg - 1].id == t[i].id)
-			t[ncg - 1].packets += t[i].packets;
-		else
-			t[ncg++] = t[i];
+		for (j = 0; j < nt && strcmp(t[j].value, v); j++)
+			;
+		if (j == nt) {
+			t[nt].value = strdup(v);
+			if (!t[nt++].value) {
+				rc = report(EXIT_RUNTIME, ENOMEM, "out of memory");
+				goto out;
+			}
+		}
+		t[j].packets += weight(r);
 	}
-	qsort(t, ncg, sizeof(*t), by_packets);
-	keep = opt.top_n < 0 || (size_t)opt.top_n > ncg ? ncg : (size_t)opt.top_n;
+	qsort(t, nt, sizeof(*t), by_packets);
+	keep = opt.top_n < 0 || (size_t)opt.top_n > nt ? nt : (size_t)opt.top_n;
 	for (i = 0; i < n; i++) {
 		r = json_object_array_get_idx(rows, i);
-		id = cgroup_id(json_object_object_get(r, "cgroup"));
-		for (j = 0; id && j < keep && t[j].id != id; j++)
+		v = bound_value(r, key, buf, sizeof(buf));
+		if (!v)
+			continue;
+		for (j = 0; j < keep && strcmp(t[j].value, v); j++)
 			;
-		if (id && j == keep)
-			json_object_object_add(r, "cgroup", json_object_new_string("other"));
-		else
-			cgroup_label(r);
+		if (j == keep) {
+			json_object_object_add(r, key, json_object_new_string("other"));
+		} else if (!strcmp(key, "cgroup")) {
+			v = jget_str(r, key);
+			if (cgroup_name(v, path, sizeof(path)) != v)
+				json_object_object_add(r, key, json_object_new_string(path));
+		}
 	}
+out:
+	for (i = 0; i < nt; i++)
+		free(t[i].value);
 	free(t);
-	return 0;
+	return rc;
+}
+
+static uint64_t count_of(json_object *r)
+{
+	return jget_u64(r, "count");
+}
+
+/* A drops_devices row: every counter of the device (not its netns). */
+static uint64_t device_drops_of(json_object *r)
+{
+	uint64_t n = 0;
+
+	json_object_object_foreach(r, k, v)
+		if (strcmp(k, "netns") && json_object_is_type(v, json_type_int))
+			n += json_object_get_uint64(v);
+	return n;
 }
 
 static bool folded(json_object *r)
@@ -210,9 +311,34 @@ static bool folded(json_object *r)
 	return json_object_object_get_ex(r, "folded", NULL);
 }
 
+static bool listed(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(s, *list))
+			return true;
+	return false;
+}
+
+/* Add @r's integers to @q's: "max" the larger, the rest summed. */
+static void add_row(json_object *q, json_object *r, const char *const *keys)
+{
+	json_object *qv;
+	uint64_t a, b;
+
+	json_object_object_foreach(r, k, v) {
+		if (listed(k, keys) || !json_object_is_type(v, json_type_int) ||
+		    !json_object_object_get_ex(q, k, &qv))
+			continue;
+		a = json_object_get_uint64(qv);
+		b = json_object_get_uint64(v);
+		json_object_object_add(q, k, json_object_new_uint64(!strcmp(k, "max") ?
+								     (a > b ? a : b) : a + b));
+	}
+}
+
 /*
- * Rows of @rows whose labels @keys are the same add up in the first of
- * them: its "count" the sum, its "max" (if it has one) the largest; the
+ * Rows of @rows whose labels @keys are the same (after bound() and the
+ * location's offset cut) add up in the first of them (add_row()); the
  * others get "folded" and are not printed.
  */
 static void fold(json_object *rows, const char *const *keys)
@@ -235,24 +361,46 @@ static void fold(json_object *rows, const char *const *keys)
 			}
 			if (keys[k])
 				continue;
-			json_object_object_add(q, "count",
-					       json_object_new_uint64(jget_u64(q, "count") +
-								      jget_u64(r, "count")));
-			if (json_object_object_get_ex(q, "max", NULL) &&
-			    jget_u64(r, "max") > jget_u64(q, "max"))
-				json_object_object_add(q, "max",
-						       json_object_new_uint64(jget_u64(r, "max")));
+			add_row(q, r, keys);
 			json_object_object_add(r, "folded", json_object_new_boolean(1));
 			break;
 		}
 	}
 }
 
-static bool is_other(json_object *r)
-{
-	const char *cg = jget_str(r, "cgroup");
+/* ---- drops ---- */
 
-	return cg && !strcmp(cg, "other");
+/* "__udp4_lib_rcv+0x545/0xde0" becomes "__udp4_lib_rcv" (--detail offset keeps it). */
+static void cut_offsets(json_object *rows)
+{
+	size_t i, n = json_object_array_length(rows);
+	const char *loc, *plus;
+	json_object *r;
+
+	if (opt.detail & DETAIL_OFFSET)
+		return;
+	for (i = 0; i < n; i++) {
+		r = json_object_array_get_idx(rows, i);
+		loc = jget_str(r, "location");
+		plus = loc ? strchr(loc, '+') : NULL;
+		if (plus && plus > loc)
+			json_object_object_add(r, "location",
+					       json_object_new_string_len(loc, plus - loc));
+	}
+}
+
+/* The labels of @keys bounded, then rows with the same labels added up. */
+static int bound_and_fold(json_object *rows, const char *const *keys,
+			  uint64_t (*weight)(json_object *r))
+{
+	static const char *const bounded[] = { "cgroup", "netns", "dev", NULL };
+	int i;
+
+	for (i = 0; bounded[i]; i++)
+		if (listed(bounded[i], keys) && bound(rows, bounded[i], weight))
+			return EXIT_RUNTIME;
+	fold(rows, keys);
+	return 0;
 }
 
 static int drops(json_object *d)
@@ -264,271 +412,376 @@ static int drops(json_object *d)
 	json_object *rows = json_object_object_get(d, "drops"), *r;
 	size_t n = json_object_array_length(rows), i;
 
-	/* the cgroup label: its path, its id, or other past the top N */
-	if (bound_cgroups(rows))
+	cut_offsets(rows);
+	if (bound_and_fold(rows, keys, count_of))
 		return EXIT_RUNTIME;
-	/* rows with the same labels (say, two "-+" devices) add up */
-	fold(rows, keys);
 	family("skbprof_drops_total", "counter",
 	       "Packets freed as dropped, by drop reason, code location and network namespace.");
 	for (i = 0; i < n; i++) {
 		r = json_object_array_get_idx(rows, i);
 		if (folded(r))
 			continue;
-		fputs("skbprof_drops_total", stdout);
-		put_labels(r, keys);
-		printf("} %llu\n", (unsigned long long)jget_u64(r, "count"));
+		series("skbprof_drops_total", r, keys);
+		fprintf(out, "} %llu\n", (unsigned long long)count_of(r));
 	}
 	return 0;
 }
 
+/* drops_devices: a series per device and counter with a count. */
+static int device_drops(json_object *t)
+{
+	static const char *const keys[] = { "netns", "dev", NULL };
+	json_object *rows = json_object_object_get(t, "devices");
+	size_t i, n = json_object_array_length(rows);
+
+	/* a device is its namespace and name: the top N of those pairs */
+	for (i = 0; i < n; i++) {
+		json_object *r = json_object_array_get_idx(rows, i);
+		const char *ns = jget_str(r, "netns"), *dev = jget_str(r, "dev");
+		char pair[128];
+
+		snprintf(pair, sizeof(pair), "%s %s", ns ? ns : "-", dev ? dev : "-");
+		json_object_object_add(r, "device", json_object_new_string(pair));
+	}
+	if (bound(rows, "device", device_drops_of))
+		return EXIT_RUNTIME;
+	for (i = 0; i < n; i++) {
+		json_object *r = json_object_array_get_idx(rows, i);
+
+		if (!strcmp(jget_str(r, "device"), "other")) {
+			json_object_object_add(r, "netns", json_object_new_string("other"));
+			json_object_object_add(r, "dev", json_object_new_string("other"));
+		}
+	}
+	fold(rows, keys);
+	family("skbprof_device_drops_total", "counter",
+	       "Drops a network device counted since the reset (dev_get_stats()), by counter.");
+	for (i = 0; i < n; i++) {
+		json_object *r = json_object_array_get_idx(rows, i);
+
+		if (folded(r))
+			continue;
+		json_object_object_foreach(r, k, v) {
+			if (listed(k, keys) || !json_object_is_type(v, json_type_int) ||
+			    !json_object_get_uint64(v))
+				continue;
+			series("skbprof_device_drops_total", r, keys);
+			put_label("counter", k, false);
+			fprintf(out, "} %llu\n", (unsigned long long)json_object_get_uint64(v));
+		}
+	}
+	return 0;
+}
+
+/* ---- cgroups ---- */
+
 /*
- * The cgroups view: per cgroup and stage, the packets measured and their
- * p50, p99 and max, as the module's file gives them (no histograms).
- * Past the top N cgroups, one "other" per stage: the sum of the packets
- * and the largest max; no p50 or p99, which the rows' cannot give.
+ * The cgroups view: per cgroup and stage, the packets measured and the
+ * sum of their times (the mean is rate(seconds) / rate(packets), over
+ * any hosts and window).  Past the top N cgroups, "other" per stage.
  */
 static int cgroups(json_object *c)
 {
 	static const char *const keys[] = { "dir", "stage", "cgroup", NULL };
-	static const struct {
-		const char *name, *col, *help;
-	} q[] = {
-		{ "skbprof_cgroup_stage_p50_seconds", "p50",
-		  "Median time of a stage, packets of processes of a cgroup." },
-		{ "skbprof_cgroup_stage_p99_seconds", "p99",
-		  "99th percentile time of a stage, packets of processes of a cgroup." },
-		{ "skbprof_cgroup_stage_max_seconds", "max",
-		  "Longest time of a stage, packets of processes of a cgroup." },
-	};
 	json_object *rows = json_object_object_get(c, "cgroups"), *r;
-	size_t i, n = json_object_array_length(rows), k;
-	if (bound_cgroups(rows))
+	size_t i, n = json_object_array_length(rows);
+	char s[32];
+
+	if (bound_and_fold(rows, keys, count_of))
 		return EXIT_RUNTIME;
-	fold(rows, keys);
 	family("skbprof_cgroup_stage_packets_total", "counter",
 	       "Packets measured in a stage, charged to processes of a cgroup (cgroup v2).");
 	for (i = 0; i < n; i++) {
 		r = json_object_array_get_idx(rows, i);
 		if (folded(r))
 			continue;
-		fputs("skbprof_cgroup_stage_packets_total", stdout);
-		put_labels(r, keys);
-		printf("} %llu\n", (unsigned long long)jget_u64(r, "count"));
+		series("skbprof_cgroup_stage_packets_total", r, keys);
+		fprintf(out, "} %llu\n", (unsigned long long)count_of(r));
 	}
-	for (k = 0; k < sizeof(q) / sizeof(q[0]); k++) {
-		family(q[k].name, "gauge", q[k].help);
-		for (i = 0; i < n; i++) {
-			r = json_object_array_get_idx(rows, i);
-			if (folded(r) || (is_other(r) && strcmp(q[k].col, "max")))
-				continue;
-			fputs(q[k].name, stdout);
-			put_labels(r, keys);
-			printf("} %.9f\n", jget_u64(r, q[k].col) * 1e-9);
-		}
+	family("skbprof_cgroup_stage_seconds_total", "counter",
+	       "Time the packets of a cgroup spent in a stage, summed.");
+	for (i = 0; i < n; i++) {
+		r = json_object_array_get_idx(rows, i);
+		if (folded(r))
+			continue;
+		series("skbprof_cgroup_stage_seconds_total", r, keys);
+		fprintf(out, "} %s\n", seconds(s, sizeof(s), jget_u64(r, "sum")));
 	}
 	return 0;
 }
 
-/*
- * A line per CPU row of @rows, "all" left out (the sums): @name, the
- * labels @keys and the column @col, in seconds from ns when @secs.
- */
-static void per_cpu(const char *name, json_object *rows,
-		    const char *const *keys, const char *col, bool secs)
-{
-	size_t i, n = json_object_array_length(rows);
-	json_object *r;
+/* ---- softnet ---- */
 
-	for (i = 0; i < n; i++) {
-		r = json_object_array_get_idx(rows, i);
-		if (!json_object_is_type(json_object_object_get(r, "cpu"), json_type_int))
-			continue;
-		fputs(name, stdout);
-		put_labels(r, keys);
-		if (secs)
-			printf("} %.9f\n", jget_u64(r, col) * 1e-9);
-		else
-			printf("} %llu\n", (unsigned long long)jget_u64(r, col));
-	}
+static bool all_cpus(json_object *r)
+{
+	const char *cpu = jget_str(r, "cpu");
+
+	return cpu && !strcmp(cpu, "all");
 }
 
 /*
- * The softnet view, per CPU (its "all" rows are the sums: left out): the
- * softirq runs and polls timed and their p50, p99 and max, and the
- * counters since the reset.
+ * The softnet view, while it is on: its histograms (softnet_buckets), the
+ * "all" rows summed over the CPUs by the module, or a series per CPU with
+ * --detail cpu; and the kernel's softnet counters (softnet_counters),
+ * which count whether the view is on or not.
  */
-static void softnet(json_object *t, json_object *c)
+static void softnet(json_object *b, json_object *c, bool on)
 {
-	static const char *const keys[] = { "cpu", "what", NULL };
-	static const struct {
-		const char *name, *col, *help;
-	} q[] = {
-		{ "skbprof_softnet_p50_seconds", "p50",
-		  "Median time of a softirq wait or run, or a NAPI poll, per CPU." },
-		{ "skbprof_softnet_p99_seconds", "p99",
-		  "99th percentile time of a softirq wait or run, or a NAPI poll, per CPU." },
-		{ "skbprof_softnet_max_seconds", "max",
-		  "Longest softirq wait or run, or NAPI poll, per CPU." },
+	static const char *const counters[] = {
+		"net_rx", "NET_RX softirqs run (the kernel's count).",
+		"polls", "NAPI polls seen.",
+		"polls_full", "NAPI polls that used their whole budget.",
+		"time_squeeze", "NET_RX runs that ended with work left (the kernel's time_squeeze).",
+		"backlog_drops", "Packets dropped by a full receive backlog (the kernel's count).",
+		"ksoftirqd", "NET_RX runs in ksoftirqd.",
+		"processed", "Packets taken off the backlog or polled (the kernel's count).",
 	};
-	static const struct {
-		const char *col, *name, *help;
-	} k[] = {
-		{ "net_rx", "skbprof_softnet_net_rx_total", "NET_RX softirqs run (the kernel's count)." },
-		{ "polls", "skbprof_softnet_polls_total", "NAPI polls seen." },
-		{ "polls_full", "skbprof_softnet_polls_full_total", "NAPI polls that used their whole budget." },
-		{ "time_squeeze", "skbprof_softnet_time_squeeze_total",
-		  "NET_RX runs that ended with work left (the kernel's time_squeeze)." },
-		{ "backlog_drops", "skbprof_softnet_backlog_drops_total",
-		  "Packets dropped by a full receive backlog (the kernel's count)." },
-		{ "ksoftirqd", "skbprof_softnet_ksoftirqd_total", "NET_RX runs in ksoftirqd." },
-		{ "processed", "skbprof_softnet_processed_total",
-		  "Packets taken off the backlog or polled (the kernel's count)." },
-	};
-	static const char *const cpu_keys[] = { "cpu", NULL };
-	size_t j;
+	static const char *const what[] = { "what", NULL };
+	static const char *const cpu_what[] = { "cpu", "what", NULL };
+	static const char *const cpu[] = { "cpu", NULL };
+	bool per_cpu = opt.detail & DETAIL_CPU;
+	const char *hname = per_cpu ? "skbprof_softnet_cpu_seconds" : "skbprof_softnet_seconds";
+	json_object *rows, *r;
+	char name[96];
+	size_t i, j;
 
-	family("skbprof_softnet_events_total", "counter",
-	       "Softirq waits and runs, and NAPI polls, timed per CPU.");
-	per_cpu("skbprof_softnet_events_total", json_object_object_get(t, "softnet"),
-		keys, "count", false);
-	for (j = 0; j < sizeof(q) / sizeof(q[0]); j++) {
-		family(q[j].name, "gauge", q[j].help);
-		per_cpu(q[j].name, json_object_object_get(t, "softnet"), keys,
-			q[j].col, true);
+	rows = json_object_object_get(b, "softnet");
+	if (on && rows) {
+		family(hname, "histogram",
+		       "Softirq waits and runs, and NAPI polls, timed.");
+		for (i = 0; i < json_object_array_length(rows); i++) {
+			r = json_object_array_get_idx(rows, i);
+			if (all_cpus(r) != per_cpu)
+				histogram(hname, r, per_cpu ? cpu_what : what,
+					  json_object_object_get(b, "bounds"),
+					  opt.detail & DETAIL_HISTOGRAMS);
+		}
 	}
-	for (j = 0; j < sizeof(k) / sizeof(k[0]); j++) {
-		family(k[j].name, "counter", k[j].help);
-		per_cpu(k[j].name, json_object_object_get(c, "counters"),
-			cpu_keys, k[j].col, false);
-	}
-}
-
-/* drops_devices: a series per device and counter with a count. */
-static void device_drops(json_object *t)
-{
-	json_object *rows = json_object_object_get(t, "devices");
-	size_t i, n = json_object_array_length(rows);
-
-	family("skbprof_device_drops_total", "counter",
-	       "Drops a network device counted since the reset (dev_get_stats()), by counter.");
-	for (i = 0; i < n; i++) {
-		json_object *r = json_object_array_get_idx(rows, i);
-
-		json_object_object_foreach(r, k, v) {
-			if (!strcmp(k, "netns") || !strcmp(k, "dev") ||
-			    !json_object_get_uint64(v))
+	rows = json_object_object_get(c, "counters");
+	for (j = 0; j < ARRAY_LEN(counters); j += 2) {
+		snprintf(name, sizeof(name), "skbprof_softnet_%s%s_total",
+			 per_cpu ? "cpu_" : "", counters[j]);
+		family(name, "counter", counters[j + 1]);
+		for (i = 0; i < json_object_array_length(rows); i++) {
+			r = json_object_array_get_idx(rows, i);
+			if (all_cpus(r) == per_cpu)
 				continue;
-			fputs("skbprof_device_drops_total", stdout);
-			put_labels(r, (const char *const[]){ "netns", "dev", NULL });
-			put_label("counter", k, false);
-			printf("} %llu\n", (unsigned long long)json_object_get_uint64(v));
+			if (per_cpu) {
+				series(name, r, cpu);
+				fputc('}', out);
+			} else {
+				fputs(name, out);
+			}
+			fprintf(out, " %llu\n", (unsigned long long)jget_u64(r, counters[j]));
 		}
 	}
 }
 
-static bool is_gauge(const char *key)
-{
-	static const char *const gauges[] = {
-		"table_capacity", "table_in_use", "drops_keys_max",
-		"drops_keys_used", "lifetime_sample", "trace_buffer_bytes", NULL
-	};
-	int i;
+/* ---- probes and stages ---- */
 
-	for (i = 0; gauges[i]; i++)
-		if (!strcmp(key, gauges[i]))
-			return true;
-	return false;
-}
-
-static void probes(json_object *st)
+static void probe_family(json_object *rows, const char *name, const char *type,
+			 const char *help, const char *col)
 {
 	static const char *const keys[] = { "group", "symbol", "type", NULL };
+	size_t i, n = json_object_array_length(rows);
+	json_object *r;
+	bool active;
+
+	family(name, type, help);
+	for (i = 0; i < n; i++) {
+		r = json_object_array_get_idx(rows, i);
+		active = !strcmp(jget_str(r, "state"), "active");
+		if (!active && col)
+			continue;
+		series(name, r, keys);
+		fprintf(out, "} %llu\n", (unsigned long long)(col ? jget_u64(r, col) : active));
+	}
+}
+
+/*
+ * The probes by state and their missed calls summed; a series per probe
+ * with --detail probe.  The stages: 1 when both ends are active.
+ */
+static void probes(json_object *st)
+{
 	static const char *const skeys[] = { "dir", "stage", NULL };
 	json_object *rows = json_object_object_get(st, "probes"), *r;
-	size_t i, n = json_object_array_length(rows);
+	size_t i, j, n = json_object_array_length(rows);
+	uint64_t missed = 0;
 
-	family("skbprof_probe_active", "gauge",
-	       "1 when the probe is registered and counting, else 0.");
-	for (i = 0; i < n; i++) {
-		r = json_object_array_get_idx(rows, i);
-		fputs("skbprof_probe_active", stdout);
-		put_labels(r, keys);
-		printf("} %d\n", !strcmp(jget_str(r, "state"), "active"));
-	}
-	family("skbprof_probe_hits_total", "counter", "Times an active probe fired.");
-	for (i = 0; i < n; i++) {
-		r = json_object_array_get_idx(rows, i);
-		if (strcmp(jget_str(r, "state"), "active"))
-			continue;
-		fputs("skbprof_probe_hits_total", stdout);
-		put_labels(r, keys);
-		printf("} %llu\n", (unsigned long long)jget_u64(r, "hits"));
-	}
-	family("skbprof_probe_missed_total", "counter",
-	       "Times a probe could not run (nmissed of the kprobe).");
-	for (i = 0; i < n; i++) {
-		r = json_object_array_get_idx(rows, i);
-		if (strcmp(jget_str(r, "state"), "active"))
-			continue;
-		fputs("skbprof_probe_missed_total", stdout);
-		put_labels(r, keys);
-		printf("} %llu\n", (unsigned long long)jget_u64(r, "nmissed"));
+	if (opt.detail & DETAIL_PROBE) {
+		probe_family(rows, "skbprof_probe_active", "gauge",
+			     "1 when the probe is registered and counting, else 0.", NULL);
+		probe_family(rows, "skbprof_probe_hits_total", "counter",
+			     "Times an active probe fired.", "hits");
+		probe_family(rows, "skbprof_probe_missed_total", "counter",
+			     "Times a probe could not run (nmissed of the kprobe).", "nmissed");
+	} else {
+		family("skbprof_probes", "gauge", "Probes in each state (skbprof stats).");
+		for (i = 0; i < n; i++) {
+			const char *s = jget_str(json_object_array_get_idx(rows, i), "state");
+			unsigned int k = 0;
+
+			for (j = 0; j < i; j++)
+				if (!strcmp(s, jget_str(json_object_array_get_idx(rows, j), "state")))
+					break;
+			if (j < i)
+				continue;	/* counted at its first row */
+			for (j = i; j < n; j++)
+				k += !strcmp(s, jget_str(json_object_array_get_idx(rows, j), "state"));
+			fprintf(out, "skbprof_probes{state=\"%s\"} %u\n", s, k);
+		}
+		family("skbprof_probe_missed_total", "counter",
+		       "Times an active probe could not run (nmissed), summed over the probes.");
+		for (i = 0; i < n; i++) {
+			r = json_object_array_get_idx(rows, i);
+			if (!strcmp(jget_str(r, "state"), "active"))
+				missed += jget_u64(r, "nmissed");
+		}
+		fprintf(out, "skbprof_probe_missed_total %llu\n", (unsigned long long)missed);
 	}
 	rows = json_object_object_get(st, "stages");
 	family("skbprof_stage_active", "gauge",
 	       "1 when both ends of the stage have an active probe, else 0.");
 	for (i = 0; i < json_object_array_length(rows); i++) {
 		r = json_object_array_get_idx(rows, i);
-		fputs("skbprof_stage_active", stdout);
-		put_labels(r, skeys);
-		printf("} %d\n", !strcmp(jget_str(r, "state"), "active"));
+		series("skbprof_stage_active", r, skeys);
+		fprintf(out, "} %d\n", !strcmp(jget_str(r, "state"), "active"));
+	}
+}
+
+/* ---- the counters lines ---- */
+
+enum kind { COUNTER, GAUGE };
+
+/*
+ * Every numeric counters line the tool exports, with its type, unit and
+ * meaning (Documentation/skbprof.rst, "stats"): skbprof_stats_LINE, and
+ * _total for counters.  incomplete_DIR_WHY and timelines_DIR_VERDICT are
+ * families with labels (below).
+ */
+static const struct stat_line {
+	const char *line;
+	enum kind kind;
+	const char *help;
+} stat_lines[] = {
+	{ "trace_buffer_bytes", GAUGE, "Size of the packet trace's buffer (bytes)." },
+	{ "pkttrace_lines", COUNTER, "Packet trace lines written." },
+	{ "pkttrace_lost", COUNTER, "Packet trace lines lost to a full buffer." },
+	{ "table_capacity", GAUGE, "Entries of the stamp table (timelines)." },
+	{ "table_in_use", GAUGE, "Stamp table entries holding a timeline now." },
+	{ "table_in_use_lifetime", GAUGE, "Stamp table entries holding a lifetime now." },
+	{ "table_inserts", COUNTER, "Packets stamped into the table." },
+	{ "table_lookup_misses", COUNTER, "Later points that found no stamp." },
+	{ "table_evictions", COUNTER, "Timelines evicted for their age." },
+	{ "table_evictions_lifetime", COUNTER, "Lifetimes evicted for their age." },
+	{ "table_full", COUNTER, "Packets not measured: the stamp table was full." },
+	{ "udp_calls_unseen_tx", COUNTER, "UDP sends whose entry was not seen (app-udp)." },
+	{ "procs_overflow", COUNTER, "Stage times not charged to a process: no free row." },
+	{ "cgroups_overflow", COUNTER, "Stage times not charged to a cgroup: no free row." },
+	{ "gso_forks_tx", COUNTER, "Transmit timelines forked at software GSO." },
+	{ "gso_segments_tx", COUNTER, "GSO segments given a timeline." },
+	{ "gso_segments_tx_full", COUNTER, "GSO segments not given one: the table was full." },
+	{ "lifetime_sample", GAUGE, "The lifetime view's 1-in-N sampling (0: off)." },
+	{ "lifetime_forked", COUNTER, "Lifetimes ended by a GSO fork." },
+	{ "lifetime_merged", COUNTER, "Lifetimes ended by a GRO merge." },
+	{ "lifetime_reused", COUNTER, "Lifetimes of skbs that napi_gro_frags() reused." },
+	{ "lifetime_coalesced", COUNTER, "Lifetimes ended by coalescing." },
+	{ "lifetime_disarmed", COUNTER, "Lifetimes ended by switching the view off." },
+	{ "lifetime_orphaned", COUNTER, "Lifetimes whose free was missed." },
+	{ "drops_keys_max", GAUGE, "Drop keys each CPU's table holds." },
+	{ "drops_keys_used", GAUGE, "Drop keys used, the fullest CPU's." },
+	{ "drops_total", COUNTER, "Drops counted." },
+	{ "drops_overflow", COUNTER, "Drops counted without a key: the table was full." },
+};
+
+static const struct stat_line *stat_line(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(stat_lines); i++)
+		if (!strcmp(key, stat_lines[i].line))
+			return &stat_lines[i];
+	return NULL;
+}
+
+/* "PREFIXrx_WHAT" or "PREFIXtx_WHAT": its dir in @dir, WHAT returned. */
+static const char *dir_line(const char *key, const char *prefix, char dir[3])
+{
+	size_t n = strlen(prefix);
+
+	if (strncmp(key, prefix, n) || (strncmp(key + n, "rx_", 3) && strncmp(key + n, "tx_", 3)))
+		return NULL;
+	memcpy(dir, key + n, 2);
+	dir[2] = 0;
+	return key + n + 3;
+}
+
+static void dir_family(json_object *c, const char *prefix, const char *name,
+		       const char *label, const char *help)
+{
+	const char *what;
+	char dir[3];
+
+	family(name, "counter", help);
+	json_object_object_foreach(c, key, val) {
+		what = dir_line(key, prefix, dir);
+		if (what && json_object_get_uint64(val))
+			fprintf(out, "%s{dir=\"%s\",%s=\"%s\"} %llu\n", name, dir, label,
+				what, (unsigned long long)json_object_get_uint64(val));
 	}
 }
 
 static void counters(json_object *st)
 {
 	json_object *c = json_object_object_get(st, "counters");
-	char name[128], dir[4];
-	int pass, i;
+	const struct stat_line *l;
+	char name[128], dir[3];
 
-	/* incomplete_<dir>_<why>: one family with labels */
-	family("skbprof_incomplete_total", "counter",
-	       "Stage timelines that ended early, by direction and cause.");
-	json_object_object_foreach(c, key, val) {
-		if (sscanf(key, "incomplete_%2[rtx]_", dir) != 1)
+	/* the causes a timeline ended early that happened since the reset */
+	dir_family(c, "incomplete_", "skbprof_incomplete_total", "reason",
+		   "Stage timelines that ended early, by direction and cause.");
+	dir_family(c, "timelines_", "skbprof_timelines_total", "verdict",
+		   "Timelines started, by direction and the sampler's and filter's verdict.");
+	json_object_object_foreach(c, k, v) {
+		if (dir_line(k, "incomplete_", dir) || dir_line(k, "timelines_", dir))
 			continue;
-		printf("skbprof_incomplete_total{dir=\"%s\",reason=\"%s\"} %llu\n",
-		       dir, key + 14, (unsigned long long)json_object_get_uint64(val));
-	}
-	for (pass = 0; pass < 2; pass++) {
-		json_object_object_foreach(c, k, v) {
-			size_t len = strlen(k);
-
-			if (!strncmp(k, "incomplete_", 11) || is_gauge(k) != (pass == 0))
-				continue;
-			if (len > 6 && !strcmp(k + len - 6, "_total"))
-				len -= 6;
-			snprintf(name, sizeof(name), "skbprof_stats_%.*s%s", (int)len, k,
-				 pass ? "_total" : "");
-			for (i = 0; name[i]; i++)
-				if (!isalnum((unsigned char)name[i]) && name[i] != '_')
-					name[i] = '_';
-			family(name, pass ? "counter" : "gauge", "skbprof stats line of the same name.");
-			printf("%s %llu\n", name, (unsigned long long)json_object_get_uint64(v));
+		l = stat_line(k);
+		if (!l) {
+			fprintf(stderr, "skbprof: counters: '%s' is not known to this tool "
+				"(left out of prom)\n", k);
+			continue;
 		}
+		/* drops_total: skbprof_stats_drops_total, not ..._total_total */
+		snprintf(name, sizeof(name), "skbprof_stats_%s%s", k,
+			 l->kind == COUNTER && !strstr(k, "_total") ? "_total" : "");
+		family(name, l->kind == COUNTER ? "counter" : "gauge", l->help);
+		fprintf(out, "%s %llu\n", name, (unsigned long long)json_object_get_uint64(v));
 	}
-	family("skbprof_info", "gauge", "The module's version and the kernel's release.");
-	fputs("skbprof_info", stdout);
-	put_labels(st, (const char *const[]){ "version", "kernel", NULL });
-	fputs("} 1\n", stdout);
+	family("skbprof_info", "gauge",
+	       "The module's version, the kernel's release and the tool's version.");
+	series("skbprof_info", st, (const char *const[]){ "version", "kernel", NULL });
+	put_label("tool", SKBPROF_VERSION, false);
+	fputs("} 1\n", out);
 }
 
-int prom_main(void)
+/* ---- the document ---- */
+
+static bool has_file(const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", opt.root, name);
+	return access(path, F_OK) == 0;
+}
+
+/* Read every file and write the families into out; an exit code. */
+static int collect(void)
 {
 	json_object *st, *lat = NULL, *life = NULL, *drp = NULL, *cg = NULL;
 	json_object *dd = NULL, *sn = NULL, *snc = NULL;
 	char *text;
+	const char *s;
 	int rc = 0;
 
 	st = read_stats(&rc);
@@ -545,32 +798,35 @@ int prom_main(void)
 		goto out;
 	drp = parse_drops(text);
 	free(text);
-	latency(lat, life);
-	rc = drops(drp);
-	if (rc)
-		goto out;
-	/* cgroups, drops_devices, softnet: a module before them has none */
+	/* cgroups, drops_devices, softnet_buckets: a module before them has none */
 	rc = read_table_if("cgroups", "cgroups", &cg);
-	if (!rc && cg)
-		rc = cgroups(cg);
 	if (!rc)
 		rc = read_table_if("drops_devices", "devices", &dd);
 	if (!rc)
-		rc = read_table_if("softnet", "softnet", &sn);
-	if (!rc && sn) {
-		snc = read_table("softnet_counters", "counters", &rc);
-		if (!snc)
-			goto out;
+		rc = read_table_if("softnet_counters", "counters", &snc);
+	if (!rc && snc && has_file("softnet_buckets")) {
+		sn = read_buckets("softnet_buckets", &rc);
+		if (sn) {
+			/* rows under the key softnet, as the other tables */
+			json_object_object_add(sn, "softnet",
+					       json_object_get(json_object_object_get(sn, "rows")));
+		}
 	}
 	if (rc)
 		goto out;
-	if (dd)
-		device_drops(dd);
-	if (sn)
-		softnet(sn, snc);
+	latency(lat, life, st);
+	rc = drops(drp);
+	if (!rc && cg)
+		rc = cgroups(cg);
+	if (!rc && dd)
+		rc = device_drops(dd);
+	if (rc)
+		goto out;
+	s = jget_str(st, "softnet");
+	if (snc)
+		softnet(sn, snc, s && !strcmp(s, "on"));
 	probes(st);
 	counters(st);
-	rc = fflush(stdout) ? EXIT_RUNTIME : 0;
 out:
 	json_object_put(st);
 	json_object_put(lat);
@@ -580,5 +836,76 @@ out:
 	json_object_put(dd);
 	json_object_put(sn);
 	json_object_put(snc);
+	return rc;
+}
+
+#define LAST_READ	"skbprof_last_read_timestamp_seconds"
+
+/*
+ * The time of the last good read that @prev, the file -o replaces, says:
+ * its LAST_READ line's value, in @buf; NULL if there is none.
+ */
+static const char *last_read(const char *prev, char *buf, size_t len)
+{
+	char line[256];
+	const char *v = NULL;
+	FILE *f;
+
+	f = prev ? fopen(prev, "re") : NULL;
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, LAST_READ " ", sizeof(LAST_READ)))
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		if ((is_decimal(line + sizeof(LAST_READ)) || is_uint(line + sizeof(LAST_READ))) &&
+		    strlen(line + sizeof(LAST_READ)) < len) {
+			strcpy(buf, line + sizeof(LAST_READ));
+			v = buf;
+		}
+		break;
+	}
+	fclose(f);
+	return v;
+}
+
+/*
+ * The document on stdout (the caller flushes it): the families, or
+ * skbprof_up 0 and the time of the last good read of @prev (the file -o
+ * replaces; NULL: none) when a read failed.  Returns the read's exit code.
+ */
+int prom_main(const char *prev)
+{
+	char *body = NULL, when[32];
+	const char *t = NULL;
+	struct timespec now;
+	size_t len = 0;
+	int rc;
+
+	out = open_memstream(&body, &len);
+	if (!out)
+		return report(EXIT_RUNTIME, errno, "out of memory");
+	rc = collect();
+	if (fclose(out) && !rc)
+		rc = report(EXIT_RUNTIME, ENOMEM, "out of memory");
+	out = stdout;
+	if (!rc) {
+		clock_gettime(CLOCK_REALTIME, &now);
+		snprintf(when, sizeof(when), "%lld.%03ld", (long long)now.tv_sec,
+			 now.tv_nsec / 1000000);
+		t = when;
+	} else {
+		t = last_read(prev, when, sizeof(when));
+	}
+	family("skbprof_up", "gauge",
+	       "1 when skbprof's files were read, 0 when not (module not loaded, unreadable).");
+	printf("skbprof_up %d\n", !rc);
+	if (t) {
+		family(LAST_READ, "gauge", "Unix time of the last good read of skbprof's files.");
+		printf(LAST_READ " %s\n", t);
+	}
+	if (!rc)
+		fwrite(body, 1, len, stdout);
+	free(body);
 	return rc;
 }

@@ -55,10 +55,17 @@ static void usage(FILE *f)
 		"  -p, --pretty        pretty JSON (implies --json)\n"
 		"  -i, --interval SEC  top: seconds between frames (default 1)\n"
 		"  -n, --count N       top: stop after N frames\n"
-		"  -t, --top-n N       prom: the N cgroups with the most packets get\n"
-		"                      series of their own, the rest one \"other\"\n"
-		"                      (default 10, or $SKBPROF_TOP_N; all: no bound)\n"
-		"  -o, --output FILE   prom: write FILE.tmp, then rename it to FILE\n"
+		"  -t, --top-n N       prom: the N cgroups, network namespaces and\n"
+		"                      devices with the most packets get series of\n"
+		"                      their own, the rest one \"other\" (default 10,\n"
+		"                      or $SKBPROF_TOP_N; all: no bound)\n"
+		"  -d, --detail LIST   prom: heavier series (or $SKBPROF_DETAIL):\n"
+		"                      histograms (buckets for lifetime and softnet),\n"
+		"                      buckets (the module's fine buckets), offset\n"
+		"                      (drop locations with offsets), cpu (softnet\n"
+		"                      per CPU), probe (a series per probe), or all\n"
+		"  -o, --output FILE   prom: write FILE.tmp, then rename it to FILE;\n"
+		"                      skbprof_up 0 when the files cannot be read\n"
 		"  -r, --root DIR      read the files from DIR (default %s,\n"
 		"                      or $SKBPROF_ROOT)\n"
 		"  -V, --version       the tool's version and the loaded module's\n"
@@ -78,6 +85,44 @@ static int usage_error(const char *fmt, const char *arg)
 	usage(stderr);
 	return EXIT_USAGE;
 }
+
+/*
+ * A --detail value: "all", or names of enum prom_detail, comma-separated,
+ * into *@d; false with the offending name in @bad if one is not known.
+ */
+static bool parse_detail(const char *s, unsigned int *d, char *bad, size_t len)
+{
+	static const struct {
+		const char *name;
+		unsigned int bit;
+	} names[] = {
+		{ "buckets", DETAIL_BUCKETS }, { "offset", DETAIL_OFFSET },
+		{ "cpu", DETAIL_CPU }, { "probe", DETAIL_PROBE },
+		{ "histograms", DETAIL_HISTOGRAMS },
+		{ "all", DETAIL_BUCKETS | DETAIL_OFFSET | DETAIL_CPU | DETAIL_PROBE |
+			 DETAIL_HISTOGRAMS },
+	};
+	const char *p = s, *c;
+	size_t i, n;
+
+	*d = 0;
+	do {
+		c = strchr(p, ',');
+		n = c ? (size_t)(c - p) : strlen(p);
+		for (i = 0; i < ARRAY_LEN(names); i++)
+			if (strlen(names[i].name) == n && !strncmp(p, names[i].name, n))
+				break;
+		if (i == ARRAY_LEN(names)) {
+			snprintf(bad, len, "%.*s", (int)n, p);
+			return false;
+		}
+		*d |= names[i].bit;
+		p = c + 1;
+	} while (c);
+	return true;
+}
+
+#define DETAIL_HELP "(histograms, buckets, offset, cpu, probe, comma-separated, or all)"
 
 /* A --top-n value: 0 or more, or "all" (-1); false if it is neither. */
 static bool parse_top_n(const char *s, long *n)
@@ -321,13 +366,17 @@ static int filter_show(void)
 /*
  * prom -o FILE: write FILE.tmp, in FILE's directory, then rename it over
  * FILE, so that a reader (node_exporter's textfile collector, which reads
- * *.prom only) sees the old file or the new one, never part of one.  On
- * an error FILE is left as it was and FILE.tmp is removed.
+ * *.prom only) sees the old file or the new one, never part of one.  A
+ * read that fails still replaces FILE, with a document that says so
+ * (skbprof_up 0): the old figures must not look current.  A module that
+ * is not loaded is such a state, reported by the file, not an error of
+ * the run (exit 0), so that the timer's service does not fail for it.
+ * On a write error FILE is left as it was and FILE.tmp is removed.
  */
 static int prom_to_file(const char *file)
 {
 	char tmp[4096];
-	int fd, saved, rc, err;
+	int fd, saved, rc, err, wrc = 0;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", file) >= (int)sizeof(tmp))
 		return report(EXIT_USAGE, ENAMETOOLONG, "%s: name too long", file);
@@ -342,19 +391,20 @@ static int prom_to_file(const char *file)
 		return report(EXIT_RUNTIME, err, "%s: %s", tmp, strerror(err));
 	}
 	close(fd);
-	rc = prom_main();
-	/* what an error left in stdout's buffer goes to FILE.tmp, not out */
-	if (fflush(stdout) && !rc)
-		rc = report(EXIT_RUNTIME, errno, "%s: %s", tmp, strerror(errno));
-	if (!rc && fsync(STDOUT_FILENO))
-		rc = report(EXIT_RUNTIME, errno, "%s: %s", tmp, strerror(errno));
+	rc = prom_main(file);
+	if (fflush(stdout))
+		wrc = report(EXIT_RUNTIME, errno, "%s: %s", tmp, strerror(errno));
+	if (!wrc && fsync(STDOUT_FILENO))
+		wrc = report(EXIT_RUNTIME, errno, "%s: %s", tmp, strerror(errno));
 	dup2(saved, STDOUT_FILENO);
 	close(saved);
-	if (!rc && rename(tmp, file))
-		rc = report(EXIT_RUNTIME, errno, "%s: %s", file, strerror(errno));
-	if (rc)
+	if (!wrc && rename(tmp, file))
+		wrc = report(EXIT_RUNTIME, errno, "%s: %s", file, strerror(errno));
+	if (wrc) {
 		unlink(tmp);
-	return rc;
+		return wrc;
+	}
+	return rc == EXIT_NOT_LOADED ? 0 : rc;
 }
 
 /*
@@ -393,6 +443,7 @@ int main(int argc, char **argv)
 		{ "count", required_argument, NULL, 'n' },
 		{ "top-n", required_argument, NULL, 't' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "detail", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -403,7 +454,7 @@ int main(int argc, char **argv)
 	};
 	const char *env = getenv("SKBPROF_ROOT"), *view;
 	bool version = false;
-	char *end;
+	char *end, bad[64];
 	int c, i, rc;
 
 	if (env && *env)
@@ -411,7 +462,10 @@ int main(int argc, char **argv)
 	env = getenv("SKBPROF_TOP_N");
 	if (env && *env && !parse_top_n(env, &opt.top_n))
 		return usage_error("bad SKBPROF_TOP_N '%s' (a number from 0, or all)", env);
-	while ((c = getopt_long(argc, argv, "r:jpi:n:t:o:hV", lopts, NULL)) != -1) {
+	env = getenv("SKBPROF_DETAIL");
+	if (env && *env && !parse_detail(env, &opt.detail, bad, sizeof(bad)))
+		return usage_error("bad SKBPROF_DETAIL '%s' " DETAIL_HELP, bad);
+	while ((c = getopt_long(argc, argv, "r:jpi:n:t:o:d:hV", lopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
 			opt.root = optarg;
@@ -439,6 +493,10 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			output = optarg;
+			break;
+		case 'd':
+			if (!parse_detail(optarg, &opt.detail, bad, sizeof(bad)))
+				return usage_error("bad detail '%s' " DETAIL_HELP, bad);
 			break;
 		case 'h':
 			usage(stdout);
@@ -481,7 +539,11 @@ int main(int argc, char **argv)
 		return top_main();
 	if (!strcmp(view, "softnet"))
 		return softnet_view();
-	if (!strcmp(view, "prom"))
-		return output ? prom_to_file(output) : prom_main();
+	if (!strcmp(view, "prom") && output)
+		return prom_to_file(output);
+	if (!strcmp(view, "prom")) {
+		rc = prom_main(NULL);
+		return fflush(stdout) && !rc ? EXIT_RUNTIME : rc;
+	}
 	return usage_error("unknown view '%s'", view);
 }

@@ -46,7 +46,17 @@ struct opts {
 	bool pretty;
 	double interval;	/* top: seconds between frames */
 	long count;		/* top: frames, 0 for no limit */
-	long top_n;		/* prom: cgroups with series of their own, -1: all */
+	long top_n;		/* prom: cgroups, netns, devs with series of their own, -1: all */
+	unsigned int detail;	/* prom: enum prom_detail, what to add */
+};
+
+/* prom --detail: the heavier series, asked for by name. */
+enum prom_detail {
+	DETAIL_BUCKETS	= 1 << 0,	/* the module's fine buckets, not the coarse */
+	DETAIL_OFFSET	= 1 << 1,	/* drop locations with +offset/size */
+	DETAIL_CPU	= 1 << 2,	/* softnet per CPU */
+	DETAIL_PROBE	= 1 << 3,	/* a series per probe */
+	DETAIL_HISTOGRAMS = 1 << 4,	/* buckets for lifetime and softnet too */
 };
 
 extern struct opts opt;
@@ -208,7 +218,7 @@ int print_cgroup_names(const char *text);
 
 /* ---- views ---- */
 
-int prom_main(void);
+int prom_main(const char *prev);
 int top_main(void);
 int trace_main(void);
 

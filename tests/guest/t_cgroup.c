@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -104,6 +105,7 @@ struct proc {
 	const char *cgroup, *comm;
 	int port, n;
 	bool closed;		/* read nothing; sends may fail (dropped) */
+	int hold_ms;		/* send all, hold them queued so long, read all */
 	pid_t pid;
 	int go[2];		/* the parent says go when it is placed */
 };
@@ -126,6 +128,16 @@ static int proc_main(struct proc *p)
 	rx = socket(AF_INET, SOCK_DGRAM, 0);
 	if (tx < 0 || rx < 0 || (!p->closed && bind(rx, (void *)&to, sizeof(to))))
 		return 3;
+	if (p->hold_ms) {
+		for (i = 0; i < p->n; i++)
+			if (sendto(tx, "cg", 2, 0, (void *)&to, sizeof(to)) != 2)
+				return 4;
+		sleep_ms(p->hold_ms);
+		for (i = 0; i < p->n; i++)
+			if (recv(rx, buf, sizeof(buf), 0) != 2)
+				return 5;
+		return 0;
+	}
 	for (i = 0; i < p->n; i++) {
 		if (sendto(tx, "cg", 2, 0, (void *)&to, sizeof(to)) != 2 &&
 		    !p->closed)
@@ -313,6 +325,60 @@ TEST(cgroup_rows_count_each_cgroup)
 	/* a reset empties cgroups */
 	CHECK(control("reset\n") == 0, "reset");
 	CHECK_EQ(cg_total("rx", "udp-app"), 0);
+	CHECK(skbprof_unload() == 0, "unload");
+	teardown();
+	return 0;
+}
+
+#define NH	40
+#define HOLD_MS	50
+
+/*
+ * The sum column, against a wait we set: a process in /skbprof-a sends
+ * NH datagrams to itself, holds them HOLD_MS in its socket's queue, then
+ * reads them.  Each one's udp-app time is at least HOLD_MS and at most
+ * the process's run (which the parent brackets), so a's row sums to
+ * within NH x HOLD_MS and NH x that run; prom's seconds for a's path are
+ * the same sum.
+ */
+TEST(cgroup_sum_holds_queue_wait)
+{
+	struct proc a = { .cgroup = CG_A, .comm = "skbp_cgh", .port = PORT_A,
+			  .n = NH, .hold_ms = HOLD_MS };
+	unsigned long long ida, idb, count = 0, sum = 0, t0, t1, lo, hi;
+	char want[96], line[160], *s, *out;
+	const char *rest, *p;
+	double secs = -1;
+
+	if (setup_loaded("procs stages\nreset\n", &ida, &idb))
+		return -1;
+	t0 = clock_ns(CLOCK_MONOTONIC);
+	if (proc_start(&a) || proc_wait(&a))
+		return -1;
+	t1 = clock_ns(CLOCK_MONOTONIC);
+	s = read_file(DEBUGFS_DIR "/cgroups");
+	note("cgroups (a=%llu):\n%s", ida, s ? s : "(none)");
+	CHECK(s && strstr(s, " max sum (ns)\n"), "no sum column in the header");
+	snprintf(want, sizeof(want), "rx udp-app %llu", ida);
+	rest = line_after(s, want);
+	CHECK(rest && sscanf(rest, "%llu %*u %*u %*u %llu", &count, &sum) == 2,
+	      "no row '%s'", want);
+	free(s);
+	lo = NH * HOLD_MS * 1000000ULL;
+	hi = NH * (t1 - t0);
+	CHECK_EQ(count, NH);
+	CHECK(sum >= lo && sum <= hi, "a's udp-app sum %llu ns, want %llu..%llu",
+	      sum, lo, hi);
+	out = sh_out(NULL, TOOL " prom");
+	snprintf(line, sizeof(line),
+		 "\nskbprof_cgroup_stage_seconds_total{dir=\"rx\",stage=\"udp-app\",cgroup=\"%s\"} ",
+		 CG_A);
+	p = out ? strstr(out, line) : NULL;
+	if (p)
+		secs = strtod(p + strlen(line), NULL);
+	free(out);
+	CHECK(secs >= 0 && (unsigned long long)(secs * 1e9 + 0.5) == sum,
+	      "prom: %.9f s for %s, the file %llu ns", secs, CG_A, sum);
 	CHECK(skbprof_unload() == 0, "unload");
 	teardown();
 	return 0;

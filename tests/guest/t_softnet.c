@@ -427,31 +427,28 @@ TEST(backlog_stage_loopback)
 	return 0;
 }
 
-/* The sum of every skbprof_softnet_net_rx_total{cpu="N"} line, or -1. */
-static long long prom_net_rx(const char *text)
+/* The value of prom's series @name (with its labels), or -1. */
+static long long prom_value(const char *text, const char *name)
 {
-	static const char name[] = "skbprof_softnet_net_rx_total{cpu=\"";
-	long long sum = -1;
+	char key[128];
 	const char *p;
 
-	for (p = strstr(text, name); p; p = strstr(p + 1, name)) {
-		const char *v = strstr(p, "} ");
-
-		sum = (sum < 0 ? 0 : sum) + (v ? atoll(v + 2) : 0);
-	}
-	return sum;
+	snprintf(key, sizeof(key), "\n%s ", name);
+	p = text ? strstr(text, key) : NULL;
+	return p ? atoll(p + strlen(key)) : -1;
 }
 
 /*
- * The tool shows the same: `skbprof -j softnet`'s all row and the sum
- * of `skbprof prom`'s per-CPU NET_RX counters lie within the kernel's
+ * The tool shows the same: `skbprof -j softnet`'s all row, `skbprof
+ * prom`'s NET_RX counter (summed over the CPUs) and the count of its
+ * net-rx-run histogram (from softnet_buckets) lie within the kernel's
  * NET_RX delta since the reset, and `top -j` has a softnet object.
  */
 TEST(softnet_tool_matches_kernel)
 {
 	struct kernel_counts a, b, c;
 	json_object *o = NULL, *rows, *all;
-	long long json_rx = -1, prom_rx;
+	long long json_rx = -1, prom_rx, prom_runs;
 	char *out = NULL, *prom = NULL, *top = NULL;
 	int st, rc = -1;
 	size_t n;
@@ -473,10 +470,17 @@ TEST(softnet_tool_matches_kernel)
 	all = json_object_array_get_idx(rows, n - 1);
 	if (json_object_object_get_ex(all, "net_rx", &all))
 		json_rx = json_object_get_int64(all);
-	prom_rx = prom ? prom_net_rx(prom) : -1;
+	prom_rx = prom_value(prom, "skbprof_softnet_net_rx_total");
+	prom_runs = prom_value(prom, "skbprof_softnet_seconds_count{what=\"net-rx-run\"}");
 	if (bracket("json net_rx", json_rx, a.net_rx, b.net_rx, c.net_rx) ||
 	    bracket("prom net_rx", prom_rx, a.net_rx, b.net_rx, c.net_rx))
 		goto out;
+	if (prom_runs < c.net_rx - b.net_rx - get_nprocs_conf() ||
+	    prom_runs > c.net_rx - a.net_rx) {
+		fail("prom: net-rx-run counted %lld runs, the kernel %lld..%lld",
+		     prom_runs, c.net_rx - b.net_rx, c.net_rx - a.net_rx);
+		goto out;
+	}
 	top = sh_out(&st, TOOL " top -j -n 1 -i 0.2 2>&1");
 	if (st || !strstr(top, "\"softnet\":{\"net_rx_rate\":")) {
 		fail("skbprof top -j: exit %d: %.300s", st, top);

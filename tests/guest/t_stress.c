@@ -123,10 +123,11 @@ static double now(void)
 
 /* ---- what the children report -------------------------------------- */
 
-#define NFILES 19
+#define NFILES 20
 static const char *const files[NFILES] = {
 	"stats", "control", "drops", "latency", "procs", "cgroups", "lifetime",
-	"latency_buckets", "lifetime_buckets", "softnet", "softnet_counters",
+	"latency_buckets", "lifetime_buckets", "softnet", "softnet_buckets",
+	"softnet_counters",
 	"drops_devices", "counters", "probes", "groups", "stages", "inflight",
 	"latency_worst", "trace",	/* the blocking one last */
 };

@@ -183,6 +183,39 @@ TEST(tool_views)
 	return 0;
 }
 
+/*
+ * Every counters line of the live module, with every view on, is one the
+ * tool declares (a type and a unit): prom says nothing on stderr, with
+ * the defaults or --detail all, and types each skbprof_stats_ series as
+ * a counter or a gauge.
+ */
+TEST(tool_prom_knows_every_counter)
+{
+	static const char *const runs[] = { "prom", "--detail all prom" };
+	char *out;
+	size_t i;
+	int st;
+
+	CHECK(skbprof_load(NULL) == 0, "load");
+	CHECK(write_file(CONTROL, "softnet on\nlifetime 4\ntrace on\nprocs stages\n") == 0,
+	      "control");
+	CHECK(sh("skbprof-traffic udp-pair 127.0.0.1 9141 20 100") == 0, "traffic");
+	for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		out = sh_out(&st, TOOL " %s 2>&1 >/dev/null", runs[i]);
+		CHECK(st == 0 && !*out, "skbprof %s: exit %d, stderr: %.500s", runs[i], st, out);
+		free(out);
+	}
+	out = tool_out(&st, "prom | awk '$2 == \"TYPE\" && $3 ~ /^skbprof_stats_/ && "
+			    "$4 != \"counter\" && $4 != \"gauge\"'");
+	CHECK(st == 0 && !*out, "untyped stats: %.300s", out);
+	free(out);
+	out = tool_out(&st, "prom");
+	CHECK(strstr(out, "\nskbprof_up 1\n") && strstr(out, "\nskbprof_stats_table_full_total "),
+	      "no skbprof_up 1 or table_full: %.300s", out);
+	free(out);
+	return 0;
+}
+
 /* N datagrams to a closed port: the drops row and the prom counter. */
 TEST(tool_drops_equal_snmp)
 {
@@ -222,7 +255,7 @@ TEST(tool_drops_equal_snmp)
 	{
 		char *l = strstr(out, "skbprof_drops_total{reason="), at[80];
 
-		snprintf(at, sizeof(at), "location=\"%s+", udp_noport_fn(AF_INET));
+		snprintf(at, sizeof(at), "location=\"%s\"", udp_noport_fn(AF_INET));
 		while (l && !(strstr(l, at) && strstr(l, at) < strchr(l, '\n')))
 			l = strstr(l + 1, "skbprof_drops_total{reason=");
 		CHECK(l, "no skbprof_drops_total for %s: %.800s",

@@ -248,15 +248,20 @@ views() {
 	eq "$n/prom/latency-count" "$got" "$(awk '!/^#/ { print $1, $2, $3 }' "$d/latency_buckets")"
 	# Every histogram against the numeric files, computed here: at each
 	# le (exact decimal seconds, turned into integer ns), the sum of the
-	# file's buckets with hi - 1 <= le; +Inf is count, _sum is sum; the
-	# le are every bound but the first and the last, less 1 ns, the same
-	# for every series.
-	prom_check() {	# FILE METRIC
-		awk -v metric="$2" '
+	# file's buckets with hi - 1 <= le; +Inf is count, _sum is sum.  The
+	# le (each less 1 ns): LES=coarse, the bounds that are powers of two
+	# from 2^10 to 2^30 ns; fine, every bound but the first and the last;
+	# none, no finite le; the same for every series.
+	prom_check() {	# FILE METRIC LES PROM
+		awk -v metric="$2" -v les="$3" '
 		function ns(s,  a, f) { if (s == "+Inf") return -1; split(s, a, ".")
 			f = substr(a[2] "000000000", 1, 9); return a[1] * 1000000000 + f }
+		function pow2(b) { while (b > 1 && b % 2 == 0) b /= 2; return b == 1 }
 		FNR == NR {
-			if ($2 == "bounds") { nb = 0; for (i = 4; i < NF; i++) want_le[++nb] = $i - 1; next }
+			if ($2 == "bounds") { nb = 0; for (i = 4; i < NF; i++)
+				if (les == "fine" || (les == "coarse" && $i >= 1024 && $i <= 1073741824 && pow2($i)))
+					want_le[++nb] = $i - 1
+				next }
 			if (/^#/) next
 			key = $1 == "lifetime" ? "" : "dir=\"" $1 "\",stage=\"" $2 "\""
 			keys[key] = 1; nbk[key] = 0
@@ -285,20 +290,44 @@ views() {
 			s = 0; for (i = 1; i <= nbk[lab]; i++) if (hi[lab, i] - 1 <= L) s += cnt[lab, i]
 			if (s != v) print "cumulative " $0 " want " s
 		}
-		END { for (k in keys) if (got_le[k] != nb) print "series {" k "} has " got_le[k] " le, want " nb }
-		' "$1" "$tmp/p.prom"
+		END { for (k in keys) if (got_le[k] != nb) print "series {" k "} has " got_le[k] + 0 " le, want " nb }
+		' "$1" "$4"
 	}
-	got=$(prom_check "$d/latency_buckets" skbprof_stage_latency_seconds)
+	"$tool" --root "$d" --detail buckets,histograms,probe prom > "$tmp/fine.prom"
+	got=$(prom_check "$d/latency_buckets" skbprof_stage_latency_seconds coarse "$tmp/p.prom")
 	eq "$n/prom/latency-histograms-equal-the-file" "${got:-ok}" ok
-	got=$(prom_check "$d/lifetime_buckets" skbprof_skb_lifetime_seconds)
+	got=$(prom_check "$d/latency_buckets" skbprof_stage_latency_seconds fine "$tmp/fine.prom")
+	eq "$n/prom/detail-buckets-latency-equal-the-file" "${got:-ok}" ok
+	got=$(prom_check "$d/lifetime_buckets" skbprof_skb_lifetime_seconds none "$tmp/p.prom")
 	eq "$n/prom/lifetime-histogram-equals-the-file" "${got:-ok}" ok
-	eq "$n/prom/le-count" "$(grep -c '^skbprof_skb_lifetime_seconds_bucket{le="[0-9.]*"}' "$tmp/p.prom")" 319
+	got=$(prom_check "$d/lifetime_buckets" skbprof_skb_lifetime_seconds fine "$tmp/fine.prom")
+	eq "$n/prom/detail-histograms-lifetime-equals-the-file" "${got:-ok}" ok
+	# 21 coarse le (2^10 - 1 ns ... 2^30 - 1 ns), 319 fine ones
+	eq "$n/prom/le-count" "$(grep -o 'le="[0-9.]*"' "$tmp/p.prom" | sort -u | wc -l)" 21
+	eq "$n/prom/detail-le-count" "$(grep -c '^skbprof_skb_lifetime_seconds_bucket{le="[0-9.]*"}' "$tmp/fine.prom")" 319
 	got=$(awk -F'[{}]' '/_bucket\{/ { key = $2; sub(/,?le="[^"]*"/, "", key);
 		if (key == last && $3 + 0 < prev + 0) bad++; last = key; prev = $3 }
-		END { print bad + 0 }' "$tmp/p.prom")
+		END { print bad + 0 }' "$tmp/p.prom" "$tmp/fine.prom")
 	eq "$n/prom/buckets-cumulative" "$got" 0
-	eq "$n/prom/probe-hits" "$(grep -F 'skbprof_probe_hits_total{group="rx-drv",symbol="netif_receive_skb",type="tracepoint"}' "$tmp/p.prom" | awk '{ print $2 }')" \
+	# probes: by state, and a series each with --detail probe
+	eq "$n/prom/probes-by-state" "$(sed -n -E 's/^skbprof_probes\{state="([a-z]+)"\} /\1 /p' "$tmp/p.prom" | sort)" \
+		"$(awk '!/^#/ { print $4 }' "$d/probes" | sort | uniq -c | awk '{ print $2, $1 }')"
+	eq "$n/prom/probes-missed" "$(awk '$1 == "skbprof_probe_missed_total" { print $2 }' "$tmp/p.prom")" \
+		"$(awk '!/^#/ && $4 == "active" { s += $6 } END { print s + 0 }' "$d/probes")"
+	eq "$n/prom/probe-hits" "$(grep -F 'skbprof_probe_hits_total{group="rx-drv",symbol="netif_receive_skb",type="tracepoint"}' "$tmp/fine.prom" | awk '{ print $2 }')" \
 		"$(awk '$1 == "probe" && $3 == "netif_receive_skb" { print $7 }' "$d/stats")"
+	# drop locations: the symbol; with --detail offset, as the file
+	eq "$n/prom/location-symbol" "$(grep -o 'location="[^"]*"' "$tmp/p.prom" | sort -u | tr '\n' ' ')" \
+		"$(awk '$1 ~ /^[0-9]+$/ { sub(/\+.*/, "", $NF); print "location=\"" $NF "\"" }' "$d/drops" | sort -u | tr '\n' ' ')"
+	eq "$n/prom/detail-offset" "$("$tool" --root "$d" -d offset prom | grep -o 'location="[^"]*"' | sort | tr '\n' ' ')" \
+		"$(awk '$1 ~ /^[0-9]+$/ { print "location=\"" $NF "\"" }' "$d/drops" | sort | tr '\n' ' ')"
+	# every counters line the tool exports, typed; none unknown to it
+	got=$("$tool" --root "$d" prom 2>&1 >/dev/null)
+	eq "$n/prom/no-unknown-counters" "${got:-none}" none
+	got=$(awk '/^# TYPE skbprof_stats_/ && $4 != "counter" && $4 != "gauge"' "$tmp/p.prom")
+	eq "$n/prom/stats-typed" "${got:-none}" none
+	eq "$n/prom/in-use-is-gauge" "$(awk '$2 == "TYPE" && $3 == "skbprof_stats_table_in_use_lifetime" { print $4 }' "$tmp/p.prom")" gauge
+	eq "$n/prom/up" "$(awk '$1 == "skbprof_up" { print $2 }' "$tmp/p.prom")" 1
 	eq "$n/prom/stats" "$(awk '$1 == "skbprof_stats_table_inserts_total" { print $2 }' "$tmp/p.prom")" \
 		"$(awk '$1 == "table_inserts" { print $2 }' "$d/stats")"
 
@@ -429,14 +458,14 @@ eq next/trace-paths "$("$tool" -r "$tmp/cgnext" -j trace | jq -c 'select(.type =
 if promtool check metrics < "$tmp/cg.prom" > "$tmp/promtool.out" 2>&1; then ok next/prom-promtool; else fail next/prom-promtool "$(head -c 300 "$tmp/promtool.out")"; fi
 eq next/prom-drops-labels "$(grep '^skbprof_drops_total{' "$tmp/cg.prom" | grep -o 'netns="[^"]*",cgroup="[^"]*"' | tr '\n' ' ')" \
 	'netns="4026531840",cgroup="" netns="4026532288",cgroup="" netns="4026531840",cgroup="/test/a" netns="4026532288",cgroup="/test/b+" netns="",cgroup="" '
-# the cgroups view in prom: a counter of packets and p50/p99/max gauges
-eq next/prom-cgroups "$(grep -E '^skbprof_cgroup_stage_(packets_total|p99_seconds)\{' "$tmp/cg.prom")" \
-'skbprof_cgroup_stage_packets_total{dir="rx",stage="udp-app",cgroup="/test/a"} 300
-skbprof_cgroup_stage_packets_total{dir="tx",stage="app-udp",cgroup="/test/a"} 300
-skbprof_cgroup_stage_packets_total{dir="tx",stage="app-udp",cgroup="/test/b"} 200
-skbprof_cgroup_stage_p99_seconds{dir="rx",stage="udp-app",cgroup="/test/a"} 0.000009800
-skbprof_cgroup_stage_p99_seconds{dir="tx",stage="app-udp",cgroup="/test/a"} 0.000003300
-skbprof_cgroup_stage_p99_seconds{dir="tx",stage="app-udp",cgroup="/test/b"} 0.000003400'
+# the cgroups view in prom: counters of packets and of their time, no quantiles
+eq next/prom-cgroups "$(grep -E '^skbprof_cgroup_stage_[a-z0-9_]*\{' "$tmp/cg.prom" | sed 's/ .*//')" \
+'skbprof_cgroup_stage_packets_total{dir="rx",stage="udp-app",cgroup="/test/a"}
+skbprof_cgroup_stage_packets_total{dir="tx",stage="app-udp",cgroup="/test/a"}
+skbprof_cgroup_stage_packets_total{dir="tx",stage="app-udp",cgroup="/test/b"}
+skbprof_cgroup_stage_seconds_total{dir="rx",stage="udp-app",cgroup="/test/a"}
+skbprof_cgroup_stage_seconds_total{dir="tx",stage="app-udp",cgroup="/test/a"}
+skbprof_cgroup_stage_seconds_total{dir="tx",stage="app-udp",cgroup="/test/b"}'
 # a path that does not resolve (removed since): the id stays
 rmdir "$tmp/cg2/test/b"
 eq next/cgroups-gone "$("$tool" -r "$tmp/cgnext" -j cgroups | jq -c '[.cgroups[] | .cgroup_path]')" '["/test/a","/test/a",null]'
@@ -495,10 +524,10 @@ eq next/trace-unknown-raw "$(jq -r 'select(.type == "unknown") | .raw' "$tmp/nex
 d=$tmp/fleet
 tool=$top/tools/skbprof
 mkdir -p "$d"
-cp "${machine[@]/#/$fix/6.1/t1/}" "$fix"/fleet/{cgroups,drops} "$d/"
+cp "${machine[@]/#/$fix/6.1/t1/}" "$fix"/fleet/{cgroups,drops,drops_devices} "$d/"
 # cg_rows FILE: the cgroups file's rows as JSON {dir, stage, cg, count, max}
 cg_rows='split("\n") | map(select(length > 0 and (startswith("#") | not)) | split(" ") |
-	{dir: .[0], stage: .[1], cg: .[2], count: (.[3] | tonumber), max: (.[6] | tonumber)})'
+	{dir: .[0], stage: .[1], cg: .[2], count: (.[3] | tonumber), sum: (.[7] | tonumber)})'
 # the drops file's rows: {key (every label but the cgroup), cg: its id or "-", count}
 drop_rows='split("\n") | map(select(length > 0 and (startswith("#") | not)) |
 	split(" ") | map(select(length > 0)) | select(.[0] | test("^[0-9]+$")) |
@@ -528,14 +557,16 @@ fleet() {
 	eq "$name/cgroup-labels" "$(grep -o '^skbprof_cgroup_stage_packets_total{.*cgroup="[^"]*"' "$out" | sed 's/.*cgroup=//' | sort -u | wc -l)" \
 		"$(jq -R -s --argjson n "$n" "$cg_rows"' | (map(.cg) | unique | length) as $all |
 		   ('"$keep"' | length) as $k | $k + (if $all > $k then 1 else 0 end)' "$d/cgroups")"
-	# other's max: the largest of its rows'; no p50 or p99 for it
+	# seconds: each kept row's sum, other's the sum of its rows' (ns in the file)
 	want=$(jq -R -s -r --argjson n "$n" "$cg_rows"' | ('"$keep"') as $k |
-		map(select(.cg as $c | $k | index($c) | not)) | group_by([.dir, .stage]) | .[] |
-		"\(.[0].dir) \(.[0].stage) \(map(.max) | max)"' "$d/cgroups" | sort)
-	got=$(sed -n -E 's/^skbprof_cgroup_stage_max_seconds\{dir="([^"]*)",stage="([^"]*)",cgroup="other"\} /\1 \2 /p' "$out" |
-		awk '{ split($3, a, "."); print $1, $2, a[1] * 1000000000 + substr(a[2] "000000000", 1, 9) }' | sort)
-	eq "$name/other-max" "${got:-none}" "${want:-none}"
-	eq "$name/other-no-quantiles" "$(grep -c -E '^skbprof_cgroup_stage_p(50|99)_seconds\{.*cgroup="other"' "$out")" 0
+		(map(select(.cg as $c | $k | index($c))) | .[] | "\(.dir) \(.stage) \(.cg) \(.sum)"),
+		(map(select(.cg as $c | $k | index($c) | not)) | group_by([.dir, .stage]) | .[] |
+		 "\(.[0].dir) \(.[0].stage) other \(map(.sum) | add)")' "$d/cgroups" | sort)
+	got=$(sed -n -E 's/^skbprof_cgroup_stage_seconds_total\{dir="([^"]*)",stage="([^"]*)",cgroup="([^"]*)"\} /\1 \2 \3 /p' "$out" |
+		awk '{ split($4, a, "."); print $1, $2, $3, a[1] * 1000000000 + substr(a[2] "000000000", 1, 9) }' | sort)
+	eq "$name/cgroup-seconds" "$got" "$want"
+	got=$(grep -c -E '^skbprof_cgroup_stage_(p50|p99|max)_seconds' "$out")
+	eq "$name/no-quantiles" "$got" 0
 	# drops: the same bound by drop counts; other sums the rest exactly
 	want=$(jq -R -s -r --argjson n "$n" "$drop_rows"' | ('"$keep"') as $k |
 		map(select(.cg != "-" and (.cg as $c | $k | index($c) | not))) | group_by(.key) | .[] |
@@ -551,6 +582,37 @@ fleet() {
 eq fleet/more-cgroups-than-10 "$(awk '/^(rx|tx) / { print $3 }' "$d/cgroups" | sort -u | wc -l | awk '{ print ($1 > 10) }')" 1
 fleet default 10
 fleet top-n-3 3 --top-n 3
+# the budget a fleet's Prometheus plans with: defaults, this host's fixture
+"$tool" -r "$d" prom > "$tmp/fleet.prom"
+got=$(grep -vc '^#' "$tmp/fleet.prom")
+eq fleet/series-at-most-500 "$(( got <= 500 ))" 1
+echo "# fleet: $got series, $(wc -c < "$tmp/fleet.prom") bytes"
+eq fleet/bytes-at-most-64KiB "$(( $(wc -c < "$tmp/fleet.prom") <= 65536 ))" 1
+eq fleet/le-at-most-24 "$(grep -o '^[a-z_]*_bucket{.*}' "$tmp/fleet.prom" | sed 's/,*le="[^"]*"//' | sort | uniq -c | awk '$1 > 24' | wc -l)" 0
+# devices: the N (netns, dev) pairs with the most drops keep theirs, the
+# rest add up in netns="other",dev="other", counter by counter
+devs() {	# N: "netns dev counter value" lines the truth gives
+	awk -v n="$1" '!/^#/ { for (i = 3; i <= NF; i++) { tot[$1 " " $2] += $i; v[$1 " " $2, i] = $i }
+		for (i = 3; i <= NF; i++) name[i] = hdr[i] }
+		/^#/ { for (i = 2; i <= NF; i++) hdr[i - 1] = $i }
+		END { for (k in tot) print tot[k], k }' "$d/drops_devices" |
+	sort -k1,1nr -k2,2 -k3,3 | awk -v n="$1" -v f="$d/drops_devices" '
+		NR <= n { keep[$2 " " $3] = 1 }
+		END { while ((getline l < f) > 0) { split(l, a, " ")
+			if (a[1] == "#") { for (i = 2; i <= 9; i++) h[i - 1] = a[i]; continue }
+			k = a[1] " " a[2]; o = (k in keep) ? k : "other other"
+			for (i = 3; i <= 8; i++) s[o, h[i]] += a[i]; ks[o] = 1 }
+		  for (k in ks) for (i = 3; i <= 8; i++) if (s[k, h[i]]) print k, h[i], s[k, h[i]] }' | sort
+}
+for n in 3 10; do
+	got=$("$tool" -r "$d" -t $n prom | sed -n -E 's/^skbprof_device_drops_total\{netns="([^"]*)",dev="([^"]*)",counter="([^"]*)"\} /\1 \2 \3 /p' | sort)
+	eq "fleet/devices-top-$n" "$got" "$(devs $n)"
+done
+# drops: netns and dev bounded as cgroup; with -t 0 every one is other
+got=$("$tool" -r "$d" -t 0 prom | grep '^skbprof_drops_total{' | grep -o -E '(netns|dev)="[^"]*"' | sort -u | tr '\n' ' ')
+eq fleet/drops-netns-dev-top-0 "$got" 'dev="other" netns="other" '
+eq fleet/drops-total-top-0 "$("$tool" -r "$d" -t 0 prom | awk '/^skbprof_drops_total\{/ { s += $NF } END { print s }')" \
+	"$(awk '$1 ~ /^[0-9]+$/ { s += $1 } END { print s }' "$d/drops")"
 fleet top-n-0 0 -t 0
 fleet top-n-all -1 --top-n all
 SKBPROF_TOP_N=3 fleet env-3 3
@@ -632,7 +694,8 @@ sed -i '3s/ \([0-9]*\):\([0-9]*\):/ \2:\1:/' "$tmp/bad/latency_buckets"
 bad=$(sed -n 3p "$tmp/bad/latency_buckets" | awk '{ print $11 }')
 t bad_bucket 1 "latency_buckets: line 3: bad bucket '$bad'" "$tool" --root "$tmp/bad" -j latency
 t bad_bucket_prom 1 "latency_buckets: line 3: bad bucket '$bad'" "$tool" --root "$tmp/bad" prom
-eq bad_bucket_prom_prints_nothing "$("$tool" --root "$tmp/bad" prom 2>/dev/null | wc -c)" 0
+# ... but skbprof_up 0 alone
+eq bad_bucket_prom_prints_up_0 "$("$tool" --root "$tmp/bad" prom 2>/dev/null | grep -v '^#')" "skbprof_up 0"
 cp "$fix/6.1/t1/latency_buckets" "$tmp/bad/" && sed -i '3s/^\([a-z]* [a-z-]* [0-9]*\) [0-9]*/\1 x/' "$tmp/bad/latency_buckets"
 t bad_sum 1 "latency_buckets: line 3: sum 'x' is not a number" "$tool" --root "$tmp/bad" -j latency
 sed -i 1d "$tmp/bad/latency_buckets"
