@@ -21,7 +21,9 @@
 #                         for $(KVER); make dkms-remove undoes it
 #   make deb              Debian packages skbprof-dkms and skbprof-tools
 #                         (dpkg-buildpackage) into $(DEBDIR); skbprof-tools
-#                         also for arm64, cross-built
+#                         for the host's architecture, or for each one
+#                         DEB_ARCHES names, the others cross-built:
+#                         make deb DEB_ARCHES="amd64 arm64"
 
 VERSION := $(shell cat VERSION)
 KVER ?= $(shell uname -r)
@@ -89,9 +91,11 @@ dkms-remove:
 
 # Debian packages, built by dpkg-buildpackage in a copy of the tree (it
 # writes its results next to the tree); the .deb files land in $(DEBDIR).
+# skbprof-tools for each architecture in DEB_ARCHES (default: the host's).
 DEBDIR ?= $(CURDIR)/build/deb
+DEB_ARCHES ?= $(shell dpkg --print-architecture 2>/dev/null)
 deb:
-	scripts/build-deb.sh $(DEBDIR)
+	DEB_ARCHES="$(DEB_ARCHES)" scripts/build-deb.sh $(DEBDIR)
 
 unit:
 	$(MAKE) -C tests/unit run

@@ -8,32 +8,53 @@
 #
 #   scripts/build-deb.sh OUTDIR
 #
-# skbprof-tools is built for the host's architecture and, cross-built,
-# for arm64 (dpkg-buildpackage -aarm64 -B: the architecture-dependent
-# package only; skbprof-dkms is Architecture: all, built once).  The cross
-# build uses bookworm's aarch64-linux-gnu-gcc and, instead of arm64
-# packages installed on the host (dpkg --add-architecture), the arm64
-# sysroot of scripts/fetch-userland.sh; debian/rules says how.
+# skbprof-tools is built for the architectures DEB_ARCHES names
+# (Debian's names, e.g. DEB_ARCHES="amd64 arm64"), by default the host's
+# alone; skbprof-dkms (Architecture: all) once, in the native build, which
+# also builds the host's skbprof-tools when DEB_ARCHES names the host.
+# Every other architecture is cross-built (dpkg-buildpackage -aARCH -B:
+# the architecture-dependent package only) with bookworm's cross compiler
+# (arm64: aarch64-linux-gnu-gcc, scripts/deps.sh arm64) and, instead of
+# that architecture's packages installed on the host (dpkg
+# --add-architecture), the sysroot of scripts/fetch-userland.sh ARCH;
+# debian/rules says how.
 #
-# debian/changelog is written here from VERSION, the one place the version
-# is written; its date is the last commit's (reproducible builds).
+# The version is debian/changelog's, committed; tests/host/docs.sh checks
+# that it is VERSION's.  dpkg-buildpackage takes SOURCE_DATE_EPOCH from
+# its date (reproducible builds).
 # OUTDIR receives the .deb files, .buildinfo and .changes; the build logs
-# are OUTDIR/build.log and OUTDIR/build-arm64.log.  Prints the paths of
-# the .deb files.
+# are OUTDIR/build.log and OUTDIR/build-ARCH.log for each cross build.
+# Prints the paths of the .deb files.
 
 set -euo pipefail
 
 out=${1:?usage: build-deb.sh OUTDIR}
 top=$(cd "$(dirname "$0")/.." && pwd)
 ver=$(cat "$top/VERSION")
-# the architectures skbprof-tools is cross-built for: arm64, unless it is
-# the host's own
+# the architectures skbprof-tools is built for: the host's natively,
+# the others cross-built
 host=$(dpkg --print-architecture)
+native=-A	# skbprof-dkms only, unless DEB_ARCHES names the host
 cross=()
-[ "$host" = arm64 ] || cross+=(arm64)
-for p in dpkg-buildpackage dh dh_dkms ${cross:+aarch64-linux-gnu-gcc}; do
+for a in ${DEB_ARCHES:-$host}; do
+	if [ "$a" = "$host" ]; then
+		native=-b
+	elif ! dpkg-architecture -a"$a" -qDEB_HOST_GNU_TYPE >/dev/null 2>&1; then
+		echo "build-deb: DEB_ARCHES: '$a' is not a Debian architecture" >&2
+		exit 2
+	else
+		cross+=("$a")
+	fi
+done
+for p in dpkg-buildpackage dh dh_dkms; do
 	command -v "$p" >/dev/null || {
 		echo "build-deb: $p is missing: run scripts/deps.sh deb" >&2; exit 1; }
+done
+for a in "${cross[@]}"; do
+	gnu=$(dpkg-architecture -a"$a" -qDEB_HOST_GNU_TYPE 2>/dev/null)
+	command -v "$gnu-gcc" >/dev/null || {
+		echo "build-deb: $gnu-gcc is missing (DEB_ARCHES names $a): apt-get install gcc-$gnu (arm64: scripts/deps.sh arm64)" >&2
+		exit 1; }
 done
 
 mkdir -p "$out"
@@ -50,21 +71,7 @@ tar -C "$top" --exclude-vcs --exclude-vcs-ignores \
 	--exclude=./build --exclude=./.cache --exclude=./out -cf - . |
 	tar -C "$src" -xf -
 
-if epoch=$(git -C "$top" log -1 --format=%ct 2>/dev/null) && [ -n "$epoch" ]; then
-	export SOURCE_DATE_EPOCH=$epoch
-else
-	export SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(date +%s)}
-fi
-maint=$(sed -n 's/^Maintainer: //p' "$src/debian/control")
-cat > "$src/debian/changelog" <<END
-skbprof ($ver) unstable; urgency=medium
-
-  * skbprof $ver, packaged from the source tree by make deb.
-
- -- $maint  $(LC_ALL=C date -R -u -d "@$SOURCE_DATE_EPOCH")
-END
-
-if ! (cd "$src" && dpkg-buildpackage -b -us -uc) > "$out/build.log" 2>&1; then
+if ! (cd "$src" && dpkg-buildpackage "$native" -us -uc) > "$out/build.log" 2>&1; then
 	tail -n 30 "$out/build.log" >&2
 	echo "build-deb: dpkg-buildpackage failed, see $out/build.log" >&2
 	exit 1

@@ -22,9 +22,9 @@ docs=(python3-docutils)
 units=(systemd man-db)
 kernel_build=(flex bison bc libssl-dev libelf-dev)
 # dpkg-buildpackage checks for build-essential before anything else
-# (and gcc-aarch64-linux-gnu: skbprof-tools is cross-built for arm64 too)
-deb=(build-essential dpkg-dev debhelper dh-dkms dkms fakeroot lintian
-     gcc-aarch64-linux-gnu)
+# (make deb DEB_ARCHES="amd64 arm64" cross-builds with arm64's compiler:
+# deps.sh deb arm64)
+deb=(build-essential dpkg-dev debhelper dh-dkms dkms fakeroot lintian)
 bench=(bpftrace python3 linux-perf)
 # kernels whose module is built in a chroot of a newer Debian (7.2, sid):
 # scripts/make-chroot.sh; the keyring checks the chroot's Release file

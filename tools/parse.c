@@ -69,12 +69,15 @@ bool is_decimal(const char *s)
 	return true;
 }
 
-/* Columns that hold names even when they look like numbers. */
+/*
+ * Columns that hold names even when they look like numbers.  A cgroup is
+ * one: its id ("7001"), or "7001+" when a drops row had several.
+ */
 static bool string_column(const char *name)
 {
 	static const char *const names[] = {
 		"dir", "stage", "reason", "proto", "dev", "location", "comm",
-		"label", "cgroup_path", "what", NULL
+		"label", "cgroup", "cgroup_path", "src", "dst", "what", NULL
 	};
 	int i;
 
@@ -268,20 +271,24 @@ static void counter_lines(char *text, json_object *o, json_object *counters)
 	}
 }
 
-/* A row's five flow columns as one "proto src:sport -> dst:dport". */
+/*
+ * A row's five flow columns as {"proto", "src", "sport", "dst", "dport"},
+ * as trace's records have it (a column that is "-" left out); null
+ * without proto, src or dst.
+ */
 static json_object *flow_of(json_object *r)
 {
-	const char *proto = jget_str(r, "proto"), *src = jget_str(r, "src");
-	const char *dst = jget_str(r, "dst");
-	bool v6 = src && strchr(src, ':');
-	char buf[256];
+	static const char *const cols[] = { "proto", "src", "sport", "dst", "dport" };
+	json_object *f, *v;
+	size_t i;
 
-	if (!proto || !src || !dst)
+	if (!jget_str(r, "proto") || !jget_str(r, "src") || !jget_str(r, "dst"))
 		return NULL;
-	snprintf(buf, sizeof(buf), v6 ? "%s [%s]:%llu -> [%s]:%llu" : "%s %s:%llu -> %s:%llu",
-		 proto, src, (unsigned long long)jget_u64(r, "sport"), dst,
-		 (unsigned long long)jget_u64(r, "dport"));
-	return json_object_new_string(buf);
+	f = json_object_new_object();
+	for (i = 0; i < ARRAY_LEN(cols); i++)
+		if (json_object_object_get_ex(r, cols[i], &v) && v)
+			json_object_object_add(f, cols[i], json_object_get(v));
+	return f;
 }
 
 /* Replace @r's flow columns by "flow" (see flow_of()). */
@@ -431,48 +438,77 @@ static bool secs_ns(const char *s, uint64_t *ns)
 }
 
 /*
+ * The wall-clock time, ns since the epoch, of @t ns of the drops file's
+ * boot clock: the wall clock at reading less the boot time gone by since.
+ */
+static bool real_ns(const struct clock_ref *c, uint64_t t, uint64_t *wall)
+{
+	int64_t w;
+
+	if (!c->known || t > INT64_MAX || c->boot_ns > INT64_MAX ||
+	    c->real_ns > INT64_MAX)
+		return false;
+	w = (int64_t)c->real_ns - ((int64_t)c->boot_ns - (int64_t)t);
+	if (w < 0)
+		return false;
+	*wall = w;
+	return true;
+}
+
+/*
  * The wall-clock time of @s, seconds of the drops file's boot clock:
- * "2026-11-23T08:41:47.123456Z" (UTC, microseconds).  The wall clock
- * then was the one at reading less the boot time gone by since.
+ * "2026-11-23T08:41:47.123456Z" (see utc_time()).
  */
 static bool wall_time(const struct clock_ref *c, const char *s, char *buf,
 		      size_t size)
 {
-	int64_t wall;
-	uint64_t t;
-	struct tm tm;
-	time_t sec;
-	size_t len;
+	uint64_t t, wall;
 
-	if (!c->known || !secs_ns(s, &t) || t > INT64_MAX ||
-	    c->boot_ns > INT64_MAX || c->real_ns > INT64_MAX)
-		return false;
-	wall = (int64_t)c->real_ns - ((int64_t)c->boot_ns - (int64_t)t);
-	if (wall < 0)
-		return false;
-	sec = wall / 1000000000LL;
-	if (!gmtime_r(&sec, &tm))
-		return false;
-	len = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
-	return len && (size_t)snprintf(buf + len, size - len, ".%06uZ",
-				       (unsigned int)(wall % 1000000000LL / 1000)) < size - len;
+	return secs_ns(s, &t) && real_ns(c, t, &wall) && utc_time(wall, buf, size);
 }
 
-/* Columns of wall-clock time added to a drops row. */
-static const char *const time_cols[][2] = {
-	{ "first", "first_utc" }, { "last", "last_utc" },
+/*
+ * A drops row's time columns: the file's seconds since boot become
+ * integer ns, since boot and (with the clock line) since the epoch, and
+ * the RFC 3339 text of the latter; each null when it cannot be had.
+ */
+static const char *const time_cols[][4] = {
+	{ "first", "first_boottime_ns", "first_realtime_ns", "first_utc" },
+	{ "last", "last_boottime_ns", "last_realtime_ns", "last_utc" },
 };
+
+static void drop_times(json_object *r, const struct clock_ref *clk,
+		       const char *col, const char *s)
+{
+	uint64_t t, wall;
+	bool boot, real;
+	char buf[64];
+	size_t i;
+
+	for (i = 0; i < ARRAY_LEN(time_cols); i++) {
+		if (strcmp(col, time_cols[i][0]))
+			continue;
+		boot = secs_ns(s, &t);
+		real = boot && real_ns(clk, t, &wall) && utc_time(wall, buf, sizeof(buf));
+		json_object_object_del(r, col);
+		json_object_object_add(r, time_cols[i][1],
+				       boot ? json_object_new_uint64(t) : NULL);
+		json_object_object_add(r, time_cols[i][2],
+				       real ? json_object_new_uint64(wall) : NULL);
+		json_object_object_add(r, time_cols[i][3],
+				       real ? json_object_new_string(buf) : NULL);
+	}
+}
 
 json_object *parse_drops(char *text)
 {
 	json_object *o = json_object_new_object();
 	json_object *rows = json_object_new_array();
 	json_object *other = json_object_new_array();
-	char *p = text, *line, *tok[MAXTOK], raw[1024], wall[64];
+	char *p = text, *line, *tok[MAXTOK], raw[1024];
 	struct clock_ref clk = { 0 };
 	struct header h = { 0 };
 	json_object *r;
-	size_t i;
 	int n, c;
 
 	while ((line = next_line(&p))) {
@@ -494,11 +530,7 @@ json_object *parse_drops(char *text)
 		/* the times from the row's own text, not a double's */
 		split(raw, tok, h.n);
 		for (c = 0; c < h.n; c++)
-			for (i = 0; i < sizeof(time_cols) / sizeof(time_cols[0]); i++)
-				if (!strcmp(h.names[c], time_cols[i][0]) &&
-				    wall_time(&clk, tok[c], wall, sizeof(wall)))
-					json_object_object_add(r, time_cols[i][1],
-							       json_object_new_string(wall));
+			drop_times(r, &clk, h.names[c], tok[c]);
 		json_object_array_add(rows, r);
 	}
 	if (clk.known) {
@@ -564,7 +596,7 @@ int print_drops(char *text)
 			continue;
 		}
 		for (c = 0; c < h.n; c++) {
-			for (i = 0; i < sizeof(time_cols) / sizeof(time_cols[0]); i++)
+			for (i = 0; i < ARRAY_LEN(time_cols); i++)
 				if (!strcmp(h.names[c], time_cols[i][0]) &&
 				    wall_time(&clk, tok[c], wall, sizeof(wall)))
 					tok[c] = wall;
@@ -813,18 +845,14 @@ static json_object *same_row(json_object *rows, json_object *b)
 
 /* ---- latency and lifetime: their machine forms ---- */
 
-/* A latency_worst row as {"ns", "at", "flow", "pid", "comm"}. */
+/* A latency_worst row as {"ns", "at_ns", "flow", "pid", "comm"}. */
 static json_object *worst_of(json_object *w)
 {
 	json_object *o = json_object_new_object(), *v;
-	uint64_t at = jget_u64(w, "at_ns");
-	char buf[48];
 
 	json_object_object_add(o, "ns", json_object_new_uint64(jget_u64(w, "ns")));
-	/* seconds of CLOCK_MONOTONIC, to the nanosecond */
-	snprintf(buf, sizeof(buf), "%llu.%09llu", (unsigned long long)(at / 1000000000),
-		 (unsigned long long)(at % 1000000000));
-	json_object_object_add(o, "at", json_object_new_double_s(at / 1e9, buf));
+	/* ns of CLOCK_MONOTONIC, as the file has it */
+	json_object_object_add(o, "at_ns", json_object_new_uint64(jget_u64(w, "at_ns")));
 	json_object_object_add(o, "flow", flow_of(w));
 	json_object_object_add(o, "pid", json_object_new_int64(jget_u64(w, "pid")));
 	v = json_object_object_get(w, "comm");
@@ -880,8 +908,8 @@ json_object *read_lifetime(int *rc)
 	if (!b)
 		return NULL;
 	o = json_object_new_object();
-	if (n)
-		json_object_object_add(o, "sample", json_object_new_uint64(n));
+	/* null when lifetime is off */
+	json_object_object_add(o, "sample", n ? json_object_new_uint64(n) : NULL);
 	rows = json_object_object_get(b, "rows");
 	if (json_object_array_length(rows) > 0) {
 		life = json_object_get(json_object_array_get_idx(rows, 0));
@@ -911,7 +939,9 @@ json_object *parse_control(char *text)
 		if (!sp || line[0] == '#')
 			continue;
 		*sp++ = 0;
-		if (!strcmp(line, "filter") && !strcmp(sp, "clear"))
+		/* no filter, lifetime off: null, not a string */
+		if ((!strcmp(line, "filter") && !strcmp(sp, "clear")) ||
+		    (!strcmp(line, "lifetime") && !strcmp(sp, "off")))
 			json_object_object_add(o, line, NULL);
 		else if (is_uint(sp))
 			json_object_object_add(o, line, value_of(line, sp));
@@ -923,17 +953,7 @@ json_object *parse_control(char *text)
 
 /* ---- trace_records ---- */
 
-/* @ns as a decimal of 10^@digits units: "23.104" (us) or "12.000000001" (s) */
-static json_object *decimal_of(uint64_t ns, uint64_t unit, int digits)
-{
-	char buf[48];
-
-	snprintf(buf, sizeof(buf), "%llu.%0*llu", (unsigned long long)(ns / unit), digits,
-		 (unsigned long long)(ns % unit));
-	return json_object_new_double_s((double)ns / unit, buf);
-}
-
-/* "drv-ip:23104,ip-udp:5200" as [{"stage", "us"}]; NULL if malformed. */
+/* "drv-ip:23104,ip-udp:5200" as [{"stage", "ns"}]; NULL if malformed. */
 static json_object *stages_of(const char *v)
 {
 	json_object *a = json_object_new_array(), *s;
@@ -953,7 +973,7 @@ static json_object *stages_of(const char *v)
 		ns = strtoull(c + 1, NULL, 10);
 		s = json_object_new_object();
 		json_object_object_add(s, "stage", json_object_new_string(p));
-		json_object_object_add(s, "us", decimal_of(ns, 1000, 3));
+		json_object_object_add(s, "ns", json_object_new_uint64(ns));
 		json_object_array_add(a, s);
 	}
 	return a;
@@ -984,17 +1004,12 @@ static void move(json_object *o, json_object *kv, const char *key)
 		json_object_object_add(o, key, json_object_get(v));
 }
 
-/* "HH:MM:SS.uuuuuu", UTC, of the record's realtime_ns, as trace prints it */
+/* RFC 3339, UTC, of the record's realtime_ns (see utc_time()) */
 static json_object *time_of(uint64_t ns)
 {
-	time_t sec = ns / 1000000000;
-	char buf[32];
-	struct tm tm;
+	char buf[64];
 
-	gmtime_r(&sec, &tm);
-	snprintf(buf, sizeof(buf), "%02d:%02d:%02d.%06u", tm.tm_hour, tm.tm_min,
-		 tm.tm_sec, (unsigned int)(ns % 1000000000 / 1000));
-	return json_object_new_string(buf);
+	return utc_time(ns, buf, sizeof(buf)) ? json_object_new_string(buf) : NULL;
 }
 
 json_object *parse_trace_record(const char *line)
@@ -1022,6 +1037,8 @@ json_object *parse_trace_record(const char *line)
 	if (!kind || !json_object_object_get_ex(kv, "realtime_ns", NULL))
 		goto unknown;
 	json_object_object_add(o, "time", time_of(jget_u64(kv, "realtime_ns")));
+	json_object_object_add(o, "realtime_ns",
+			       json_object_new_uint64(jget_u64(kv, "realtime_ns")));
 	move(o, kv, "cpu");
 	if (!strcmp(kind, "rx") || !strcmp(kind, "tx")) {
 		json_object *st = stages_of(jget_str(kv, "stages") ?: "");
@@ -1056,10 +1073,10 @@ json_object *parse_trace_record(const char *line)
 		move(o, kv, "dir");
 		move(o, kv, "point");
 		move(o, kv, "symbol");
-		json_object_object_add(o, "mono",
-				       decimal_of(jget_u64(kv, "mono_ns"), 1000000000, 9));
-		json_object_object_add(o, "offset_us",
-				       decimal_of(jget_u64(kv, "offset_ns"), 1000, 3));
+		json_object_object_add(o, "mono_ns",
+				       json_object_new_uint64(jget_u64(kv, "mono_ns")));
+		json_object_object_add(o, "offset_ns",
+				       json_object_new_uint64(jget_u64(kv, "offset_ns")));
 		json_object_object_add(o, "flow", record_flow(kv));
 	} else {
 		goto unknown;

@@ -120,6 +120,12 @@ void version_check(void);
 
 /* Print a JSON tree on stdout, one line (or pretty); drops the tree. */
 int print_json(json_object *o);
+/*
+ * @ns since the epoch as RFC 3339 in UTC, to the microsecond, into @buf:
+ * "2026-11-23T08:41:47.123456Z" (the JSON's *_utc and time strings; the
+ * exact time is the integer *_ns beside them).  False if it does not fit.
+ */
+bool utc_time(uint64_t ns, char *buf, size_t size);
 
 /* ---- tokens (parse.c) ---- */
 

@@ -141,7 +141,9 @@ static int by_rate_drop(const void *a, const void *b)
 static bool changing(const char *k)
 {
 	static const char *const cols[] = {
-		"count", "first", "last", "first_utc", "last_utc", NULL
+		"count", "first_boottime_ns", "last_boottime_ns",
+		"first_realtime_ns", "last_realtime_ns", "first_utc", "last_utc",
+		NULL
 	};
 	int i;
 
@@ -292,9 +294,18 @@ static int frame(json_object *lat, json_object *plat, json_object *drp,
 	if (opt.json) {
 		json_object *o = json_object_new_object(), *a1 = json_object_new_array();
 		json_object *a2 = json_object_new_array();
+		struct timespec now;
+		uint64_t real;
+		char utc[64];
 
-		json_object_object_add(o, "time", json_object_new_string(clock));
-		json_object_object_add(o, "interval_s", json_object_new_double(secs));
+		/* the frame's wall-clock time, and its interval, in ns */
+		clock_gettime(CLOCK_REALTIME, &now);
+		real = (uint64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+		json_object_object_add(o, "time", utc_time(real, utc, sizeof(utc)) ?
+				       json_object_new_string(utc) : NULL);
+		json_object_object_add(o, "realtime_ns", json_object_new_uint64(real));
+		json_object_object_add(o, "interval_ns",
+				       json_object_new_uint64((uint64_t)(secs * 1e9 + 0.5)));
 		for (i = 0; i < nst; i++) {
 			json_object *s = json_object_new_object();
 

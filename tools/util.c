@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "skbprof.h"
@@ -262,4 +263,17 @@ int print_json(json_object *o)
 		rc = EXIT_RUNTIME;
 	json_object_put(o);
 	return rc;
+}
+
+bool utc_time(uint64_t ns, char *buf, size_t size)
+{
+	time_t sec = ns / 1000000000;
+	struct tm tm;
+	size_t len;
+
+	if (!gmtime_r(&sec, &tm))
+		return false;
+	len = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
+	return len && (size_t)snprintf(buf + len, size - len, ".%06uZ",
+				       (unsigned int)(ns % 1000000000 / 1000)) < size - len;
 }

@@ -5,7 +5,13 @@
 # skbprof-dkms and skbprof-tools with dpkg-buildpackage; their version is
 # VERSION's; skbprof-dkms holds exactly the module's source and a dkms.conf
 # with the version written out, under /usr/src/skbprof-<version>/; lintian
-# finds no error.  skbprof-tools is also cross-built for arm64: an
+# finds no error.  Each package carries the README and
+# Documentation/skbprof.rst with the .rst files it refers to under
+# /usr/share/doc/<package>/, and skbprof-tools every *.json and *.yml of
+# tools/prometheus/ (and its README) under /usr/share/skbprof/prometheus/.
+# A plain `make deb` builds skbprof-tools for the host's
+# architecture alone; with DEB_ARCHES="<host> arm64" it is also
+# cross-built for arm64: an
 # AArch64 binary, the same files as the amd64 package, Depends on libc6
 # and libjson-c5 from the arm64 libraries' symbols files.  Installing both (apt-get install ./*.deb, which runs
 # dpkg) makes DKMS build and install the module for each kernel with
@@ -25,7 +31,7 @@ set -u
 
 [ -n "${SKBPROF_SKIP_DKMS:-}" ] && exit 0
 dkms_setup deb || exit 0
-"$top/scripts/deps.sh" deb > /tmp/skbprof-deb-deps.log 2>&1 || {
+"$top/scripts/deps.sh" deb arm64 > /tmp/skbprof-deb-deps.log 2>&1 || {
 	echo "FAIL host/deb: scripts/deps.sh deb: see /tmp/skbprof-deb-deps.log"; exit 0; }
 start=$(date +%s)
 tmp=$(mktemp -d)
@@ -37,7 +43,21 @@ skbprof_purge
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP	# so that the EXIT trap runs on these too
 
-if ! make -s -C "$top" deb DEBDIR="$tmp/deb" > "$tmp/make.log" 2>&1; then
+# make deb as the README has it: the host's architecture only
+host_arch=$(dpkg --print-architecture)
+if ! make -s -C "$top" deb DEBDIR="$tmp/native" > "$tmp/make-native.log" 2>&1; then
+	echo "FAIL host/deb/host-arch: $(tail -n 8 "$tmp/make-native.log" | tr '\n' '|')"
+else
+	got=$(cd "$tmp/native" && ls skbprof-dkms_*.deb skbprof-tools_*.deb | tr '\n' ' ')
+	if [ "$got" != "skbprof-dkms_${ver}_all.deb skbprof-tools_${ver}_$host_arch.deb " ]; then
+		echo "FAIL host/deb/host-arch: make deb built $got"
+	else
+		echo "ok host/deb/host-arch: make deb without DEB_ARCHES: $got"
+	fi
+fi
+rm -rf "$tmp/native"
+if ! make -s -C "$top" deb DEB_ARCHES="$host_arch arm64" DEBDIR="$tmp/deb" \
+	> "$tmp/make.log" 2>&1; then
 	echo "FAIL host/deb/build: $(tail -n 8 "$tmp/make.log" | tr '\n' '|')"
 	exit 0
 fi
@@ -54,6 +74,26 @@ if [ -n "$absent" ]; then
 fi
 echo "ok host/deb/build: $(basename "$dkms_deb") $(basename "$tools_deb") $(basename "$arm_deb") ($(($(date +%s) - start)) s)"
 
+# The docs each package carries under /usr/share/doc/PKG/, uncompressed:
+# the README, Documentation/skbprof.rst and every .rst of Documentation/
+# it refers to.
+docs_of() {
+	local f
+	for f in README Documentation/skbprof.rst $(grep -o '[A-Za-z0-9_-]*\.rst' \
+		"$top/Documentation/skbprof.rst" | sort -u); do
+		[ -e "$top/Documentation/${f##*/}" ] || [ "$f" = README ] || continue
+		echo "./usr/share/doc/$1/${f##*/}"
+	done | sort -u
+}
+# what `skbprof prom` goes with: tools/prometheus/'s files as they are
+prom_files() {
+	local f
+	for f in "$top"/tools/prometheus/*.json "$top"/tools/prometheus/*.yml \
+		"$top"/tools/prometheus/README; do
+		[ -e "$f" ] && echo "./usr/share/skbprof/prometheus/${f##*/}"
+	done
+}
+
 # Contents: the module's source exactly, and nothing else but the docs.
 src=/usr/src/skbprof-$ver
 want=$( ( (cd "$top" && ls Kbuild VERSION dkms.conf module/Kbuild module/*.c module/*.h) |
@@ -67,6 +107,17 @@ if [ "$want" != "$have" ]; then
 else
 	echo "ok host/deb/dkms-contents: $src/ holds exactly the module's source ($(wc -l <<< "$have") files with the unit and modprobe.d file)"
 fi
+for f in skbprof-dkms:"$dkms_deb" skbprof-tools:"$tools_deb"; do
+	want=$(docs_of "${f%%:*}")
+	[ "${f%%:*}" = skbprof-tools ] && want+=$'\n'$(prom_files)
+	list=$(dpkg-deb --fsys-tarfile "${f#*:}" | tar -t)
+	absent=$(comm -23 <(sort <<< "$want") <(sort <<< "$list") | tr '\n' ' ')
+	if [ -n "$absent" ]; then
+		echo "FAIL host/deb/${f%%:*}-docs: lacks $absent"
+	else
+		echo "ok host/deb/${f%%:*}-docs: $(tr '\n' ' ' <<< "$want")"
+	fi
+done
 dpkg-deb -x "$dkms_deb" "$tmp/x"
 conf_ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$tmp/x$src/dkms.conf")
 sourced=$(bash -c '. "$1"; echo "$PACKAGE_NAME/$PACKAGE_VERSION"' _ "$tmp/x$src/dkms.conf")

@@ -53,6 +53,41 @@ cc -shared -fPIC -O2 -Wall -Werror -o "$tmp/failwrite.so" "$top/tests/host/lib/f
 
 # ---- views against the captured fixtures ------------------------------
 
+# json_shape NAME VIEW=FILE...: the JSON of every view (a file of JSON
+# Lines for trace and top: each line a row) keeps the conventions of
+# skbprof.8's JSON section:
+#   - one type per field: a field of the rows (any key below a view's
+#     own) has one JSON type, null aside, in every row of every view
+#     (cgroup a string, flow an object, ...), but cpu: softnet's "all";
+#   - every time and duration integer ns: no number with a fraction but
+#     the per-second rates (keys ending in "rate");
+#   - times with a date: every "time" and "*_utc" is RFC 3339 in UTC
+#     (2026-11-23T08:41:47.123456Z) or null.
+json_shape() {
+	local name=$1 arg v f all=
+	shift
+	for arg in "$@"; do
+		v=${arg%%=*} f=${arg#*=}
+		case $v in
+		trace|top) all+=$(jq -s -c --arg v "$v" '{($v): .}' "$f") ;;
+		*) all+=$(jq -c --arg v "$v" '{($v): .}' "$f") ;;
+		esac
+		all+=$'\n'
+	done
+	# [key, type, value] of every leaf and object below a view's own keys;
+	# a view's own keys (depth 2) by view, the others by name
+	local leaves='[paths as $p | select($p | length > 2) | select($p[-1] | type == "string") |
+		[($p[-1]), (getpath($p) | type), (getpath($p) | if type == "object" or type == "array" then null else . end)]]'
+	eq "$name/json-one-type-per-field" "$(jq -n -r "[inputs | $leaves[] | select(.[1] != \"null\" and .[0] != \"cpu\")] |
+		group_by(.[0]) | map(select(map(.[1]) | unique | length > 1) |
+		\"\\(.[0][0]): \\(map(.[1]) | unique | join(\"/\"))\") | join(\" \") | if . == \"\" then \"one each\" else . end" <<< "$all")" "one each"
+	eq "$name/json-integer-ns" "$(jq -n -r "[inputs | $leaves[] | select(.[1] == \"number\" and (.[0] | test(\"rate$\") | not) and .[2] != (.[2] | floor)) |
+		\"\\(.[0])=\\(.[2])\"] | unique | join(\" \") | if . == \"\" then \"none\" else . end" <<< "$all")" "none"
+	eq "$name/json-times-dated" "$(jq -n -r "[inputs | $leaves[] | select((.[0] == \"time\" or (.[0] | test(\"_utc$\"))) and .[2] != null and
+		(.[2] | tostring | test(\"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[.][0-9]{6}Z$\") | not)) |
+		\"\\(.[0])=\\(.[2])\"] | unique | join(\" \") | if . == \"\" then \"all\" else . end" <<< "$all")" "all"
+}
+
 # views TOOL TAG KERNEL: every view of fixtures/KERNEL/t1 with TOOL.
 views() {
 	local tool=$1 tag=$2 k=$3 d=$fix/$3/t1 n=$2/$3 v got want
@@ -79,19 +114,27 @@ views() {
 	# wall-clock times: R - B + T of the clock line, computed here in
 	# integer ns with date(1); in JSON and in the text view's columns
 	read -r _ _ _ B _ R < "$d/drops"
-	want=$(awk '$1 ~ /^[0-9]+$/ { print $(NF - 2), $(NF - 1) }' "$d/drops" |
-		while read -r f l; do
-			for t in "$f" "$l"; do
-				frac=${t#*.}000000000
-				w=$(( R - B + ${t%.*} * 1000000000 + 10#${frac:0:9} ))
-				printf '%s.%06dZ ' "$(date -u -d "@$(( w / 1000000000 ))" +%Y-%m-%dT%H:%M:%S)" \
-					$(( w % 1000000000 / 1000 ))
-			done
-			echo
-		done)
+	# (and the integer ns of both clocks, which JSON has beside them)
+	want=
+	want_ns=
+	while read -r f l; do
+		for t in "$f" "$l"; do
+			frac=${t#*.}000000000
+			b=$(( ${t%.*} * 1000000000 + 10#${frac:0:9} ))
+			w=$(( R - B + b ))
+			want+=$(printf '%s.%06dZ ' "$(date -u -d "@$(( w / 1000000000 ))" +%Y-%m-%dT%H:%M:%S)" \
+				$(( w % 1000000000 / 1000 )))
+			want_ns+="$b $w "
+		done
+		want+=$'\n'
+		want_ns+=$'\n'
+	done < <(awk '$1 ~ /^[0-9]+$/ { print $(NF - 2), $(NF - 1) }' "$d/drops")
+	want=${want%$'\n'}
 	eq "$n/json/drops-wall-clock" "$(jq -r '.drops[] | "\(.first_utc) \(.last_utc) "' "$tmp/drops.json")" "$want"
-	eq "$n/json/drops-raw-times" "$(grep -o '"first":[^,]*,"last":[^,]*' "$tmp/drops.json")" \
-		"$(awk '$1 ~ /^[0-9]+$/ { printf "\"first\":%s,\"last\":%s\n", $(NF - 2), $(NF - 1) }' "$d/drops")"
+	# the file's seconds since boot as integer ns, and since the epoch
+	# (beyond a double's 53 bits: as printed, not through jq)
+	eq "$n/json/drops-times-ns" "$(grep -o '"first_boottime_ns":[0-9]*,"first_realtime_ns":[0-9]*,"first_utc":"[^"]*","last_boottime_ns":[0-9]*,"last_realtime_ns":[0-9]*' "$tmp/drops.json" |
+		sed 's/"first_utc":"[^"]*",//; s/"[a-z_]*"://g; s/,/ /g; s/$/ /')" "${want_ns%$'\n'}"
 	# (jq has doubles: the integers as printed)
 	eq "$n/json/drops-clock" "$(grep -o '"clock":{[^}]*}' "$tmp/drops.json")" \
 		"\"clock\":{\"boottime_ns\":$B,\"realtime_ns\":$R}"
@@ -118,10 +161,12 @@ views() {
 	got=$(jq -r '.stages[] | select(.worst.ns != .max) | .stage' "$tmp/latency.json")
 	eq "$n/json/latency-worst-is-max" "${got:-none}" none
 	# the worst packets, from latency_worst, as the human view prints them
-	# (jq prints "at" as a double: to 9 decimals again)
+	# (at_ns: integer ns of CLOCK_MONOTONIC, the view's seconds; flow: an
+	# object, as trace's)
 	eq "$n/json/latency-worst-as-the-view" \
-		"$(jq -r '.stages[] | select(.worst) | "worst \(.worst.ns) ns at \(.worst.at) \(.worst.flow) pid \(.worst.pid) comm \(.worst.comm // "-")"' "$tmp/latency.json" |
-		   awk '{ $5 = sprintf("%.9f", $5); print }')" \
+		"$(jq -r 'def a: if contains(":") then "[\(.)]" else . end;
+			  .stages[] | select(.worst) | .worst |
+			  "worst \(.ns) ns at \(.at_ns / 1000000000 | floor).\("000000000\(.at_ns % 1000000000)"[-9:]) \(.flow.proto) \(.flow.src | a):\(.flow.sport) -> \(.flow.dst | a):\(.flow.dport) pid \(.pid) comm \(.comm // "-")"' "$tmp/latency.json")" \
 		"$(grep '^worst ' "$d/latency")"
 	# the numeric file in itself: count is the sum of the buckets; the
 	# buckets ascending, [lo, hi) two consecutive bounds; min in the
@@ -305,9 +350,14 @@ views() {
 				    sort | uniq -c | awk '{ printf "%s %s ", $1, $2 }')" "20 rx 20 tx "
 	eq "$n/trace/udp-9999-drops" "$(jq -r 'select(.type == "drop" and .flow.proto == "UDP") | .flow.dport' "$tmp/trace.jsonl" |
 					 sort | uniq -c | awk '{ printf "%s %s ", $1, $2 }')" "5 9999 "
-	# a stage's us: its ns / 1000, to the nanosecond
-	eq "$n/trace/stage-us" "$(jq -r 'select(.type == "packet") | .stages[0].us' "$tmp/trace.jsonl" | head -n 1)" \
-		"$(grep -m1 -o 'stages=[^:]*:[0-9]*' "$r" | awk -F: '{ printf "%.3f", $2 / 1000 }' | sed 's/0*$//; s/\.$//')"
+	# a stage's ns, as the record has it; the time, with its date, the
+	# record's realtime_ns (as printed: beyond a double's 53 bits)
+	eq "$n/trace/stage-ns" "$(jq -r 'select(.type == "packet") | .stages[] | "\(.stage):\(.ns)"' "$tmp/trace.jsonl" | tr '\n' ',')" \
+		"$(grep -o 'stages=[^ ]*' "$r" | grep -v 'stages=-$' | cut -d= -f2 | tr '\n' ',')"
+	got=$(grep -o '"time":"[^"]*","realtime_ns":[0-9]*' "$tmp/trace.jsonl" | head -n 1)
+	w=$(grep -m1 -o 'realtime_ns=[0-9]*' "$r" | cut -d= -f2)
+	eq "$n/trace/time" "$got" \
+		"\"time\":\"$(date -u -d "@$(( w / 1000000000 ))" +%Y-%m-%dT%H:%M:%S).$(printf %06d $(( w % 1000000000 / 1000 )))Z\",\"realtime_ns\":$w"
 
 	# top: t0 then t1, so the interval's numbers are known.  t0 comes
 	# through a FIFO: its writer returns once top has opened it, and then
@@ -331,10 +381,24 @@ views() {
 		    <(awk '/^(rx|tx) / { print $1 "/" $2, $3 }' "$d/latency_buckets" | sort) |
 		awk '$3 != $2 { sub("/", " ", $1); print $1, $3 - $2 }' | sort)
 	eq "$n/top/stage-deltas" "$got" "$want"
-	eq "$n/top/rate" "$(jq '[.stages[] | (.rate * $i - .count) as $e | $e * $e < 0.0001 * .count * .count] | all' --argjson i "$(jq .interval_s "$tmp/top.json")" "$tmp/top.json")" true
+	eq "$n/top/rate" "$(jq '[.stages[] | (.rate * $i - .count) as $e | $e * $e < 0.0001 * .count * .count] | all' --argjson i "$(jq '.interval_ns / 1e9' "$tmp/top.json")" "$tmp/top.json")" true
+	# the frame's time: RFC 3339 with its date, of its realtime_ns (within
+	# a minute of now); the interval in integer ns, about -i 2
+	got=$(grep -o '"time":"[^"]*","realtime_ns":[0-9]*,"interval_ns":[0-9]*' "$tmp/top.json")
+	w=$(sed 's/.*"realtime_ns":\([0-9]*\).*/\1/' <<< "$got")
+	eq "$n/top/time" "$(sed -E 's/"interval_ns":[1-9][0-9]{9}$/"interval_ns":N/' <<< "$got")" \
+		"\"time\":\"$(date -u -d "@$(( w / 1000000000 ))" +%Y-%m-%dT%H:%M:%S).$(printf %06d $(( w % 1000000000 / 1000 )))Z\",\"realtime_ns\":$w,\"interval_ns\":N"
+	eq "$n/top/time-now" "$(( ${w:-0} / 1000000000 - $(date +%s) < 60 && $(date +%s) - ${w:-0} / 1000000000 < 60 ))" 1
 	# the interval's p99 bound: from bucket differences, never below the
 	# interval's smallest possible value (its lowest differing bucket)
 	eq "$n/top/p99-bound" "$(jq '[.stages[] | .p99_below_ns >= .p50_below_ns and .p50_below_ns > 0] | all' "$tmp/top.json")" true
+
+	# the JSON conventions, over every view of the capture
+	args=()
+	for v in stats drops latency procs cgroups lifetime control; do
+		[ -e "$d/$v" ] && args+=("$v=$tmp/$v.json")
+	done
+	json_shape "$n" "${args[@]}" trace="$tmp/trace.jsonl" top="$tmp/top.json"
 }
 
 for k in $(cd "$fix" && ls -d [0-9]* 2>/dev/null); do
@@ -355,9 +419,9 @@ eq next/drops-stage "$("$tool" -r "$d" -j drops | jq -r '.drops[] | "\(.count) \
 5 app eth0 nf_hook_slow+0xa1/0xf0 [nf_tables]"
 # netns and cgroup columns; no cgroup2 tree here: no paths
 eq next/drops-netns-cgroup "$("$tool" -r "$d" -j drops | jq -c '[.drops[] | [.netns, .cgroup, .cgroup_path]]')" \
-	'[[4026531840,null,null],[4026532288,null,null],[4026531840,7001,null],[4026532288,"7002+",null],[null,null,null]]'
+	'[[4026531840,null,null],[4026532288,null,null],[4026531840,"7001",null],[4026532288,"7002+",null],[null,null,null]]'
 eq next/procs-cgroup "$("$tool" -r "$d" -j procs | jq -c '[.procs[] | [.pid, .comm, .cgroup, .cgroup_path, .count]]')" \
-	'[[300,"skbp_a",7001,null,300],[300,"skbp_a",7001,null,300],[301,"skbp_b",7002,null,200],[302,"nocgroup",null,null,7]]'
+	'[[300,"skbp_a","7001",null,300],[300,"skbp_a","7001",null,300],[301,"skbp_b","7002",null,200],[302,"nocgroup",null,null,7]]'
 eq next/cgroups "$("$tool" -r "$d" -j cgroups | jq -r '.cgroups[] | "\(.dir) \(.stage) \(.cgroup) \(.count) \(.p50) \(.p99) \(.max)"')" \
 	"$(grep -v '^#' "$d/cgroups")"
 if diff <("$tool" -r "$d" cgroups) "$d/cgroups" >/dev/null; then ok next/cgroups-text; else fail next/cgroups-text "differs"; fi
@@ -389,7 +453,7 @@ eq next/cgroups-text-paths-differ "$("$tool" -r "$tmp/cgnext" cgroups | grep -c 
 	"$(grep -c -E " ($ia|$ib) " "$tmp/cgnext/cgroups")"
 eq next/drops-paths "$("$tool" -r "$tmp/cgnext" -j drops | jq -c '[.drops[] | .cgroup_path]')" '[null,null,"/test/a","/test/b",null]'
 eq next/trace-paths "$("$tool" -r "$tmp/cgnext" -j trace | jq -c 'select(.type == "packet") | [.cgroup, .cgroup_path]' | tr '\n' ' ')" \
-	"[$ia,\"/test/a\"] [null,null] "
+	"[\"$ia\",\"/test/a\"] [null,null] "
 "$tool" -r "$tmp/cgnext" prom > "$tmp/cg.prom"
 if promtool check metrics < "$tmp/cg.prom" > "$tmp/promtool.out" 2>&1; then ok next/prom-promtool; else fail next/prom-promtool "$(head -c 300 "$tmp/promtool.out")"; fi
 eq next/prom-drops-labels "$(grep '^skbprof_drops_total{' "$tmp/cg.prom" | grep -o 'netns="[^"]*",cgroup="[^"]*"' | tr '\n' ' ')" \
@@ -412,13 +476,42 @@ export SKBPROF_CGROUP_ROOT=$tmp/no-cgroup2
 "$tmp/skbprof-asan" -r "$d" -j trace > "$tmp/next.jsonl"
 eq next/trace-kinds "$(jq -r .type "$tmp/next.jsonl" | tr '\n' ' ')" "packet packet drop drop hit lost unknown "
 eq next/trace-rx "$(jq -c 'select(.type == "packet" and .dir == "rx") | [.cpu, .stages, .flow, .comm, .pid]' "$tmp/next.jsonl")" \
-	'[1,[{"stage":"drv-ip","us":23.104},{"stage":"ip-udp","us":5.2},{"stage":"udp-app","us":189}],{"proto":"UDP","src":"10.0.0.1","sport":443,"dst":"10.0.0.2","dport":51234},"comm",1234]'
+	'[1,[{"stage":"drv-ip","ns":23104},{"stage":"ip-udp","ns":5200},{"stage":"udp-app","ns":189000}],{"proto":"UDP","src":"10.0.0.1","sport":443,"dst":"10.0.0.2","dport":51234},"comm",1234]'
 eq next/trace-tx-v6 "$(jq -c 'select(.dir == "tx") | [(.stages | length), .flow.src, .flow.dport, .comm, .pid]' "$tmp/next.jsonl")" '[4,"2001:db8::1",53,"dig",4321]'
 eq next/trace-drop "$(jq -c 'select(.type == "drop") | [.reason, .location, .dev, .stage, .flow.dst, .netns]' "$tmp/next.jsonl" | tr '\n' ' ')" \
 	'["NO_SOCKET","__udp4_lib_rcv+0x9a2/0xc30","lo","ip-udp","127.0.0.1",4026531840] [null,"nf_hook_slow+0xa1/0xf0 [nf_tables]","eth0",null,"ff02::1",null] '
-eq next/trace-hit "$(jq -c 'select(.type == "hit") | [.dir, .point, .symbol, .mono, .offset_us, .flow.sport]' "$tmp/next.jsonl")" \
-	'["rx","ip","udp_rcv",1234.000000567,12.5,443]'
+eq next/trace-hit "$(jq -c 'select(.type == "hit") | [.dir, .point, .symbol, .mono_ns, .offset_ns, .flow.sport]' "$tmp/next.jsonl")" \
+	'["rx","ip","udp_rcv",1234000000567,12500,443]'
 eq next/trace-lost "$(jq -c 'select(.type == "lost") | .lost' "$tmp/next.jsonl")" 17
+for v in drops procs cgroups; do
+	"$tool" -r "$d" -j "$v" > "$tmp/next-$v.json"
+done
+# softnet: no capture has it on; Documentation/skbprof.rst's example.
+# cpu is a number, or "all" on the rows that sum the CPUs: the one field
+# of two types (prom picks the sums by it), which json_shape lets be.
+mkdir "$tmp/sn"
+cat > "$tmp/sn/softnet" <<'END'
+# softirqs and NAPI polls per CPU
+# cpu what count min p50 p90 p99 max avg (ns)
+0 net-rx-wait 14 1440 4607 9215 9640 9640 4862
+1 net-rx-wait 59 670 1919 40959 116740 116740 11216
+all net-rx-wait 73 670 2815 30719 116740 116740 9997
+END
+cat > "$tmp/sn/softnet_counters" <<'END'
+# cpu net_rx polls polls_full time_squeeze backlog_drops ksoftirqd processed
+0 14 0 0 0 0 0 0
+1 59 59 45 45 3958 6 45
+all 73 59 45 45 3958 6 45
+END
+"$tool" -r "$tmp/sn" -j softnet > "$tmp/next-softnet.json"
+eq next/softnet-json "$(jq -c '[(.softnet[] | [.cpu, .count]), (.counters[] | [.cpu, .net_rx])]' "$tmp/next-softnet.json")" \
+	'[[0,14],[1,59],["all",73],[0,14],[1,59],["all",73]]'
+# control: lifetime off is null (else a number), as filter clear
+printf 'filter clear\nsample 1\nstages all\nlifetime off\nprocs totals\nsoftnet off\ntrace off\nlast_error: none\n' > "$tmp/sn/control"
+eq next/control-lifetime-off "$("$tool" -r "$tmp/sn" -j control | jq -c '[.filter, .lifetime, .sample]')" '[null,null,1]'
+json_shape next drops="$tmp/next-drops.json" procs="$tmp/next-procs.json" \
+	cgroups="$tmp/next-cgroups.json" softnet="$tmp/next-softnet.json" \
+	trace="$tmp/next.jsonl"
 eq next/trace-unknown-raw "$(jq -r 'select(.type == "unknown") | .raw' "$tmp/next.jsonl")" \
 	"$(grep SOMETHING "$d/trace_records")"
 
@@ -612,7 +705,8 @@ t no_lifetime_buckets 1 "lifetime_buckets: No such file" "$tool" --root "$tmp/ba
 # a drops file without the clock line (older modules): shown as it is
 sed 1d "$fix/6.1/t1/drops" > "$tmp/bad/drops"
 eq drops_without_clock "$("$tool" --root "$tmp/bad" drops)" "$(cat "$tmp/bad/drops")"
-eq drops_without_clock_json "$("$tool" --root "$tmp/bad" -j drops | jq -c '[has("clock"), (.drops[0] | has("first_utc"))]')" '[false,false]'
+# (JSON: the times since boot, none since the epoch: null, not absent)
+eq drops_without_clock_json "$("$tool" --root "$tmp/bad" -j drops | jq -c '[has("clock"), (.drops[0] | has("first_utc"), .first_utc, .last_realtime_ns, (.first_boottime_ns | type))]')" '[false,true,null,null,"number"]'
 
 # control writes: a fake control file; the shim makes writes fail as the
 # module's do, and the tool must print the module's last_error
