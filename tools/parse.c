@@ -91,6 +91,9 @@ json_object *value_of(const char *name, const char *s)
 {
 	if (!strcmp(s, "-"))
 		return NULL;	/* json null */
+	/* softnet's sums: a CPU number or null, not a number or a string */
+	if (name && !strcmp(name, "cpu") && !strcmp(s, "all"))
+		return NULL;
 	if (string_column(name))
 		return json_object_new_string(s);
 	if (is_uint(s))

@@ -512,11 +512,10 @@ static int cgroups(json_object *c)
 
 /* ---- softnet ---- */
 
+/* A row of the sums over the CPUs: its cpu ("all" in the file) is null. */
 static bool all_cpus(json_object *r)
 {
-	const char *cpu = jget_str(r, "cpu");
-
-	return cpu && !strcmp(cpu, "all");
+	return !json_object_is_type(json_object_object_get(r, "cpu"), json_type_int);
 }
 
 /*

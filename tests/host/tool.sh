@@ -58,7 +58,7 @@ cc -shared -fPIC -O2 -Wall -Werror -o "$tmp/failwrite.so" "$top/tests/host/lib/f
 # skbprof.8's JSON section:
 #   - one type per field: a field of the rows (any key below a view's
 #     own) has one JSON type, null aside, in every row of every view
-#     (cgroup a string, flow an object, ...), but cpu: softnet's "all";
+#     (cgroup a string, flow an object, ...);
 #   - every time and duration integer ns: no number with a fraction but
 #     the per-second rates (keys ending in "rate");
 #   - times with a date: every "time" and "*_utc" is RFC 3339 in UTC
@@ -78,7 +78,7 @@ json_shape() {
 	# a view's own keys (depth 2) by view, the others by name
 	local leaves='[paths as $p | select($p | length > 2) | select($p[-1] | type == "string") |
 		[($p[-1]), (getpath($p) | type), (getpath($p) | if type == "object" or type == "array" then null else . end)]]'
-	eq "$name/json-one-type-per-field" "$(jq -n -r "[inputs | $leaves[] | select(.[1] != \"null\" and .[0] != \"cpu\")] |
+	eq "$name/json-one-type-per-field" "$(jq -n -r "[inputs | $leaves[] | select(.[1] != \"null\")] |
 		group_by(.[0]) | map(select(map(.[1]) | unique | length > 1) |
 		\"\\(.[0][0]): \\(map(.[1]) | unique | join(\"/\"))\") | join(\" \") | if . == \"\" then \"one each\" else . end" <<< "$all")" "one each"
 	eq "$name/json-integer-ns" "$(jq -n -r "[inputs | $leaves[] | select(.[1] == \"number\" and (.[0] | test(\"rate$\") | not) and .[2] != (.[2] | floor)) |
@@ -487,8 +487,8 @@ for v in drops procs cgroups; do
 	"$tool" -r "$d" -j "$v" > "$tmp/next-$v.json"
 done
 # softnet: no capture has it on; Documentation/skbprof.rst's example.
-# cpu is a number, or "all" on the rows that sum the CPUs: the one field
-# of two types (prom picks the sums by it), which json_shape lets be.
+# Its "all" rows (the sums) have cpu null in JSON, so that cpu is a
+# number or null, and prom leaves them out of its per-CPU series.
 mkdir "$tmp/sn"
 cat > "$tmp/sn/softnet" <<'END'
 # softirqs and NAPI polls per CPU
@@ -505,7 +505,13 @@ all 73 59 45 45 3958 6 45
 END
 "$tool" -r "$tmp/sn" -j softnet > "$tmp/next-softnet.json"
 eq next/softnet-json "$(jq -c '[(.softnet[] | [.cpu, .count]), (.counters[] | [.cpu, .net_rx])]' "$tmp/next-softnet.json")" \
-	'[[0,14],[1,59],["all",73],[0,14],[1,59],["all",73]]'
+	'[[0,14],[1,59],[null,73],[0,14],[1,59],[null,73]]'
+cp "${machine[@]/#/$fix/6.1/t1/}" "$fix"/6.1/t1/drops "$tmp/sn/"
+# prom: the counters summed over the CPUs (the "all" row), per CPU with -d cpu
+eq next/softnet-prom "$("$tool" -r "$tmp/sn" prom | grep -E '^skbprof_softnet_(net_rx|polls)_total' | tr '\n' ' ')" \
+	'skbprof_softnet_net_rx_total 73 skbprof_softnet_polls_total 59 '
+eq next/softnet-prom-cpu "$("$tool" -r "$tmp/sn" -d cpu prom | grep -E '^skbprof_softnet_cpu_net_rx_total' | tr '\n' ' ')" \
+	'skbprof_softnet_cpu_net_rx_total{cpu="0"} 14 skbprof_softnet_cpu_net_rx_total{cpu="1"} 59 '
 # control: lifetime off is null (else a number), as filter clear
 printf 'filter clear\nsample 1\nstages all\nlifetime off\nprocs totals\nsoftnet off\ntrace off\nlast_error: none\n' > "$tmp/sn/control"
 eq next/control-lifetime-off "$("$tool" -r "$tmp/sn" -j control | jq -c '[.filter, .lifetime, .sample]')" '[null,null,1]'
