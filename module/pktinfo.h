@@ -129,4 +129,11 @@ static inline bool skbprof_sample_keep(enum skbprof_sampler which, u32 n)
 /* Start @which's count on @cpu afresh (a reset). */
 void skbprof_sample_restart(enum skbprof_sampler which, unsigned int cpu);
 
+/*
+ * The part that keeps the device look-up's cache (pktinfo.c): it follows
+ * the devices from before the first probe to after the last.
+ */
+struct skbprof_part;
+extern const struct skbprof_part skbprof_pktinfo_part;
+
 #endif /* _SKBPROF_PKTINFO_H */
