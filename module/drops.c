@@ -178,10 +178,14 @@ void drops_record(struct sk_buff *skb, void *location, u32 reason,
 		/*
 		 * No filter: the row needs the protocol, the device (copied
 		 * into the sample) and the owner, none of the rest of what
-		 * the filter could ask (addresses, ports, mark, process).
+		 * the filter could ask (addresses, ports, mark, process);
+		 * the trace's line has the flow.
 		 */
 		memset(&t, 0, sizeof(t));
-		skbprof_flow_parse(skb, &t);
+		if (cfg->trace != SKBPROF_TRACE_OFF)
+			skbprof_flow_parse(skb, &t);
+		else
+			skbprof_flow_proto(skb, &t);
 		dev_netns = skbprof_skb_dev_info(skb, s.dev);
 		drops_skb_owner(skb, &s, dev_netns);
 	} else {

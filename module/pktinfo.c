@@ -165,7 +165,9 @@ u64 skbprof_skb_dev_info(const struct sk_buff *skb, char *name)
 	return netns;
 }
 
-bool skbprof_flow_parse(const struct sk_buff *skb, struct skbprof_tuple *t)
+/* @whole: addresses and ports too, else the family and protocol alone */
+static __always_inline bool flow_parse(const struct sk_buff *skb,
+				       struct skbprof_tuple *t, bool whole)
 {
 	/* behind skb->data once the stack pulled the header: still there */
 	int off = skb_network_offset(skb);
@@ -191,6 +193,8 @@ bool skbprof_flow_parse(const struct sk_buff *skb, struct skbprof_tuple *t)
 			return false;
 		t->family = AF_INET;
 		t->proto = ip->protocol;
+		if (!whole)
+			return true;
 		t->saddr.v4 = ip->saddr;
 		t->daddr.v4 = ip->daddr;
 		/* a first fragment has the ports, the others not */
@@ -206,6 +210,8 @@ bool skbprof_flow_parse(const struct sk_buff *skb, struct skbprof_tuple *t)
 			return false;
 		t->family = AF_INET6;
 		t->proto = ip6->nexthdr;
+		if (!whole)
+			return true;
 		t->saddr.v6 = ip6->saddr;
 		t->daddr.v6 = ip6->daddr;
 		l4 = true;
@@ -225,6 +231,16 @@ bool skbprof_flow_parse(const struct sk_buff *skb, struct skbprof_tuple *t)
 		t->dport = ports[1];
 	}
 	return true;
+}
+
+bool skbprof_flow_parse(const struct sk_buff *skb, struct skbprof_tuple *t)
+{
+	return flow_parse(skb, t, true);
+}
+
+bool skbprof_flow_proto(const struct sk_buff *skb, struct skbprof_tuple *t)
+{
+	return flow_parse(skb, t, false);
 }
 
 void skbprof_flow_pktinfo(const struct skbprof_tuple *t,

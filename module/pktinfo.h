@@ -34,6 +34,12 @@ struct skbprof_tuple {
  */
 bool skbprof_flow_parse(const struct sk_buff *skb, struct skbprof_tuple *t);
 
+/*
+ * The same checks, but only the family and protocol into @t (a drop's
+ * row keeps no more): true exactly when skbprof_flow_parse() would be.
+ */
+bool skbprof_flow_proto(const struct sk_buff *skb, struct skbprof_tuple *t);
+
 /* The flow fields of @pi (family, protocol, addresses, ports) from @t. */
 void skbprof_flow_pktinfo(const struct skbprof_tuple *t,
 			  struct skbprof_pktinfo *pi);
