@@ -15,11 +15,13 @@
 secs=2
 rounds=5
 modes=none,drops,rx,tx,all,boot,sample100,sample100f,lifetime,softnet,trace,empty,all-kprobe,empty-kprobe,bpftrace
+profile_load=udp-flood
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	skbprof.bench_secs=*) secs=${arg#*=} ;;
 	skbprof.bench_rounds=*) rounds=${arg#*=} ;;
 	skbprof.bench_modes=*) modes=${arg#*=} ;;
+	skbprof.bench_profile=*) profile_load=${arg#*=} ;;
 	esac
 done
 modes=$(echo "$modes" | tr , ' ')
@@ -226,6 +228,7 @@ rmmod skbprof
 # udp-flood under perf's cpu-clock, one sample per ms of guest time.
 # Under -icount that is every 62500 instructions (shift 4), so a symbol's
 # samples times 62500 over the packets are its instructions per packet.
+# skbprof.bench_profile=udp-drop profiles the drop path instead.
 # Only the load generator's samples count: loopback runs the receive
 # softirq in it, and perf's own work is left out.  profile-none: the same
 # without skbprof; profile-MODE: in another mode (profile-sample100).
@@ -235,7 +238,7 @@ profile() {
 	profile-*)	mode_start "${2#profile-}" ;;
 	esac
 	perf record -q -e cpu-clock -c 1000000 -a -o /tmp/perf.data -- \
-		skbprof-load udp-flood "$secs" 64 > /tmp/prof.out 2>&1
+		skbprof-load "$profile_load" "$secs" 64 > /tmp/prof.out 2>&1
 	echo "profile round=$1 mode=$2 period_ns=1000000 $(grep '^result' /tmp/prof.out)"
 	perf report -i /tmp/perf.data --stdio --no-children --comms skbprof-load \
 		--sort sym -F sample,sym 2>&1 | grep -v '^#' | grep . |
@@ -245,7 +248,7 @@ profile() {
 	if [ "$2" = profile-empty ]; then
 		rmmod skbprof || echo "error rmmod failed"
 		skbprof_load
-		skbprof-load udp-flood 1 64 > /tmp/hits.out 2>&1
+		skbprof-load "$profile_load" 1 64 > /tmp/hits.out 2>&1
 		echo "profile_hits mode=$2 $(grep '^result' /tmp/hits.out)"
 	fi
 	[ -d $D ] && awk '$1 == "probe" && $7 > 0' $D/stats |

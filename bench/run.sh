@@ -19,6 +19,8 @@
 #   BENCH_JOBS       guests at once (default: the number of CPUs)
 #   BENCH_RESULTS    where the report goes (default bench/results.md)
 #   BENCH_TIMEOUT    seconds per guest boot (default 5400)
+#   BENCH_PROFILE    the workload the profile modes run (default udp-flood;
+#                    udp-drop: the drop path)
 
 set -u
 . "$(dirname "$0")/../tests/lib.sh"
@@ -117,7 +119,7 @@ bench_kernel() {
 	log "bench $ver: booting $KREL ($(qemu_flags))"
 	local start=$SECONDS
 	run_guest "$ver" "$d" "${BENCH_TIMEOUT:-5400}" "$(qemu_flags)" \
-		"$(bench_clock) skbprof.mode=bench skbprof.bench_secs=$secs skbprof.bench_rounds=$rounds skbprof.bench_modes=$modes"
+		"$(bench_clock) skbprof.mode=bench skbprof.bench_secs=$secs skbprof.bench_rounds=$rounds skbprof.bench_modes=$modes skbprof.bench_profile=${BENCH_PROFILE:-udp-flood}"
 	rc=$?
 	{
 		echo "info qemu_flags $(qemu_flags)"

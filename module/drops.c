@@ -141,9 +141,9 @@ static int drop_fmt(char *buf, size_t size, const void *data,
 			 mod ? mod + 2 : "-", flow, e->dev, stage, ns);
 }
 
-static void drops_trace(const struct skbprof_pktinfo *pi,
-			const struct skbprof_tuple *t, void *location,
-			u32 reason, u8 stage, u32 netns)
+/* @dev: the device's name, "" when none */
+static void drops_trace(const struct skbprof_tuple *t, const char *dev,
+			void *location, u32 reason, u8 stage, u32 netns)
 {
 	struct drop_event e = {
 		.tuple = *t,
@@ -155,7 +155,7 @@ static void drops_trace(const struct skbprof_pktinfo *pi,
 	if (SKBPROF_HAVE_DROP_REASONS)
 		name = skbprof_drop_reason_name(reason);
 	strscpy(e.reason, name ? name : "-", sizeof(e.reason));
-	strscpy(e.dev, pi->dev ? pi->dev : "-", sizeof(e.dev));
+	strscpy(e.dev, dev[0] ? dev : "-", sizeof(e.dev));
 	skbprof_trace_event(drop_fmt, &e, (unsigned long)location);
 }
 
@@ -163,35 +163,53 @@ void drops_record(struct sk_buff *skb, void *location, u32 reason,
 		  const struct skbprof_seen *seen)
 {
 	const struct skbprof_config *cfg;
-	struct skbprof_pktinfo pi;
-	struct skbprof_tuple t;
-	struct dt_sample s;
+	struct skbprof_pktinfo pi __uninitialized;
+	struct skbprof_tuple t __uninitialized;
+	struct dt_sample s __uninitialized;
 	unsigned long flags;
-	bool match;
+	bool match = true;
+	u64 dev_netns;
 
 	rcu_read_lock();
 	cfg = skbprof_config();
 	if (!(cfg->stages & BIT(SKBPROF_STAGE_DROPS)))
 		goto out;
-	/* The device is copied once, for the filter and the table alike. */
-	skbprof_skb_info(skb, &pi, s.dev, &t);
-	/*
-	 * A packet with a timeline was matched already, where its headers
-	 * were first known; its sender is known too, whoever frees it.
-	 */
-	if (seen && !pi.pid && seen->pid) {
-		pi.pid = seen->pid;
-		pi.comm = seen->comm;
-		pi.cgroup = seen->cgroup;
+	if (!cfg->filter.terms) {
+		/*
+		 * No filter: the row needs the protocol, the device (copied
+		 * into the sample) and the owner, none of the rest of what
+		 * the filter could ask (addresses, ports, mark, process);
+		 * the trace's line has the flow.
+		 */
+		memset(&t, 0, sizeof(t));
+		if (cfg->trace != SKBPROF_TRACE_OFF)
+			skbprof_flow_parse(skb, &t);
+		else
+			skbprof_flow_proto(skb, &t);
+		dev_netns = skbprof_skb_dev_info(skb, s.dev);
+		drops_skb_owner(skb, &s, dev_netns);
+	} else {
+		/* The device is copied once, for the filter and the table. */
+		skbprof_skb_info(skb, &pi, s.dev, &t);
+		/*
+		 * A packet with a timeline was matched already, where its
+		 * headers were first known; its sender is known too, whoever
+		 * frees it.
+		 */
+		if (seen && !pi.pid && seen->pid) {
+			pi.pid = seen->pid;
+			pi.comm = seen->comm;
+			pi.cgroup = seen->cgroup;
+		}
+		drops_skb_owner(skb, &s, pi.netns);
+		/* no process: a socket's cgroup is the best `cgroup` can have */
+		if (!pi.cgroup)
+			pi.cgroup = s.cgroup;
+		if (!seen || seen->matched < 0)
+			match = skbprof_filter_match(&cfg->filter, &pi);
 	}
-	drops_skb_owner(skb, &s, pi.netns);
-	/* no process: a socket's cgroup is the best `cgroup` can have */
-	if (!pi.cgroup)
-		pi.cgroup = s.cgroup;
 	if (seen && seen->matched >= 0)
 		match = seen->matched;
-	else
-		match = skbprof_filter_match(&cfg->filter, &pi);
 	if (!match || !skbprof_sample_keep(SKBPROF_SAMPLE_DROPS, cfg->sample))
 		goto out;
 
@@ -206,7 +224,7 @@ void drops_record(struct sk_buff *skb, void *location, u32 reason,
 	local_irq_restore(flags);
 
 	if (cfg->trace != SKBPROF_TRACE_OFF)
-		drops_trace(&pi, &t, location, reason, s.stage, s.netns);
+		drops_trace(&t, s.dev, location, reason, s.stage, s.netns);
 out:
 	rcu_read_unlock();
 }

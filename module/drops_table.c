@@ -126,7 +126,9 @@ bool dt_record(struct dt_table *t, unsigned long gen,
 	write_seqcount_begin(&slot->seq);
 	if (!dt_same_proto(r, s))
 		r->flags |= DT_PROTO_MIXED;
-	if (strncmp(r->dev, s->dev, DT_DEVLEN))
+	/* the same bytes are the same name: strncmp() only when not */
+	if (memcmp(r->dev, s->dev, DT_DEVLEN) &&
+	    strncmp(r->dev, s->dev, DT_DEVLEN))
 		r->flags |= DT_DEV_MIXED;
 	if (r->cgroup != s->cgroup)
 		r->flags |= DT_CGROUP_MIXED;

@@ -59,12 +59,14 @@ static int skbprof_init_fault(int step)
  * The parts, in initialisation order.  Control comes first: it puts the
  * configuration of the module parameters in force, which the others read
  * at their init (the trace part allocates its buffer for trace=on).  The
+ * device cache (pktinfo) follows every device before anything reads one.  The
  * views (the timelines with their stamp table, which lifetime shares, the
  * drop tables and softnet) come before the probes that feed them, which
  * go first at unload.
  */
 static const struct skbprof_part *const parts[] = {
 	&skbprof_control_part,
+	&skbprof_pktinfo_part,
 	&skbprof_trace_part,
 	&skbprof_latency_part,
 	&skbprof_lifetime_part,

@@ -3,11 +3,14 @@
  * Packet facts for the filter and the trace, read from an skb at any probe
  * point: headers in place or not, skb->dev a device or not.
  */
+#include <linux/atomic.h>
 #include <linux/ctype.h>
+#include <linux/hash.h>
 #include <linux/in.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/netdevice.h>
+#include <linux/notifier.h>
 #include <linux/percpu.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
@@ -19,6 +22,7 @@
 #include "compat.h"
 #include "drops_table.h"
 #include "pktinfo.h"
+#include "skbprof.h"
 
 /*
  * skb->dev is not always a device: it shares its storage with dev_scratch,
@@ -28,10 +32,9 @@
  * device is read with fault-safe accesses and believed only if it looks
  * live: a positive ifindex and a well-formed name.  Returns it or NULL.
  */
-static const struct net_device *skb_real_dev(const struct sk_buff *skb,
+static const struct net_device *skb_real_dev(const struct net_device *dev,
 					     char *name)
 {
-	const struct net_device *dev = READ_ONCE(skb->dev);
 	int ifindex;
 
 	BUILD_BUG_ON(sizeof(dev->name) != SKBPROF_DEVLEN);
@@ -60,14 +63,111 @@ static u64 dev_netns(const struct net_device *dev)
 	return inum;
 }
 
-u64 skbprof_skb_dev_info(const struct sk_buff *skb, char *name)
-{
-	const struct net_device *dev = skb_real_dev(skb, name);
+/*
+ * The fault-safe reads above cost more than the rest of a drop's record,
+ * so each CPU keeps the last devices they accepted, by address: name and
+ * namespace as read then.  An entry holds while dev_cache_gen stays what
+ * it was before its reads; the netdevice notifier bumps it whenever a
+ * device comes, goes (a move to another namespace too: unregistered from
+ * the old one first), or is renamed.  So an address in the cache is that
+ * of a device registered all along since its reads, with the name and
+ * namespace it had; no other value of skb->dev (a UDP queue's scratch, an
+ * rb_node's pointer into a live skb) can be the address of a live device.
+ * A device that went is only freed after an RCU grace period, and each
+ * reader is in an RCU read-side section (the probes run with preemption
+ * off): the reads of a fill that raced with its unregistering are of live
+ * memory, and the entry they make is already stale.
+ */
+#define DEV_CACHE_BITS	2
 
-	return dev ? dev_netns(dev) : 0;
+struct dev_cache_ent {
+	const struct net_device *dev;	/* NULL: empty */
+	unsigned long gen;
+	u64 netns;
+	char name[SKBPROF_DEVLEN];
+};
+
+static DEFINE_PER_CPU(struct dev_cache_ent[1 << DEV_CACHE_BITS], dev_cache);
+static atomic_long_t dev_cache_gen = ATOMIC_LONG_INIT(1);
+
+/*
+ * Is skb->dev a device?  Then its name into @name (zero-padded) and the
+ * inode of its network namespace into *@netns (0: not known); else @name
+ * all zeros and *@netns untouched.
+ */
+static bool skb_dev_lookup(const struct sk_buff *skb, char *name, u64 *netns)
+{
+	const struct net_device *dev = READ_ONCE(skb->dev);
+	struct dev_cache_ent *e;
+	unsigned long flags, gen;
+	bool found = false;
+
+	if (!dev) {
+		memset(name, 0, SKBPROF_DEVLEN);
+		return false;
+	}
+	/* an interrupt's drop may look up, or fill, the same entry */
+	local_irq_save(flags);
+	e = this_cpu_ptr(&dev_cache[hash_ptr((void *)dev, DEV_CACHE_BITS)]);
+	gen = atomic_long_read(&dev_cache_gen);
+	if (e->dev == dev && e->gen == gen) {
+		memcpy(name, e->name, SKBPROF_DEVLEN);
+		*netns = e->netns;
+		found = true;
+		goto out;
+	}
+	/*
+	 * The generation is read before the device: pairs with the full
+	 * barrier between a change and its bump in dev_cache_event().
+	 */
+	smp_rmb();
+	if (skb_real_dev(dev, name)) {
+		e->dev = dev;
+		e->gen = gen;
+		e->netns = dev_netns(dev);
+		memcpy(e->name, name, SKBPROF_DEVLEN);
+		*netns = e->netns;
+		found = true;
+	}
+out:
+	local_irq_restore(flags);
+	return found;
 }
 
-bool skbprof_flow_parse(const struct sk_buff *skb, struct skbprof_tuple *t)
+static int dev_cache_event(struct notifier_block *nb, unsigned long event,
+			   void *ptr)
+{
+	switch (event) {
+	case NETDEV_REGISTER:
+	case NETDEV_UNREGISTER:
+	case NETDEV_CHANGENAME:
+		/*
+		 * After the change: a fill that read the old state is stale.
+		 * Orders the change before the bump, for skb_dev_lookup()'s
+		 * smp_rmb().
+		 */
+		smp_mb__before_atomic();
+		atomic_long_inc(&dev_cache_gen);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block dev_cache_nb = {
+	.notifier_call = dev_cache_event,
+};
+
+u64 skbprof_skb_dev_info(const struct sk_buff *skb, char *name)
+{
+	u64 netns = 0;
+
+	skb_dev_lookup(skb, name, &netns);
+	return netns;
+}
+
+/* @whole: addresses and ports too, else the family and protocol alone */
+static __always_inline bool flow_parse(const struct sk_buff *skb,
+				       struct skbprof_tuple *t, bool whole)
 {
 	/* behind skb->data once the stack pulled the header: still there */
 	int off = skb_network_offset(skb);
@@ -93,6 +193,8 @@ bool skbprof_flow_parse(const struct sk_buff *skb, struct skbprof_tuple *t)
 			return false;
 		t->family = AF_INET;
 		t->proto = ip->protocol;
+		if (!whole)
+			return true;
 		t->saddr.v4 = ip->saddr;
 		t->daddr.v4 = ip->daddr;
 		/* a first fragment has the ports, the others not */
@@ -108,6 +210,8 @@ bool skbprof_flow_parse(const struct sk_buff *skb, struct skbprof_tuple *t)
 			return false;
 		t->family = AF_INET6;
 		t->proto = ip6->nexthdr;
+		if (!whole)
+			return true;
 		t->saddr.v6 = ip6->saddr;
 		t->daddr.v6 = ip6->daddr;
 		l4 = true;
@@ -127,6 +231,16 @@ bool skbprof_flow_parse(const struct sk_buff *skb, struct skbprof_tuple *t)
 		t->dport = ports[1];
 	}
 	return true;
+}
+
+bool skbprof_flow_parse(const struct sk_buff *skb, struct skbprof_tuple *t)
+{
+	return flow_parse(skb, t, true);
+}
+
+bool skbprof_flow_proto(const struct sk_buff *skb, struct skbprof_tuple *t)
+{
+	return flow_parse(skb, t, false);
 }
 
 void skbprof_flow_pktinfo(const struct skbprof_tuple *t,
@@ -150,18 +264,13 @@ void skbprof_flow_pktinfo(const struct skbprof_tuple *t,
 void skbprof_skb_info(const struct sk_buff *skb, struct skbprof_pktinfo *pi,
 		      char *dev, struct skbprof_tuple *t)
 {
-	const struct net_device *nd;
-
 	memset(pi, 0, sizeof(*pi));
 	memset(t, 0, sizeof(*t));
 	if (skbprof_flow_parse(skb, t))
 		skbprof_flow_pktinfo(t, pi);
 	pi->mark = skb->mark;
-	nd = skb_real_dev(skb, dev);
-	if (nd) {
+	if (skb_dev_lookup(skb, dev, &pi->netns))
 		pi->dev = dev;
-		pi->netns = dev_netns(nd);
-	}
 	if (in_task()) {
 		pi->pid = task_tgid_nr(current);
 		pi->comm = current->comm;
@@ -264,3 +373,20 @@ void skbprof_sample_restart(enum skbprof_sampler which, unsigned int cpu)
 {
 	per_cpu(skbprof_sample_ticks[which], cpu) = 0;
 }
+
+/* Before any probe: the device cache follows every device from the start. */
+static int pktinfo_init(void)
+{
+	return register_netdevice_notifier(&dev_cache_nb);
+}
+
+static void pktinfo_exit(void)
+{
+	unregister_netdevice_notifier(&dev_cache_nb);
+}
+
+const struct skbprof_part skbprof_pktinfo_part = {
+	.name	= "pktinfo",
+	.init	= pktinfo_init,
+	.exit	= pktinfo_exit,
+};

@@ -34,6 +34,12 @@ struct skbprof_tuple {
  */
 bool skbprof_flow_parse(const struct sk_buff *skb, struct skbprof_tuple *t);
 
+/*
+ * The same checks, but only the family and protocol into @t (a drop's
+ * row keeps no more): true exactly when skbprof_flow_parse() would be.
+ */
+bool skbprof_flow_proto(const struct sk_buff *skb, struct skbprof_tuple *t);
+
 /* The flow fields of @pi (family, protocol, addresses, ports) from @t. */
 void skbprof_flow_pktinfo(const struct skbprof_tuple *t,
 			  struct skbprof_pktinfo *pi);
@@ -128,5 +134,12 @@ static inline bool skbprof_sample_keep(enum skbprof_sampler which, u32 n)
 
 /* Start @which's count on @cpu afresh (a reset). */
 void skbprof_sample_restart(enum skbprof_sampler which, unsigned int cpu);
+
+/*
+ * The part that keeps the device look-up's cache (pktinfo.c): it follows
+ * the devices from before the first probe to after the last.
+ */
+struct skbprof_part;
+extern const struct skbprof_part skbprof_pktinfo_part;
 
 #endif /* _SKBPROF_PKTINFO_H */

@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -1711,6 +1712,138 @@ TEST(filter_drops_dev)
 	    udp_send_to("127.0.0.1", PORT_F1, 9, 0, &c))
 		return -1;
 	CHECK_EQ(udp4_noport_drops(9), 9);
+	return 0;
+}
+
+#define IP		"/usr/sbin/ip"
+
+/* The NO_SOCKET row of UDP receive in the namespace of inode @netns. */
+static const struct drow *noport_row_in(const char *netns)
+{
+	const char *const syms[] = { udp_noport_fn(AF_INET), NULL };
+	int i, k;
+
+	for (i = 0; i < tab.n; i++) {
+		const struct drow *r = &tab.r[i];
+
+		if (strcmp(r->reason, reason("NO_SOCKET")) ||
+		    strcmp(r->netns, netns))
+			continue;
+		for (k = 0; syms[k]; k++)
+			if (!strcmp(r->sym, syms[k]))
+				return r;
+	}
+	return NULL;
+}
+
+/* The inode of namespace /run/netns/@name, as the drops file prints it. */
+static int netns_inode(const char *name, char *buf, size_t len)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", name);
+	CHECK(stat(path, &st) == 0, "stat %s: %s", path, strerror(errno));
+	snprintf(buf, len, "%llu", (unsigned long long)st.st_ino);
+	return 0;
+}
+
+/* @n datagrams to 10.98.0.2:PORT_F1, over the veth pair to skdrns. */
+static int send_to_ns(int n)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons(PORT_F1) };
+	int fd, i;
+
+	inet_pton(AF_INET, "10.98.0.2", &a.sin_addr);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	CHECK(fd >= 0, "socket: %s", strerror(errno));
+	for (i = 0; i < n; i++) {
+		if (sendto(fd, "x", 1, 0, (struct sockaddr *)&a,
+			   sizeof(a)) != 1) {
+			close(fd);
+			return fail("sendto: %s", strerror(errno));
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+/* The receiving end of the pair, @dev in namespace @ns, up and addressed. */
+static int ns_end_up(const char *ns, const char *dev)
+{
+	int st = sh(IP " -n %s addr replace 10.98.0.2/24 dev %s && "
+		    IP " -n %s link set %s up && "
+		    IP " -n %s link set lo up && "
+		    IP " neigh replace 10.98.0.2 lladdr 02:00:00:00:98:02 dev skdr0 nud permanent",
+		    ns, dev, ns, dev, ns);
+
+	CHECK(st == 0, "setting up %s in %s exited %d", dev, ns, st);
+	return 0;
+}
+
+/*
+ * The device of a drop is named as it is when the drop happens, and its
+ * namespace is the one it is in: drops on a veth end, then on the same
+ * end renamed (the row's device is the new name, marked mixed), then on
+ * it moved to another namespace (a row of its own, the name alone).
+ */
+TEST(drops_dev_renamed_and_moved)
+{
+	const char *const syms[] = { udp_noport_fn(AF_INET), NULL };
+	char ns1[24], ns2[24];
+	const struct drow *r;
+	int st;
+
+	CHECK(kmod_probe("veth") == 0, "cannot load veth");
+	sh(IP " link del skdr0 2>/dev/null; " IP " netns del skdrns 2>/dev/null; "
+	   IP " netns del skdrns2 2>/dev/null");
+	st = sh(IP " netns add skdrns && " IP " netns add skdrns2 && "
+		IP " link add skdr0 address 02:00:00:00:98:01 type veth peer name skdr1 "
+		"address 02:00:00:00:98:02 netns skdrns && "
+		IP " addr add 10.98.0.1/24 dev skdr0 && " IP " link set skdr0 up");
+	CHECK(st == 0, "setting up the pair exited %d", st);
+	if (ns_end_up("skdrns", "skdr1") || netns_inode("skdrns", ns1, sizeof(ns1)) ||
+	    netns_inode("skdrns2", ns2, sizeof(ns2)))
+		return -1;
+
+	if (load(NULL) || control_set("reset\n") || send_to_ns(5))
+		return -1;
+	drops_wait(reason("NO_SOCKET"), syms, 5);
+	if (drops_read())
+		return -1;
+	r = noport_row_in(ns1);
+	CHECK(r, "no NO_SOCKET row in namespace %s", ns1);
+	CHECK_EQ(r->count, 5);
+	CHECK(!strcmp(r->dev, "skdr1"), "dev '%s', want skdr1", r->dev);
+
+	st = sh(IP " -n skdrns link set skdr1 down && "
+		IP " -n skdrns link set skdr1 name skdr2");
+	CHECK(st == 0, "renaming exited %d", st);
+	if (ns_end_up("skdrns", "skdr2") || send_to_ns(7))
+		return -1;
+	drops_wait(reason("NO_SOCKET"), syms, 12);
+	if (drops_read())
+		return -1;
+	r = noport_row_in(ns1);
+	CHECK(r, "no NO_SOCKET row in namespace %s", ns1);
+	CHECK_EQ(r->count, 12);
+	CHECK(!strcmp(r->dev, "skdr2+"), "dev '%s', want skdr2+", r->dev);
+
+	st = sh(IP " -n skdrns link set skdr2 netns skdrns2");
+	CHECK(st == 0, "moving exited %d", st);
+	if (ns_end_up("skdrns2", "skdr2") || send_to_ns(3))
+		return -1;
+	drops_wait(reason("NO_SOCKET"), syms, 15);
+	if (drops_read())
+		return -1;
+	r = noport_row_in(ns2);
+	CHECK(r, "no NO_SOCKET row in namespace %s", ns2);
+	CHECK_EQ(r->count, 3);
+	CHECK(!strcmp(r->dev, "skdr2"), "dev '%s', want skdr2", r->dev);
+	r = noport_row_in(ns1);
+	CHECK(r && r->count == 12, "the rows of namespace %s changed", ns1);
+	sh(IP " link del skdr0; " IP " netns del skdrns; " IP " netns del skdrns2");
 	return 0;
 }
 
