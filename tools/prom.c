@@ -200,21 +200,33 @@ static int value_cmp(const char *a, const char *b)
 }
 
 /*
- * The value of @r's label @key that the bound ranks, in @buf: a cgroup
- * by its id ("1234+", several cgroups, counts as 1234), anything else as
- * it is; NULL for none ("-").
+ * The value of @r's labels @keys that the bound ranks, in @buf: the
+ * labels' values joined by blanks ("-" for one without), a cgroup by its
+ * id ("1234+", several cgroups, counts as 1234); NULL when none has one.
  */
-static const char *bound_value(json_object *r, const char *key, char *buf, size_t len)
+static const char *bound_value(json_object *r, const char *const *keys, char *buf,
+			       size_t len)
 {
-	uint64_t id;
+	const char *v;
+	char id[24];
+	bool any = false;
+	size_t n = 0;
+	uint64_t c;
+	int i;
 
-	if (strcmp(key, "cgroup"))
-		return jget_str(r, key);
-	id = cgroup_id(json_object_object_get(r, key));
-	if (!id)
-		return NULL;
-	snprintf(buf, len, "%llu", (unsigned long long)id);
-	return buf;
+	buf[0] = 0;
+	for (i = 0; keys[i]; i++) {
+		if (strcmp(keys[i], "cgroup")) {
+			v = jget_str(r, keys[i]);
+		} else {
+			c = cgroup_id(json_object_object_get(r, keys[i]));
+			snprintf(id, sizeof(id), "%llu", (unsigned long long)c);
+			v = c ? id : NULL;
+		}
+		any |= v != NULL;
+		n += snprintf(buf + n, n < len ? len - n : 0, "%s%s", i ? " " : "", v ? v : "-");
+	}
+	return any && n < len ? buf : NULL;
 }
 
 struct tally {
@@ -233,26 +245,28 @@ static int by_packets(const void *a, const void *b)
 }
 
 /*
- * Bound the values of label @key over @rows to opt.top_n: the values with
- * the most packets (@weight of their rows summed) keep theirs, every
- * other row's becomes "other" (not a path, which starts with "/", an id,
- * a device's or a namespace's name); rows without one keep none.  Kept
- * cgroups are then named by their paths (cgroup_name()).
+ * Bound the values of labels @keys over @rows to opt.top_n: the values
+ * (of the labels together, see bound_value()) with the most packets
+ * (@weight of their rows summed) keep theirs, every other row's labels
+ * become "other" (not a path, which starts with "/", an id, a device's or
+ * a namespace's name); rows without any keep none.  Kept cgroups are
+ * then named by their paths (cgroup_name()).
  */
-static int bound(json_object *rows, const char *key, uint64_t (*weight)(json_object *r))
+static int bound(json_object *rows, const char *const *keys,
+		 uint64_t (*weight)(json_object *r))
 {
 	size_t n = json_object_array_length(rows), i, j, nt = 0, keep;
 	struct tally *t = calloc(n ? n : 1, sizeof(*t));
 	const char *v;
 	json_object *r;
-	char buf[32], path[4096];
-	int rc = 0;
+	char buf[128], path[4096];
+	int rc = 0, k;
 
 	if (!t)
 		return report(EXIT_RUNTIME, ENOMEM, "out of memory");
 	for (i = 0; i < n; i++) {
 		r = json_object_array_get_idx(rows, i);
-		v = bound_value(r, key, buf, sizeof(buf));
+		v = bound_value(r, keys, buf, sizeof(buf));
 		if (!v)
 			continue;
 		for (j = 0; j < nt && strcmp(t[j].value, v); j++)
@@ -270,17 +284,20 @@ static int bound(json_object *rows, const char *key, uint64_t (*weight)(json_obj
 	keep = opt.top_n < 0 || (size_t)opt.top_n > nt ? nt : (size_t)opt.top_n;
 	for (i = 0; i < n; i++) {
 		r = json_object_array_get_idx(rows, i);
-		v = bound_value(r, key, buf, sizeof(buf));
+		v = bound_value(r, keys, buf, sizeof(buf));
 		if (!v)
 			continue;
 		for (j = 0; j < keep && strcmp(t[j].value, v); j++)
 			;
-		if (j == keep) {
-			json_object_object_add(r, key, json_object_new_string("other"));
-		} else if (!strcmp(key, "cgroup")) {
-			v = jget_str(r, key);
-			if (cgroup_name(v, path, sizeof(path)) != v)
-				json_object_object_add(r, key, json_object_new_string(path));
+		for (k = 0; keys[k]; k++) {
+			if (j == keep) {
+				json_object_object_add(r, keys[k], json_object_new_string("other"));
+			} else if (!strcmp(keys[k], "cgroup")) {
+				v = jget_str(r, keys[k]);
+				if (cgroup_name(v, path, sizeof(path)) != v)
+					json_object_object_add(r, keys[k],
+							       json_object_new_string(path));
+			}
 		}
 	}
 out:
@@ -393,11 +410,11 @@ static void cut_offsets(json_object *rows)
 static int bound_and_fold(json_object *rows, const char *const *keys,
 			  uint64_t (*weight)(json_object *r))
 {
-	static const char *const bounded[] = { "cgroup", "netns", "dev", NULL };
-	int i;
+	static const char *const bounded[][2] = { { "cgroup" }, { "netns" }, { "dev" } };
+	size_t i;
 
-	for (i = 0; bounded[i]; i++)
-		if (listed(bounded[i], keys) && bound(rows, bounded[i], weight))
+	for (i = 0; i < ARRAY_LEN(bounded); i++)
+		if (listed(bounded[i][0], keys) && bound(rows, bounded[i], weight))
 			return EXIT_RUNTIME;
 	fold(rows, keys);
 	return 0;
@@ -435,24 +452,8 @@ static int device_drops(json_object *t)
 	size_t i, n = json_object_array_length(rows);
 
 	/* a device is its namespace and name: the top N of those pairs */
-	for (i = 0; i < n; i++) {
-		json_object *r = json_object_array_get_idx(rows, i);
-		const char *ns = jget_str(r, "netns"), *dev = jget_str(r, "dev");
-		char pair[128];
-
-		snprintf(pair, sizeof(pair), "%s %s", ns ? ns : "-", dev ? dev : "-");
-		json_object_object_add(r, "device", json_object_new_string(pair));
-	}
-	if (bound(rows, "device", device_drops_of))
+	if (bound(rows, keys, device_drops_of))
 		return EXIT_RUNTIME;
-	for (i = 0; i < n; i++) {
-		json_object *r = json_object_array_get_idx(rows, i);
-
-		if (!strcmp(jget_str(r, "device"), "other")) {
-			json_object_object_add(r, "netns", json_object_new_string("other"));
-			json_object_object_add(r, "dev", json_object_new_string("other"));
-		}
-	}
 	fold(rows, keys);
 	family("skbprof_device_drops_total", "counter",
 	       "Drops a network device counted since the reset (dev_get_stats()), by counter.");
