@@ -420,27 +420,44 @@ static int bound_and_fold(json_object *rows, const char *const *keys,
 	return 0;
 }
 
+/*
+ * A counter family of @rows' column @col, a series per row not folded,
+ * labelled by @keys: the integer, or (@secs) ns as exact seconds.
+ */
+static void counters_of(const char *name, const char *help, json_object *rows,
+			const char *const *keys, const char *col, bool secs)
+{
+	size_t i, n = json_object_array_length(rows);
+	json_object *r;
+	char s[32];
+
+	family(name, "counter", help);
+	for (i = 0; i < n; i++) {
+		r = json_object_array_get_idx(rows, i);
+		if (folded(r))
+			continue;
+		series(name, r, keys);
+		if (secs)
+			fprintf(out, "} %s\n", seconds(s, sizeof(s), jget_u64(r, col)));
+		else
+			fprintf(out, "} %llu\n", (unsigned long long)jget_u64(r, col));
+	}
+}
+
 static int drops(json_object *d)
 {
 	static const char *const keys[] = {
 		"reason", "location", "proto", "dev", "netns", "cgroup", "stage",
 		NULL
 	};
-	json_object *rows = json_object_object_get(d, "drops"), *r;
-	size_t n = json_object_array_length(rows), i;
+	json_object *rows = json_object_object_get(d, "drops");
 
 	cut_offsets(rows);
 	if (bound_and_fold(rows, keys, count_of))
 		return EXIT_RUNTIME;
-	family("skbprof_drops_total", "counter",
-	       "Packets freed as dropped, by drop reason, code location and network namespace.");
-	for (i = 0; i < n; i++) {
-		r = json_object_array_get_idx(rows, i);
-		if (folded(r))
-			continue;
-		series("skbprof_drops_total", r, keys);
-		fprintf(out, "} %llu\n", (unsigned long long)count_of(r));
-	}
+	counters_of("skbprof_drops_total",
+		    "Packets freed as dropped, by drop reason, code location and network namespace.",
+		    rows, keys, "count", false);
 	return 0;
 }
 
@@ -484,30 +501,16 @@ static int device_drops(json_object *t)
 static int cgroups(json_object *c)
 {
 	static const char *const keys[] = { "dir", "stage", "cgroup", NULL };
-	json_object *rows = json_object_object_get(c, "cgroups"), *r;
-	size_t i, n = json_object_array_length(rows);
-	char s[32];
+	json_object *rows = json_object_object_get(c, "cgroups");
 
 	if (bound_and_fold(rows, keys, count_of))
 		return EXIT_RUNTIME;
-	family("skbprof_cgroup_stage_packets_total", "counter",
-	       "Packets measured in a stage, charged to processes of a cgroup (cgroup v2).");
-	for (i = 0; i < n; i++) {
-		r = json_object_array_get_idx(rows, i);
-		if (folded(r))
-			continue;
-		series("skbprof_cgroup_stage_packets_total", r, keys);
-		fprintf(out, "} %llu\n", (unsigned long long)count_of(r));
-	}
-	family("skbprof_cgroup_stage_seconds_total", "counter",
-	       "Time the packets of a cgroup spent in a stage, summed.");
-	for (i = 0; i < n; i++) {
-		r = json_object_array_get_idx(rows, i);
-		if (folded(r))
-			continue;
-		series("skbprof_cgroup_stage_seconds_total", r, keys);
-		fprintf(out, "} %s\n", seconds(s, sizeof(s), jget_u64(r, "sum")));
-	}
+	counters_of("skbprof_cgroup_stage_packets_total",
+		    "Packets measured in a stage, charged to processes of a cgroup (cgroup v2).",
+		    rows, keys, "count", false);
+	counters_of("skbprof_cgroup_stage_seconds_total",
+		    "Time the packets of a cgroup spent in a stage, summed.",
+		    rows, keys, "sum", true);
 	return 0;
 }
 
