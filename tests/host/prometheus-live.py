@@ -134,6 +134,16 @@ def file_value(samples, name, **want):
                if n == name and all((k, w) in ls for k, w in want.items()))
 
 
+def poll(fn):
+    """fn() until it gives something true, at most POLLS times, POLL apart."""
+    for _ in range(POLLS):
+        got = fn()
+        if got:
+            return got
+        time.sleep(POLL)
+    return got
+
+
 def wait_for(prom, name, samples, textfile, src):
     """Put src in the textfile directory (by a rename, as the tool does)
     and poll until Prometheus serves its markers; the time then, or None."""
@@ -532,13 +542,8 @@ def main(argv):
 
     # the recording rules, evaluated by Prometheus every second: poll until
     # an evaluation saw file 2, then every rule must have series
-    rule_ok = False
-    for _ in range(POLLS):
-        rs = prom.query('instance_dir_stage:skbprof_stage_packets:rate5m{dir="rx",stage="udp-app"} > 0')
-        if rs:
-            rule_ok = True
-            break
-        time.sleep(POLL)
+    rule_ok = poll(lambda: prom.query(
+        'instance_dir_stage:skbprof_stage_packets:rate5m{dir="rx",stage="udp-app"} > 0'))
     check("rules-evaluated", rule_ok, f"no rx udp-app packet rate recorded within {POLLS} polls")
     for r in records:
         rs = prom.query(r)
@@ -566,13 +571,7 @@ def main(argv):
     lr = prom.query("skbprof_last_read_timestamp_seconds", t3)
     check("f3/last-read-carried", len(lr) == 1 and lr2 > 0 and same(lr[0][1], lr2),
           f"last read {lr}, file 2 said {lr2}")
-    pending = False
-    for _ in range(POLLS):
-        rs = prom.query('ALERTS{alertname="SkbprofDown",alertstate="pending"}')
-        if rs:
-            pending = True
-            break
-        time.sleep(POLL)
+    pending = poll(lambda: prom.query('ALERTS{alertname="SkbprofDown",alertstate="pending"}'))
     check("f3/down-pending", pending, f"SkbprofDown not pending within {POLLS} polls")
     health = {q["title"]: q for q in queries if q["kind"] == "panel"}
     for title, test, desc in (("Up", lambda rs: rs and all(v == 0 for _, v in rs), "0"),
