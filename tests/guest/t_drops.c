@@ -1783,6 +1783,28 @@ static int ns_end_up(const char *ns, const char *dev)
 }
 
 /*
+ * @n more datagrams to skdrns's end, @total NO_SOCKET drops since the
+ * reset: the row of namespace @ns counts @count, on device @dev.
+ */
+static int noport_row_after(int n, long long total, const char *ns,
+			    long long count, const char *dev)
+{
+	const char *const syms[] = { udp_noport_fn(AF_INET), NULL };
+	const struct drow *r;
+
+	if (send_to_ns(n))
+		return -1;
+	drops_wait(reason("NO_SOCKET"), syms, total);
+	if (drops_read())
+		return -1;
+	r = noport_row_in(ns);
+	CHECK(r, "no NO_SOCKET row in namespace %s", ns);
+	CHECK_EQ(r->count, count);
+	CHECK(!strcmp(r->dev, dev), "dev '%s', want %s", r->dev, dev);
+	return 0;
+}
+
+/*
  * The device of a drop is named as it is when the drop happens, and its
  * namespace is the one it is in: drops on a veth end, then on the same
  * end renamed (the row's device is the new name, marked mixed), then on
@@ -1790,7 +1812,6 @@ static int ns_end_up(const char *ns, const char *dev)
  */
 TEST(drops_dev_renamed_and_moved)
 {
-	const char *const syms[] = { udp_noport_fn(AF_INET), NULL };
 	char ns1[24], ns2[24];
 	const struct drow *r;
 	int st;
@@ -1807,40 +1828,20 @@ TEST(drops_dev_renamed_and_moved)
 	    netns_inode("skdrns2", ns2, sizeof(ns2)))
 		return -1;
 
-	if (load(NULL) || control_set("reset\n") || send_to_ns(5))
+	if (load(NULL) || control_set("reset\n") ||
+	    noport_row_after(5, 5, ns1, 5, "skdr1"))
 		return -1;
-	drops_wait(reason("NO_SOCKET"), syms, 5);
-	if (drops_read())
-		return -1;
-	r = noport_row_in(ns1);
-	CHECK(r, "no NO_SOCKET row in namespace %s", ns1);
-	CHECK_EQ(r->count, 5);
-	CHECK(!strcmp(r->dev, "skdr1"), "dev '%s', want skdr1", r->dev);
 
 	st = sh(IP " -n skdrns link set skdr1 down && "
 		IP " -n skdrns link set skdr1 name skdr2");
 	CHECK(st == 0, "renaming exited %d", st);
-	if (ns_end_up("skdrns", "skdr2") || send_to_ns(7))
+	if (ns_end_up("skdrns", "skdr2") || noport_row_after(7, 12, ns1, 12, "skdr2+"))
 		return -1;
-	drops_wait(reason("NO_SOCKET"), syms, 12);
-	if (drops_read())
-		return -1;
-	r = noport_row_in(ns1);
-	CHECK(r, "no NO_SOCKET row in namespace %s", ns1);
-	CHECK_EQ(r->count, 12);
-	CHECK(!strcmp(r->dev, "skdr2+"), "dev '%s', want skdr2+", r->dev);
 
 	st = sh(IP " -n skdrns link set skdr2 netns skdrns2");
 	CHECK(st == 0, "moving exited %d", st);
-	if (ns_end_up("skdrns2", "skdr2") || send_to_ns(3))
+	if (ns_end_up("skdrns2", "skdr2") || noport_row_after(3, 15, ns2, 3, "skdr2"))
 		return -1;
-	drops_wait(reason("NO_SOCKET"), syms, 15);
-	if (drops_read())
-		return -1;
-	r = noport_row_in(ns2);
-	CHECK(r, "no NO_SOCKET row in namespace %s", ns2);
-	CHECK_EQ(r->count, 3);
-	CHECK(!strcmp(r->dev, "skdr2"), "dev '%s', want skdr2", r->dev);
 	r = noport_row_in(ns1);
 	CHECK(r && r->count == 12, "the rows of namespace %s changed", ns1);
 	sh(IP " link del skdr0; " IP " netns del skdrns; " IP " netns del skdrns2");
