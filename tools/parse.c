@@ -244,13 +244,9 @@ json_object *read_table(const char *name, const char *rows_key, int *rc)
 
 int read_table_if(const char *name, const char *rows_key, json_object **t)
 {
-	char path[4096];
 	int rc = 0;
 
-	*t = NULL;
-	snprintf(path, sizeof(path), "%s/%s", opt.root, name);
-	if (access(path, F_OK) == 0)
-		*t = read_table(name, rows_key, &rc);
+	*t = root_has(name) ? read_table(name, rows_key, &rc) : NULL;
 	return rc;
 }
 

@@ -43,7 +43,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "skbprof.h"
 
@@ -770,14 +769,6 @@ static void counters(json_object *st)
 
 /* ---- the document ---- */
 
-static bool has_file(const char *name)
-{
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s/%s", opt.root, name);
-	return access(path, F_OK) == 0;
-}
-
 /* Read every file and write the families into out; an exit code. */
 static int collect(void)
 {
@@ -807,7 +798,7 @@ static int collect(void)
 		rc = read_table_if("drops_devices", "devices", &dd);
 	if (!rc)
 		rc = read_table_if("softnet_counters", "counters", &snc);
-	if (!rc && snc && has_file("softnet_buckets")) {
+	if (!rc && snc && root_has("softnet_buckets")) {
 		sn = read_buckets("softnet_buckets", &rc);
 		if (sn) {
 			/* rows under the key softnet, as the other tables */

@@ -224,13 +224,8 @@ static int softnet_view(void)
  */
 static char *read_devices(int *rc)
 {
-	char path[4096];
-
 	*rc = 0;
-	snprintf(path, sizeof(path), "%s/drops_devices", opt.root);
-	if (access(path, F_OK))
-		return NULL;
-	return read_view("drops_devices", rc);
+	return root_has("drops_devices") ? read_view("drops_devices", rc) : NULL;
 }
 
 /* Has @text a line that is not a comment? */

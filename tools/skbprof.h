@@ -99,6 +99,8 @@ const char *control_path(char *buf, size_t len);
  * the reason (see report()) and returns NULL with *rc set to the exit code.
  */
 char *read_view(const char *name, int *rc);
+/* Is there a ROOT/NAME?  (A module older than the tool may lack a file.) */
+bool root_has(const char *name);
 
 /*
  * The loaded module's version into @buf: "" when it is not loaded, NULL

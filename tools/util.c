@@ -277,3 +277,11 @@ bool utc_time(uint64_t ns, char *buf, size_t size)
 	return len && (size_t)snprintf(buf + len, size - len, ".%06uZ",
 				       (unsigned int)(ns % 1000000000 / 1000)) < size - len;
 }
+
+bool root_has(const char *name)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", opt.root, name);
+	return access(path, F_OK) == 0;
+}
