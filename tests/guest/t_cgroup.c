@@ -371,11 +371,11 @@ TEST(cgroup_sum_holds_queue_wait)
 	      sum, lo, hi);
 	out = sh_out(NULL, TOOL " prom");
 	snprintf(line, sizeof(line),
-		 "\nskbprof_cgroup_stage_seconds_total{dir=\"rx\",stage=\"udp-app\",cgroup=\"%s\"} ",
+		 "skbprof_cgroup_stage_seconds_total{dir=\"rx\",stage=\"udp-app\",cgroup=\"%s\"}",
 		 CG_A);
-	p = out ? strstr(out, line) : NULL;
+	p = line_after(out, line);
 	if (p)
-		secs = strtod(p + strlen(line), NULL);
+		secs = strtod(p, NULL);
 	free(out);
 	CHECK(secs >= 0 && (unsigned long long)(secs * 1e9 + 0.5) == sum,
 	      "prom: %.9f s for %s, the file %llu ns", secs, CG_A, sum);

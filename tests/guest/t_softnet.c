@@ -430,12 +430,9 @@ TEST(backlog_stage_loopback)
 /* The value of prom's series @name (with its labels), or -1. */
 static long long prom_value(const char *text, const char *name)
 {
-	char key[128];
-	const char *p;
+	const char *p = line_after(text, name);
 
-	snprintf(key, sizeof(key), "\n%s ", name);
-	p = text ? strstr(text, key) : NULL;
-	return p ? atoll(p + strlen(key)) : -1;
+	return p ? atoll(p) : -1;
 }
 
 /*
