@@ -547,7 +547,7 @@ static void softnet(json_object *b, json_object *c, bool on)
 	char name[96];
 	size_t i, j;
 
-	rows = json_object_object_get(b, "softnet");
+	rows = json_object_object_get(b, "rows");
 	if (on && rows) {
 		family(hname, "histogram",
 		       "Softirq waits and runs, and NAPI polls, timed.");
@@ -798,14 +798,8 @@ static int collect(void)
 		rc = read_table_if("drops_devices", "devices", &dd);
 	if (!rc)
 		rc = read_table_if("softnet_counters", "counters", &snc);
-	if (!rc && snc && root_has("softnet_buckets")) {
+	if (!rc && snc && root_has("softnet_buckets"))
 		sn = read_buckets("softnet_buckets", &rc);
-		if (sn) {
-			/* rows under the key softnet, as the other tables */
-			json_object_object_add(sn, "softnet",
-					       json_object_get(json_object_object_get(sn, "rows")));
-		}
-	}
 	if (rc)
 		goto out;
 	latency(lat, life, st);
