@@ -93,8 +93,10 @@ enum cand_mech { CM_NONE, CM_TRACEPOINT, CM_FTRACE, CM_KPROBE, CM_KRETPROBE };
 enum group_view {
 	GV_POINT,	/* a timeline point: its direction's stages */
 	GV_UDP_CALL,	/* UDP's tx app: app-udp, tx-total */
-	GV_REKEY,	/* any timeline */
-	GV_TX,		/* any transmit timeline, or lifetime */
+	GV_REKEY,	/* any timeline, kretprobes on */
+	GV_REKEY_END,	/* any timeline, kretprobes off */
+	GV_TX,		/* lifetime, or any transmit timeline, kretprobes on */
+	GV_TX_END,	/* any transmit timeline, kretprobes off */
 	GV_FREE,	/* any timeline, or lifetime */
 	GV_DROP,	/* the drops view, any timeline, or lifetime */
 	GV_LIFETIME,	/* lifetime */
@@ -865,6 +867,11 @@ struct expand_arg {
 	const void *head;
 };
 
+/*
+ * Non-zero declines the call: no return probe for an skb whose head
+ * carries no timeline, the most (only the instance taken for the call
+ * and given back, compat.h).
+ */
 static int krp_expand_entry(struct kretprobe_instance *ri,
 			    struct pt_regs *regs)
 {
@@ -873,7 +880,9 @@ static int krp_expand_entry(struct kretprobe_instance *ri,
 	if (skbprof_bench_empty)
 		return 0;
 	a->skb = REG_ARG(regs, 0);
-	a->head = a->skb ? a->skb->head : NULL;
+	if (!a->skb || !lat_carries(a->skb, BIT(STAMP_RX) | BIT(STAMP_TX)))
+		return 1;
+	a->head = a->skb->head;
 	return 0;
 }
 
@@ -892,10 +901,31 @@ static int krp_expand_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 /* __skb_gso_segment(skb, features, tx_path): @skb outlives the call */
 static int krp_gso_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
+	const struct sk_buff *skb = REG_ARG(regs, 0);
+
 	if (skbprof_bench_empty)
 		return 0;
-	*(const struct sk_buff **)ri->data = REG_ARG(regs, 0);
+	/* declined: neither a transmit timeline nor a lifetime follows it */
+	if (!skb || (!lat_carries(skb, BIT(STAMP_TX)) &&
+		     stamp_none((unsigned long)skb, STAMP_LIFE, false)))
+		return 1;
+	*(const struct sk_buff **)ri->data = skb;
 	return 0;
+}
+
+/*
+ * With kretprobes off (the default), the entries of the same functions:
+ * a followed skb's timeline ends there, counted (lat_expand(),
+ * lat_tx_gso()), as no probe sees the new head or the segments.
+ */
+static void en_expand(struct cand *c, SKBPROF_FREGS *f, struct pt_regs *regs)
+{
+	lat_expand(ARG(0));
+}
+
+static void en_gso(struct cand *c, SKBPROF_FREGS *f, struct pt_regs *regs)
+{
+	lat_tx_gso(ARG(0));
 }
 
 static int krp_gso_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -1028,6 +1058,8 @@ static struct cand c_rx_app_udp[] = {
 
 static struct cand c_tx_app_tcp[] = {
 	EN("tcp_skb_entail", en_tx_tcp_entail),			/* 5.15+ */
+	/* 5.10's name, static: where the compiler did not inline it */
+	EN("skb_entail", en_tx_tcp_entail),
 	KRP("sk_stream_alloc_skb", krp_save_sk, krp_tx_tcp_alloc,
 	    sizeof(struct sk_arg)),				/* to 5.18 */
 	KRP("tcp_stream_alloc_skb", krp_save_sk, krp_tx_tcp_alloc,
@@ -1084,11 +1116,15 @@ static struct cand c_rekey[] = {
 	    sizeof(struct expand_arg)),
 };
 
+static struct cand c_rekey_end[] = { EN("pskb_expand_head", en_expand) };
+
 /* software GSO (validate_xmit_skb(), ip_finish_output_gso(), qdiscs) */
 static struct cand c_tx_gso[] = {
 	KRP("__skb_gso_segment", krp_gso_entry, krp_gso_ret,
 	    sizeof(struct sk_buff *)),
 };
+
+static struct cand c_tx_gso_end[] = { EN("__skb_gso_segment", en_gso) };
 
 /*
  * The skb constructors, a group each: a rename leaves its group unserved
@@ -1193,8 +1229,12 @@ static struct group groups[] = {
 	  .c = c_free, .n = ARRAY_SIZE(c_free) },
 	{ .name = "rekey", .kind = -1, .all = true, .view = GV_REKEY,
 	  .c = c_rekey, .n = ARRAY_SIZE(c_rekey) },
+	{ .name = "rekey-end", .kind = -1, .view = GV_REKEY_END,
+	  .c = c_rekey_end, .n = ARRAY_SIZE(c_rekey_end) },
 	{ .name = "tx-gso", .kind = -1, .view = GV_TX,
 	  .c = c_tx_gso, .n = ARRAY_SIZE(c_tx_gso) },
+	{ .name = "tx-gso-end", .kind = -1, .view = GV_TX_END,
+	  .c = c_tx_gso_end, .n = ARRAY_SIZE(c_tx_gso_end) },
 	LIFE_GROUP("life-alloc", c_life_alloc, false),
 	LIFE_GROUP("life-build", c_life_build, false),
 	LIFE_GROUP("life-napi-alloc", c_life_napi_alloc, false),
@@ -1401,10 +1441,26 @@ static const char *why(int err)
 	}
 }
 
+/*
+ * Is @gr served by a kretprobe: its first candidate that works?  A point
+ * group so served (TCP's tx app before 5.15 where the compiler inlined
+ * skb_entail()) is armed only with kretprobes on.
+ */
+static bool group_by_kretprobe(const struct group *gr)
+{
+	size_t i;
+
+	for (i = 0; i < gr->n; i++)
+		if (cand_works(&gr->c[i]))
+			return gr->c[i].mech == CM_KRETPROBE;
+	return false;
+}
+
 /* Does @cfg need @gr armed?  See the top of the file. */
 static bool group_needed(const struct group *gr,
 			 const struct skbprof_config *cfg)
 {
+	u32 timelines = cfg->stages & (SKBPROF_RX_STAGES | SKBPROF_TX_STAGES);
 	unsigned int st;
 
 	switch (gr->view) {
@@ -1422,14 +1478,19 @@ static bool group_needed(const struct group *gr,
 			return true;
 		fallthrough;
 	case GV_FREE:
-		if (cfg->lifetime)
-			return true;
-		fallthrough;
+		return cfg->lifetime || timelines;
 	case GV_REKEY:
-		return cfg->stages & (SKBPROF_RX_STAGES | SKBPROF_TX_STAGES);
+		return timelines && cfg->kretprobes;
+	case GV_REKEY_END:
+		return timelines && !cfg->kretprobes;
 	case GV_TX:
-		return cfg->lifetime || (cfg->stages & SKBPROF_TX_STAGES);
+		return cfg->lifetime ||
+		       (cfg->kretprobes && (cfg->stages & SKBPROF_TX_STAGES));
+	case GV_TX_END:
+		return !cfg->kretprobes && (cfg->stages & SKBPROF_TX_STAGES);
 	}
+	if (!cfg->kretprobes && group_by_kretprobe(gr))
+		return false;
 	/* a point: for a stage of its direction and protocol */
 	for (st = 0; st < SKBPROF_TIMELINE_STAGES; st++) {
 		const struct skbprof_stage_def *d = &skbprof_stages[st];
