@@ -34,12 +34,17 @@
  * Arming.  A group is armed only while the configuration needs it
  * (group_needed()): the points of a direction while one of its stages is
  * measured, for the protocols those stages are for (UDP's send calls,
- * tx app, only for app-udp and tx-total); the free paths and
- * the rekey while a timeline or lifetime is followed, kfree_skb's (which
- * feeds the drops view) also while drops are counted; software GSO while
- * a transmit timeline or lifetime is; lifetime's constructors while
- * lifetime is on, and its own GRO probes while no receive stage is too
- * (the receive groups feed the same GRO tracker then); softnet's
+ * tx app, only for app-udp and tx-total); the free paths while a
+ * timeline or lifetime is followed, kfree_skb's (which feeds the drops
+ * view) also while drops are counted; the entries of pskb_expand_head()
+ * and software GSO that end a followed skb's timeline there while a
+ * timeline (a transmit one, for GSO) is followed and kretprobes are off
+ * (the default), and instead, with kretprobes on, the kretprobes that
+ * carry it on to the new head and the segments, software GSO's also
+ * while lifetime is on; a point group a kretprobe serves only with
+ * kretprobes on (see compat.h for their cost); lifetime's constructors
+ * while lifetime is on, and its own GRO probes while no receive stage is
+ * too (the receive groups feed the same GRO tracker then); softnet's
  * softirq and NAPI tracepoints while softnet is on.
  * Every group is registered at load, to learn whether the kernel serves
  * it; main.c then disarms what the configuration does not need.  Later
@@ -869,8 +874,8 @@ struct expand_arg {
 
 /*
  * Non-zero declines the call: no return probe for an skb whose head
- * carries no timeline, the most (only the instance taken for the call
- * and given back, compat.h).
+ * carries no timeline, most of them.  The kernel took an instance for
+ * the call all the same, and gives it back (compat.h).
  */
 static int krp_expand_entry(struct kretprobe_instance *ri,
 			    struct pt_regs *regs)
