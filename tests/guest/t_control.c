@@ -257,7 +257,7 @@ TEST(control_concurrent_writers_all_or_nothing)
 {
 	static const char *const cfg[2] = {
 		"filter proto udp port 1000\nsample 2\nstages drv-ip\nlifetime off\nprocs totals\nsoftnet off\nkretprobes off\ntrace off\n",
-		"filter proto tcp host 10.0.0.1\nsample 7\nstages all\nlifetime 4\nprocs totals\nsoftnet on\ntrace on\n",
+		"filter proto tcp host 10.0.0.1\nsample 7\nstages all\nlifetime 4\nprocs totals\nsoftnet on\nkretprobes on\ntrace on\n",
 	};
 	pid_t pid[2];
 	int i, n, bad = 0, err;
