@@ -1997,22 +1997,59 @@ static void cand_view(const struct cand *c, struct cand_view *v)
 	}
 }
 
+/*
+ * Is @kind's @point (for @proto) served by kretprobes alone: each of its
+ * groups that is served, by one (group_by_kretprobe())?  Then it is armed
+ * only with kretprobes on.
+ */
+static bool point_by_kretprobe(int kind, int point, u8 proto)
+{
+	bool any = false;
+	size_t g;
+
+	for (g = 0; g < ARRAY_SIZE(groups); g++) {
+		if (!group_matches(&groups[g], kind, point, proto) ||
+		    group_state(&groups[g]) != GS_SERVED)
+			continue;
+		if (!group_by_kretprobe(&groups[g]))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/*
+ * "needs-kretprobes": a stage asked for whose end a kretprobe alone
+ * serves, with kretprobes off (TCP's tx app where 5.10's skb_entail() is
+ * inlined).
+ */
 static const char *stage_state(const struct skbprof_stage_def *d, u32 stages,
-			       int st)
+			       bool kretprobes, int st)
 {
 	bool from = probes_point_served(d->dir, d->from, d->proto);
 	bool to = probes_point_served(d->dir, d->to, d->proto);
 
-	return !(from && to) ? "unavailable" :
-	       stages & BIT(st) ? "active" : "off";
+	if (!(from && to))
+		return "unavailable";
+	if (!(stages & BIT(st)))
+		return "off";
+	if (!kretprobes &&
+	    (point_by_kretprobe(d->dir, d->from, d->proto) ||
+	     point_by_kretprobe(d->dir, d->to, d->proto)))
+		return "needs-kretprobes";
+	return "active";
 }
 
-static u32 stages_in_force(void)
+/* The stages measured, and whether kretprobes may serve them. */
+static u32 stages_in_force(bool *kretprobes)
 {
+	const struct skbprof_config *cfg;
 	u32 stages;
 
 	rcu_read_lock();
-	stages = skbprof_config()->stages;
+	cfg = skbprof_config();
+	stages = cfg->stages;
+	*kretprobes = cfg->kretprobes;
 	rcu_read_unlock();
 	return stages;
 }
@@ -2024,7 +2061,8 @@ static u32 stages_in_force(void)
  */
 static void stage_rows(struct seq_file *m, bool row)
 {
-	u32 stages = stages_in_force();
+	bool kretprobes;
+	u32 stages = stages_in_force(&kretprobes);
 	int st;
 
 	for (st = 0; st < SKBPROF_TIMELINE_STAGES; st++) {
@@ -2032,7 +2070,7 @@ static void stage_rows(struct seq_file *m, bool row)
 
 		seq_printf(m, "%s%s %s %s ", row ? "" : "stage ",
 			   skbprof_dir_name(d->dir), d->name,
-			   stage_state(d, stages, st));
+			   stage_state(d, stages, kretprobes, st));
 		probes_point_names(m, d->dir, d->from, d->proto);
 		seq_puts(m, row ? " " : " -> ");
 		probes_point_names(m, d->dir, d->to, d->proto);

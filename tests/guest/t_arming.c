@@ -364,6 +364,51 @@ TEST(arming_default_views_arm_no_kretprobe)
 	return 0;
 }
 
+/* The state of stage @dir @stage in the stages file; "" when missing. */
+static void stage_state_of(const char *dir, const char *stage, char *state,
+			   size_t size)
+{
+	char *t = read_file(DEBUGFS_DIR "/stages"), key[64];
+	const char *l;
+
+	snprintf(key, sizeof(key), "%s %s", dir, stage);
+	l = t ? line_after(t, key) : NULL;
+	snprintf(state, size, "%.*s", l ? (int)strcspn(l, " \n") : 0, l ? l : "");
+	free(t);
+}
+
+/*
+ * Where a kretprobe alone serves a point (5.10 with skb_entail() inlined:
+ * played here by probe_deny, TCP's tx app falls back to the return of
+ * sk_stream_alloc_skb()), its group stays disarmed until `kretprobes on`,
+ * and its stages say so: "needs-kretprobes", not "active".
+ */
+TEST(arming_kretprobe_point_needs_opt_in)
+{
+	char names[512], state[32];
+	int n, rows, err;
+
+	if (!kallsyms_has("skb_entail") || !kallsyms_has("sk_stream_alloc_skb")) {
+		note("no skb_entail and sk_stream_alloc_skb (5.10's): nothing to play");
+		return 0;
+	}
+	err = skbprof_load("probe_deny=skb_entail");
+	CHECK(err == 0, "load: %s", strerror(-err));
+	stage_state_of("tx", "app-tcp", state, sizeof(state));
+	n = kretprobes_enabled(names, sizeof(names), &rows);
+	note("skb_entail denied: tx app-tcp %s; %d kretprobes enabled (%s)", state, n, names);
+	CHECK(!strcmp(state, "needs-kretprobes"), "tx app-tcp is '%s'", state);
+	CHECK(n == 0 && rows == 0, "%d kretprobes enabled (%s), %d active rows", n, names, rows);
+	CHECK(write_file(CONTROL, "kretprobes on\n") == 0, "kretprobes on");
+	stage_state_of("tx", "app-tcp", state, sizeof(state));
+	n = kretprobes_enabled(names, sizeof(names), &rows);
+	note("kretprobes on: tx app-tcp %s; %d kretprobes enabled (%s)", state, n, names);
+	CHECK(!strcmp(state, "active"), "kretprobes on: tx app-tcp is '%s'", state);
+	CHECK(n == 3 && strstr(names, "sk_stream_alloc_skb"),
+	      "kretprobes on: %d enabled (%s)", n, names);
+	return 0;
+}
+
 /*
  * A write whose probes cannot be armed (probe_deny now plays a kernel
  * that lost rx-udp4's functions since the load) fails with their errno,
