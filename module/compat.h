@@ -219,6 +219,18 @@ static inline const char *skbprof_drop_reason_name(u32 reason)
 /* Stage latency (timeline.c, probes.c). */
 #include <linux/kprobes.h>
 
+/*
+ * What a kretprobe takes on each call of its function, followed skb or
+ * not (no interface differs, so nothing to test here; see "Global state
+ * per call" in Documentation/skbprof.rst): on 5.10 its rp->lock, and the
+ * hashed kretprobe_table_lock to file the instance and at the return;
+ * from 5.11 to 6.6 a freelist head shared by every CPU (rethook's where
+ * the architecture has one, x86 from 5.18); from 6.7 a per-CPU objpool.
+ * The kernel takes the instance before the entry handler runs and gives
+ * it back when the handler declines: declining spares the return, not
+ * that.
+ */
+
 /* The kretprobe a kretprobe_instance belongs to. */
 #if SKBPROF_KERNEL_AT_LEAST(5, 11)
 #define skbprof_kretprobe_of(ri)	get_kretprobe(ri)

@@ -641,6 +641,15 @@ static int parse_line(struct parser *ps, struct skbprof_config *cfg,
 			cfg->softnet = v;
 		return ret;
 	}
+	if (tok_is(cmd, "kretprobes")) {
+		static const char *const krp_words[] = { "off", "on", NULL };
+
+		ret = parse_choice(ps, "kretprobes", krp_words, "on or off",
+				   &v);
+		if (!ret)
+			cfg->kretprobes = v;
+		return ret;
+	}
 	if (tok_is(cmd, "trace")) {
 		static const char *const trace_words[] = {
 			[SKBPROF_TRACE_OFF] = "off",
@@ -863,6 +872,7 @@ int skbprof_config_print(const struct skbprof_config *cfg,
 		put(&o, "lifetime off\n");
 	put(&o, "procs %s\n", cfg->procs_stages ? "stages" : "totals");
 	put(&o, "softnet %s\n", cfg->softnet ? "on" : "off");
+	put(&o, "kretprobes %s\n", cfg->kretprobes ? "on" : "off");
 	put(&o, "trace %s\n", cfg->trace == SKBPROF_TRACE_ON ? "on" :
 	    cfg->trace == SKBPROF_TRACE_VERBOSE ? "verbose" : "off");
 	return o.len;

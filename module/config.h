@@ -21,6 +21,8 @@
  *   procs totals|stages  procs and cgroups: each direction's total, or
  *                      every stage too
  *   softnet on|off     time softirqs and NAPI polls per CPU (softnet)
+ *   kretprobes on|off  follow timelines through head reallocations and
+ *                      software GSO with kretprobes (off: they end there)
  *   trace on|off|verbose
  *   reset              zero every counter, histogram and table row
  *   # ...              a comment
@@ -103,6 +105,7 @@ struct skbprof_config {
 	u32 lifetime;		/* follow 1 in lifetime allocations; 0: off */
 	bool procs_stages;	/* procs and cgroups rows for every stage */
 	bool softnet;		/* the softnet view's probes are armed */
+	bool kretprobes;	/* timelines may use kretprobes (probes.c) */
 	u8 trace;		/* enum skbprof_trace_mode */
 };
 

@@ -76,6 +76,11 @@ module_param_named(softnet, softnet_param, charp, 0400);
 MODULE_PARM_DESC(softnet,
 		 "Time softirqs and NAPI polls per CPU from load: on or off (default)");
 
+static char *kretprobes_param;
+module_param_named(kretprobes, kretprobes_param, charp, 0400);
+MODULE_PARM_DESC(kretprobes,
+		 "Follow timelines through head reallocations and software GSO with kretprobes from load: on or off (default)");
+
 static unsigned int lifetime_param;
 module_param_named(lifetime_sample, lifetime_param, uint, 0400);
 MODULE_PARM_DESC(lifetime_sample,
@@ -261,6 +266,8 @@ static int control_init(void)
 		err = control_param("trace", trace_param);
 	if (!err && softnet_param && *softnet_param)
 		err = control_param("softnet", softnet_param);
+	if (!err && kretprobes_param && *kretprobes_param)
+		err = control_param("kretprobes", kretprobes_param);
 	if (!err) {
 		snprintf(num, sizeof(num), "%u", sample_param);
 		err = control_param("sample", num);

@@ -46,6 +46,7 @@ enum lat_end {
 	END_EVICTED,	/* older than max_age */
 	END_RESTARTED,	/* its first point came again */
 	END_REKEYED,	/* the skb's head was reallocated */
+	END_SEGMENTED,	/* software GSO cut the skb, kretprobes off */
 	/* outcomes of a frame whose data went on in another skb: */
 	END_MERGED,	/* GRO merged it into another skb, then freed it */
 	END_REUSED,	/* GRO merged it, and its skb is the next frame's */

@@ -51,6 +51,7 @@ static const char *const end_names[END_REASONS] = {
 	[END_EVICTED] = "evicted",
 	[END_RESTARTED] = "restarted",
 	[END_REKEYED] = "rekeyed",
+	[END_SEGMENTED] = "segmented",
 	[END_MERGED] = "merged",
 	[END_REUSED] = "reused",
 	[END_COALESCED] = "coalesced",

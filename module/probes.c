@@ -34,12 +34,17 @@
  * Arming.  A group is armed only while the configuration needs it
  * (group_needed()): the points of a direction while one of its stages is
  * measured, for the protocols those stages are for (UDP's send calls,
- * tx app, only for app-udp and tx-total); the free paths and
- * the rekey while a timeline or lifetime is followed, kfree_skb's (which
- * feeds the drops view) also while drops are counted; software GSO while
- * a transmit timeline or lifetime is; lifetime's constructors while
- * lifetime is on, and its own GRO probes while no receive stage is too
- * (the receive groups feed the same GRO tracker then); softnet's
+ * tx app, only for app-udp and tx-total); the free paths while a
+ * timeline or lifetime is followed, kfree_skb's (which feeds the drops
+ * view) also while drops are counted; the entries of pskb_expand_head()
+ * and software GSO that end a followed skb's timeline there while a
+ * timeline (a transmit one, for GSO) is followed and kretprobes are off
+ * (the default), and instead, with kretprobes on, the kretprobes that
+ * carry it on to the new head and the segments, software GSO's also
+ * while lifetime is on; a point group a kretprobe serves only with
+ * kretprobes on (see compat.h for their cost); lifetime's constructors
+ * while lifetime is on, and its own GRO probes while no receive stage is
+ * too (the receive groups feed the same GRO tracker then); softnet's
  * softirq and NAPI tracepoints while softnet is on.
  * Every group is registered at load, to learn whether the kernel serves
  * it; main.c then disarms what the configuration does not need.  Later
@@ -93,8 +98,10 @@ enum cand_mech { CM_NONE, CM_TRACEPOINT, CM_FTRACE, CM_KPROBE, CM_KRETPROBE };
 enum group_view {
 	GV_POINT,	/* a timeline point: its direction's stages */
 	GV_UDP_CALL,	/* UDP's tx app: app-udp, tx-total */
-	GV_REKEY,	/* any timeline */
-	GV_TX,		/* any transmit timeline, or lifetime */
+	GV_REKEY,	/* any timeline, kretprobes on */
+	GV_REKEY_END,	/* any timeline, kretprobes off */
+	GV_TX,		/* lifetime, or any transmit timeline, kretprobes on */
+	GV_TX_END,	/* any transmit timeline, kretprobes off */
 	GV_FREE,	/* any timeline, or lifetime */
 	GV_DROP,	/* the drops view, any timeline, or lifetime */
 	GV_LIFETIME,	/* lifetime */
@@ -865,6 +872,11 @@ struct expand_arg {
 	const void *head;
 };
 
+/*
+ * Non-zero declines the call: no return probe for an skb whose head
+ * carries no timeline, most of them.  The kernel took an instance for
+ * the call all the same, and gives it back (compat.h).
+ */
 static int krp_expand_entry(struct kretprobe_instance *ri,
 			    struct pt_regs *regs)
 {
@@ -873,7 +885,9 @@ static int krp_expand_entry(struct kretprobe_instance *ri,
 	if (skbprof_bench_empty)
 		return 0;
 	a->skb = REG_ARG(regs, 0);
-	a->head = a->skb ? a->skb->head : NULL;
+	if (!a->skb || !lat_carries(a->skb, BIT(STAMP_RX) | BIT(STAMP_TX)))
+		return 1;
+	a->head = a->skb->head;
 	return 0;
 }
 
@@ -892,10 +906,31 @@ static int krp_expand_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 /* __skb_gso_segment(skb, features, tx_path): @skb outlives the call */
 static int krp_gso_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
+	const struct sk_buff *skb = REG_ARG(regs, 0);
+
 	if (skbprof_bench_empty)
 		return 0;
-	*(const struct sk_buff **)ri->data = REG_ARG(regs, 0);
+	/* declined: neither a transmit timeline nor a lifetime follows it */
+	if (!skb || (!lat_carries(skb, BIT(STAMP_TX)) &&
+		     stamp_none((unsigned long)skb, STAMP_LIFE, false)))
+		return 1;
+	*(const struct sk_buff **)ri->data = skb;
 	return 0;
+}
+
+/*
+ * With kretprobes off (the default), the entries of the same functions:
+ * a followed skb's timeline ends there, counted (lat_expand(),
+ * lat_tx_gso()), as no probe sees the new head or the segments.
+ */
+static void en_expand(struct cand *c, SKBPROF_FREGS *f, struct pt_regs *regs)
+{
+	lat_expand(ARG(0));
+}
+
+static void en_gso(struct cand *c, SKBPROF_FREGS *f, struct pt_regs *regs)
+{
+	lat_tx_gso(ARG(0));
 }
 
 static int krp_gso_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -1028,6 +1063,8 @@ static struct cand c_rx_app_udp[] = {
 
 static struct cand c_tx_app_tcp[] = {
 	EN("tcp_skb_entail", en_tx_tcp_entail),			/* 5.15+ */
+	/* 5.10's name, static: where the compiler did not inline it */
+	EN("skb_entail", en_tx_tcp_entail),
 	KRP("sk_stream_alloc_skb", krp_save_sk, krp_tx_tcp_alloc,
 	    sizeof(struct sk_arg)),				/* to 5.18 */
 	KRP("tcp_stream_alloc_skb", krp_save_sk, krp_tx_tcp_alloc,
@@ -1084,11 +1121,15 @@ static struct cand c_rekey[] = {
 	    sizeof(struct expand_arg)),
 };
 
+static struct cand c_rekey_end[] = { EN("pskb_expand_head", en_expand) };
+
 /* software GSO (validate_xmit_skb(), ip_finish_output_gso(), qdiscs) */
 static struct cand c_tx_gso[] = {
 	KRP("__skb_gso_segment", krp_gso_entry, krp_gso_ret,
 	    sizeof(struct sk_buff *)),
 };
+
+static struct cand c_tx_gso_end[] = { EN("__skb_gso_segment", en_gso) };
 
 /*
  * The skb constructors, a group each: a rename leaves its group unserved
@@ -1193,8 +1234,12 @@ static struct group groups[] = {
 	  .c = c_free, .n = ARRAY_SIZE(c_free) },
 	{ .name = "rekey", .kind = -1, .all = true, .view = GV_REKEY,
 	  .c = c_rekey, .n = ARRAY_SIZE(c_rekey) },
+	{ .name = "rekey-end", .kind = -1, .view = GV_REKEY_END,
+	  .c = c_rekey_end, .n = ARRAY_SIZE(c_rekey_end) },
 	{ .name = "tx-gso", .kind = -1, .view = GV_TX,
 	  .c = c_tx_gso, .n = ARRAY_SIZE(c_tx_gso) },
+	{ .name = "tx-gso-end", .kind = -1, .view = GV_TX_END,
+	  .c = c_tx_gso_end, .n = ARRAY_SIZE(c_tx_gso_end) },
 	LIFE_GROUP("life-alloc", c_life_alloc, false),
 	LIFE_GROUP("life-build", c_life_build, false),
 	LIFE_GROUP("life-napi-alloc", c_life_napi_alloc, false),
@@ -1401,10 +1446,26 @@ static const char *why(int err)
 	}
 }
 
+/*
+ * Is @gr served by a kretprobe: its first candidate that works?  A point
+ * group so served (TCP's tx app before 5.15 where the compiler inlined
+ * skb_entail()) is armed only with kretprobes on.
+ */
+static bool group_by_kretprobe(const struct group *gr)
+{
+	size_t i;
+
+	for (i = 0; i < gr->n; i++)
+		if (cand_works(&gr->c[i]))
+			return gr->c[i].mech == CM_KRETPROBE;
+	return false;
+}
+
 /* Does @cfg need @gr armed?  See the top of the file. */
 static bool group_needed(const struct group *gr,
 			 const struct skbprof_config *cfg)
 {
+	u32 timelines = cfg->stages & (SKBPROF_RX_STAGES | SKBPROF_TX_STAGES);
 	unsigned int st;
 
 	switch (gr->view) {
@@ -1422,14 +1483,19 @@ static bool group_needed(const struct group *gr,
 			return true;
 		fallthrough;
 	case GV_FREE:
-		if (cfg->lifetime)
-			return true;
-		fallthrough;
+		return cfg->lifetime || timelines;
 	case GV_REKEY:
-		return cfg->stages & (SKBPROF_RX_STAGES | SKBPROF_TX_STAGES);
+		return timelines && cfg->kretprobes;
+	case GV_REKEY_END:
+		return timelines && !cfg->kretprobes;
 	case GV_TX:
-		return cfg->lifetime || (cfg->stages & SKBPROF_TX_STAGES);
+		return cfg->lifetime ||
+		       (cfg->kretprobes && (cfg->stages & SKBPROF_TX_STAGES));
+	case GV_TX_END:
+		return !cfg->kretprobes && (cfg->stages & SKBPROF_TX_STAGES);
 	}
+	if (!cfg->kretprobes && group_by_kretprobe(gr))
+		return false;
 	/* a point: for a stage of its direction and protocol */
 	for (st = 0; st < SKBPROF_TIMELINE_STAGES; st++) {
 		const struct skbprof_stage_def *d = &skbprof_stages[st];
@@ -1931,22 +1997,59 @@ static void cand_view(const struct cand *c, struct cand_view *v)
 	}
 }
 
+/*
+ * Is @kind's @point (for @proto) served by kretprobes alone: each of its
+ * groups that is served, by one (group_by_kretprobe())?  Then it is armed
+ * only with kretprobes on.
+ */
+static bool point_by_kretprobe(int kind, int point, u8 proto)
+{
+	bool any = false;
+	size_t g;
+
+	for (g = 0; g < ARRAY_SIZE(groups); g++) {
+		if (!group_matches(&groups[g], kind, point, proto) ||
+		    group_state(&groups[g]) != GS_SERVED)
+			continue;
+		if (!group_by_kretprobe(&groups[g]))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/*
+ * "needs-kretprobes": a stage asked for whose end a kretprobe alone
+ * serves, with kretprobes off (TCP's tx app where 5.10's skb_entail() is
+ * inlined).
+ */
 static const char *stage_state(const struct skbprof_stage_def *d, u32 stages,
-			       int st)
+			       bool kretprobes, int st)
 {
 	bool from = probes_point_served(d->dir, d->from, d->proto);
 	bool to = probes_point_served(d->dir, d->to, d->proto);
 
-	return !(from && to) ? "unavailable" :
-	       stages & BIT(st) ? "active" : "off";
+	if (!(from && to))
+		return "unavailable";
+	if (!(stages & BIT(st)))
+		return "off";
+	if (!kretprobes &&
+	    (point_by_kretprobe(d->dir, d->from, d->proto) ||
+	     point_by_kretprobe(d->dir, d->to, d->proto)))
+		return "needs-kretprobes";
+	return "active";
 }
 
-static u32 stages_in_force(void)
+/* The stages measured, and whether kretprobes may serve them. */
+static u32 stages_in_force(bool *kretprobes)
 {
+	const struct skbprof_config *cfg;
 	u32 stages;
 
 	rcu_read_lock();
-	stages = skbprof_config()->stages;
+	cfg = skbprof_config();
+	stages = cfg->stages;
+	*kretprobes = cfg->kretprobes;
 	rcu_read_unlock();
 	return stages;
 }
@@ -1958,7 +2061,8 @@ static u32 stages_in_force(void)
  */
 static void stage_rows(struct seq_file *m, bool row)
 {
-	u32 stages = stages_in_force();
+	bool kretprobes;
+	u32 stages = stages_in_force(&kretprobes);
 	int st;
 
 	for (st = 0; st < SKBPROF_TIMELINE_STAGES; st++) {
@@ -1966,7 +2070,7 @@ static void stage_rows(struct seq_file *m, bool row)
 
 		seq_printf(m, "%s%s %s %s ", row ? "" : "stage ",
 			   skbprof_dir_name(d->dir), d->name,
-			   stage_state(d, stages, st));
+			   stage_state(d, stages, kretprobes, st));
 		probes_point_names(m, d->dir, d->from, d->proto);
 		seq_puts(m, row ? " " : " -> ");
 		probes_point_names(m, d->dir, d->to, d->proto);

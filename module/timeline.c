@@ -1462,6 +1462,73 @@ void lat_rekey(const struct sk_buff *skb, const void *old_head)
 	rcu_read_unlock_sched();
 }
 
+/* The @kind timeline under @key ends with @why, if @skb owns it. */
+static void end_owned(const struct sk_buff *skb, unsigned long key, u8 kind,
+		      enum lat_end why)
+{
+	unsigned long flags;
+	struct lat_stamp *s;
+
+	s = lat_lock(key, kind, false, &flags);
+	if (!s)
+		return;
+	if (s->owner != skb) {
+		lat_unlock(s, flags);
+		return;
+	}
+	end_early(s, why);
+	lat_remove(s, flags);
+}
+
+/*
+ * pskb_expand_head() is about to give @skb a new head, which no probe
+ * will see while kretprobes are off: the timelines @skb owns under its
+ * head @key end here, counted as rekeyed, as lat_rekey() would have moved
+ * them.  (A call that then fails keeps the head: its timeline ended all
+ * the same.)  Only while their view is on, as for lat_rekey().
+ */
+void lat_expand_found(const struct sk_buff *skb, unsigned long key)
+{
+	const struct skbprof_config *cfg;
+
+	rcu_read_lock_sched();
+	cfg = skbprof_config();
+	if (followed(cfg, STAMP_RX))
+		end_owned(skb, key, STAMP_RX, END_REKEYED);
+	if (followed(cfg, STAMP_TX))
+		end_owned(skb, key, STAMP_TX, END_REKEYED);
+	rcu_read_unlock_sched();
+}
+
+/*
+ * Software GSO is about to cut @skb into segments, new skbs with heads of
+ * their own, which no probe will see while kretprobes are off: the
+ * transmit timeline under its head @key ends here, counted as segmented,
+ * where lat_tx_segmented() would have ended it as forked.  The same
+ * timelines: kept or undecided, whichever skb owns it (a TCP clone's is
+ * its write-queue skb's).
+ */
+void lat_tx_gso_found(const struct sk_buff *skb, unsigned long key)
+{
+	unsigned long flags;
+	struct lat_stamp *s;
+
+	rcu_read_lock_sched();
+	if (!followed(skbprof_config(), STAMP_TX))
+		goto out;
+	s = lat_lock(key, STAMP_TX, false, &flags);
+	if (!s)
+		goto out;
+	if (s->verdict != LAT_KEEP && s->verdict != LAT_UNDECIDED) {
+		lat_unlock(s, flags);
+		goto out;
+	}
+	end_early(s, END_SEGMENTED);
+	lat_remove(s, flags);
+out:
+	rcu_read_unlock_sched();
+}
+
 /*
  * Give the segment @seg a copy @tl of the timeline it was cut from; false
  * when the table is full.  A stamp already under @seg's head is another

@@ -136,6 +136,35 @@ void lat_rx_gro_end(const struct gro_end *end);
  */
 void lat_rx_recv(bool peek);
 void lat_rekey(const struct sk_buff *skb, const void *old_head);
+/* Does a timeline of a kind in @kinds (bits) perhaps live under @skb's head? */
+static inline bool lat_carries(const struct sk_buff *skb, unsigned int kinds)
+{
+	unsigned long key = lat_head_key(skb);
+
+	return ((kinds & BIT(STAMP_RX)) && !stamp_none(key, STAMP_RX, false)) ||
+	       ((kinds & BIT(STAMP_TX)) && !stamp_none(key, STAMP_TX, false));
+}
+
+void lat_expand_found(const struct sk_buff *skb, unsigned long key);
+/*
+ * pskb_expand_head(@skb) begins, kretprobes off: the timelines @skb owns
+ * end (lat_expand_found()).  Inline: most calls are for skbs no timeline
+ * follows.
+ */
+static inline void lat_expand(const struct sk_buff *skb)
+{
+	if (skb && lat_carries(skb, BIT(STAMP_RX) | BIT(STAMP_TX)))
+		lat_expand_found(skb, lat_head_key(skb));
+}
+
+void lat_tx_gso_found(const struct sk_buff *skb, unsigned long key);
+/* __skb_gso_segment(@skb) begins, kretprobes off: lat_tx_gso_found(). */
+static inline void lat_tx_gso(const struct sk_buff *skb)
+{
+	if (skb && lat_carries(skb, BIT(STAMP_TX)))
+		lat_tx_gso_found(skb, lat_head_key(skb));
+}
+
 /*
  * Software GSO cut @skb, still alive, into the list @segs: each segment
  * continues @skb's transmit timeline under its own head.

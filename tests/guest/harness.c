@@ -699,7 +699,7 @@ long long group_nmissed(const char *group)
 long long rx_incomplete(void)
 {
 	static const char *const why[] = { "dropped", "freed", "evicted",
-					   "restarted", "rekeyed" };
+					   "restarted", "rekeyed", "segmented" };
 	long long sum = 0;
 	char key[64];
 	size_t i;

@@ -114,7 +114,9 @@ static int kprobes_match(const char *stats)
  * Where the kernel names no callbacks (@named false: a function with one
  * ops is called through ftrace's common trampoline, which enabled_functions
  * does not name: arm64 before 6.4), any line does: nothing else in the
- * guest traces.
+ * guest traces.  Nor does it name them on a function two ops trace (a
+ * kretprobe's there too: lifetime's tx-gso with tx-gso-end), which ftrace
+ * calls through its list function: that line does.
  */
 static bool ftraced(const char *list, const char *sym, bool named)
 {
@@ -125,8 +127,10 @@ static bool ftraced(const char *list, const char *sym, bool named)
 		e = strchr(q, '\n');
 		if (!strncmp(q, sym, n) && q[n] == ' ') {
 			const char *cb = strstr(q, FT_CALLBACK);
+			const char *lf = strstr(q, "ops_list_func");
 
-			return !named || (cb && (!e || cb < e));
+			return !named || (cb && (!e || cb < e)) ||
+			       (lf && (!e || lf < e));
 		}
 	}
 	return false;
@@ -150,6 +154,9 @@ static int ftrace_match(const char *stats)
 	named = strstr(list, FT_CALLBACK);
 	mark = named ? FT_CALLBACK : "\n";
 	for (q = list; (q = strstr(q, mark)); q++)
+		listed++;
+	/* functions two ops trace (see ftraced()) */
+	for (q = list; named && (q = strstr(q, "ops_list_func")); q++)
 		listed++;
 	for (q = stats; q && *q; q = strchr(q, '\n'), q = q ? q + 1 : NULL) {
 		if (sscanf(q, "probe %*s %63s %15s %15s", sym, type, state) != 3 ||
@@ -208,10 +215,13 @@ static int arm_as(const char *cmd, const char *want)
 		"rx-app-udp rx-recv"
 #define TX_TCP	"tx-app-tcp tx-tcp tx-ip4 tx-ip6 tx-dev tx-drv"
 #define TX_UDP	"tx-udp4 tx-udp6 tx-ip4 tx-ip6 tx-dev tx-drv"
-#define ALL	"rx-gro rx-drv rx-ip4 rx-ip6 rx-tcp4 rx-tcp6 rx-udp4 rx-udp6 " \
+#define POINTS	"rx-gro rx-drv rx-ip4 rx-ip6 rx-tcp4 rx-tcp6 rx-udp4 rx-udp6 " \
 		"rx-app rx-app-udp rx-recv tx-app-tcp tx-app-udp4 tx-app-udp6 " \
-		"tx-tcp tx-udp4 tx-udp6 tx-ip4 tx-ip6 tx-dev tx-drv free-drop free " \
-		"rekey tx-gso"
+		"tx-tcp tx-udp4 tx-udp6 tx-ip4 tx-ip6 tx-dev tx-drv free-drop free"
+/* kretprobes off (the default): the entries that end timelines */
+#define ALL	POINTS " rekey-end tx-gso-end"
+/* kretprobes on: the kretprobes that carry them on */
+#define ALL_KRP	POINTS " rekey tx-gso"
 
 /* The lifetime view's groups: its constructors (5.10 has no napi_build_skb). */
 static const char *life_groups(void)
@@ -232,18 +242,27 @@ TEST(arming_follows_views)
 	/* lifetime follows packets through software GSO and GRO too */
 	snprintf(life, sizeof(life), "free-drop free tx-gso %s life-gro", life_groups());
 	/* the receive groups feed GRO's tracker then, not life-gro */
-	snprintf(life_rx, sizeof(life_rx), ALL " %s", life_groups());
+	snprintf(life_rx, sizeof(life_rx), POINTS " rekey-end tx-gso tx-gso-end %s",
+		 life_groups());
 	/* kfree_skb's group, free-drop, counts drops and ends the others */
 	if (arm_as("stages drops\n", "free-drop") ||
-	    arm_as("stages ip-udp\n", RX_UDP " free-drop free rekey") ||
-	    arm_as("stages app-tcp\n", TX_TCP " free-drop free rekey tx-gso") ||
+	    arm_as("stages ip-udp\n", RX_UDP " free-drop free rekey-end") ||
+	    arm_as("stages app-tcp\n", TX_TCP
+		   " free-drop free rekey-end tx-gso-end") ||
 	    /* UDP's send calls only for the stages from tx app */
-	    arm_as("stages udp-ip\n", TX_UDP " free-drop free rekey tx-gso") ||
+	    arm_as("stages udp-ip\n", TX_UDP
+		   " free-drop free rekey-end tx-gso-end") ||
 	    arm_as("stages app-udp\n", "tx-app-udp4 tx-app-udp6 " TX_UDP
-		   " free-drop free rekey tx-gso") ||
+		   " free-drop free rekey-end tx-gso-end") ||
 	    arm_as("stages drv-ip,tx-total\n", ALL) ||
 	    arm_as("stages drops\n", "free-drop") ||
 	    arm_as("stages all\n", ALL) ||
+	    /* the opt-in: the kretprobes instead of the entries, and back */
+	    arm_as("kretprobes on\n", ALL_KRP) ||
+	    arm_as("stages ip-udp\n", RX_UDP " free-drop free rekey") ||
+	    arm_as("stages drops\n", "free-drop") ||
+	    arm_as("stages all\n", ALL_KRP) ||
+	    arm_as("kretprobes off\n", ALL) ||
 	    arm_as("stages drops\n", "free-drop") ||
 	    arm_as("lifetime 4\n", life) ||
 	    arm_as("stages all\n", life_rx) ||
@@ -256,6 +275,138 @@ TEST(arming_follows_views)
 	err = skbprof_load("lifetime_sample=16 stages=drops");
 	CHECK(err == 0, "load: %s", strerror(-err));
 	return arm_as("stages drops\n", life);
+}
+
+/*
+ * The kretprobes the kernel's list holds enabled (" r  SYM+0x..." without
+ * [DISABLED]), their names into @names; and the probes file's rows of an
+ * active kretprobe into *@rows.  -1 when either cannot be read.
+ */
+static int kretprobes_enabled(char *names, size_t size, int *rows)
+{
+	char *list = read_file(KPROBES), *probes = read_file(DEBUGFS_DIR "/probes");
+	char sym[64], mech[16], state[16];
+	const char *q, *e;
+	size_t len = 0;
+	int n = 0;
+
+	names[0] = 0;
+	*rows = 0;
+	if (!list || !probes) {
+		free(list);
+		free(probes);
+		return fail("cannot read %s or probes", KPROBES);
+	}
+	for (q = list; *q; q = e ? e + 1 : q + strlen(q)) {
+		const char *r = strstr(q, "  r  "), *d = strstr(q, "[DISABLED]");
+
+		e = strchr(q, '\n');
+		if (!r || (e && r > e) || (d && (!e || d < e)))
+			continue;
+		n++;
+		if (sscanf(r + 5, "%63[^+ ]", sym) == 1 && len < size)
+			len += snprintf(names + len, size - len, "%s%s",
+					len ? " " : "", sym);
+	}
+	for (q = probes; q && *q; q = strchr(q, '\n'), q = q ? q + 1 : NULL)
+		if (sscanf(q, "%*s %63s %15s %15s", sym, mech, state) == 3 &&
+		    !strcmp(mech, "kretprobe") && !strcmp(state, "active"))
+			(*rows)++;
+	free(list);
+	free(probes);
+	return n;
+}
+
+/*
+ * No kretprobe in the default views: loaded with no parameters (every
+ * stage) and as the package's modprobe.d file loads it (stages=drops),
+ * the kernel's list holds no enabled kretprobe, and the probes file says
+ * the same; `kretprobes on` (or the parameter) arms the two that follow
+ * timelines through pskb_expand_head() and software GSO, and `off` takes
+ * them out again.  Lifetime, an opt-in of its own, keeps its kretprobes.
+ */
+TEST(arming_default_views_arm_no_kretprobe)
+{
+	static const char *const loads[] = { "", "stages=drops" };
+	char names[512];
+	size_t i;
+	int n, rows, err;
+
+	for (i = 0; i < sizeof(loads) / sizeof(loads[0]); i++) {
+		err = skbprof_load(loads[i]);
+		CHECK(err == 0, "load '%s': %s", loads[i], strerror(-err));
+		n = kretprobes_enabled(names, sizeof(names), &rows);
+		CHECK(n == 0 && rows == 0,
+		      "loaded with '%s': the kernel lists %d enabled kretprobes (%s), the probes file %d active",
+		      loads[i], n, names, rows);
+		note("loaded with '%s': no kretprobe enabled", loads[i]);
+		CHECK(skbprof_unload() == 0, "unload");
+	}
+	err = skbprof_load("kretprobes=on");
+	CHECK(err == 0, "load kretprobes=on: %s", strerror(-err));
+	n = kretprobes_enabled(names, sizeof(names), &rows);
+	note("kretprobes=on: %s", names);
+	CHECK(n == 2 && rows == 2 && strstr(names, "pskb_expand_head") &&
+	      strstr(names, "__skb_gso_segment"),
+	      "kretprobes=on: the kernel lists %d (%s), the probes file %d active",
+	      n, names, rows);
+	CHECK(write_file(CONTROL, "kretprobes off\n") == 0, "kretprobes off");
+	n = kretprobes_enabled(names, sizeof(names), &rows);
+	CHECK(n == 0 && rows == 0,
+	      "kretprobes off: the kernel lists %d (%s), the probes file %d",
+	      n, names, rows);
+	CHECK(write_file(CONTROL, "kretprobes on\nstages drops\n") == 0,
+	      "kretprobes on, stages drops");
+	n = kretprobes_enabled(names, sizeof(names), &rows);
+	CHECK(n == 0 && rows == 0,
+	      "stages drops, kretprobes on: the kernel lists %d (%s), the probes file %d",
+	      n, names, rows);
+	return 0;
+}
+
+/* The state of stage @dir @stage in the stages file; "" when missing. */
+static void stage_state_of(const char *dir, const char *stage, char *state,
+			   size_t size)
+{
+	char *t = read_file(DEBUGFS_DIR "/stages"), key[64];
+	const char *l;
+
+	snprintf(key, sizeof(key), "%s %s", dir, stage);
+	l = t ? line_after(t, key) : NULL;
+	snprintf(state, size, "%.*s", l ? (int)strcspn(l, " \n") : 0, l ? l : "");
+	free(t);
+}
+
+/*
+ * Where a kretprobe alone serves a point (5.10 with skb_entail() inlined:
+ * played here by probe_deny, TCP's tx app falls back to the return of
+ * sk_stream_alloc_skb()), its group stays disarmed until `kretprobes on`,
+ * and its stages say so: "needs-kretprobes", not "active".
+ */
+TEST(arming_kretprobe_point_needs_opt_in)
+{
+	char names[512], state[32];
+	int n, rows, err;
+
+	if (!kallsyms_has("skb_entail") || !kallsyms_has("sk_stream_alloc_skb")) {
+		note("no skb_entail and sk_stream_alloc_skb (5.10's): nothing to play");
+		return 0;
+	}
+	err = skbprof_load("probe_deny=skb_entail");
+	CHECK(err == 0, "load: %s", strerror(-err));
+	stage_state_of("tx", "app-tcp", state, sizeof(state));
+	n = kretprobes_enabled(names, sizeof(names), &rows);
+	note("skb_entail denied: tx app-tcp %s; %d kretprobes enabled (%s)", state, n, names);
+	CHECK(!strcmp(state, "needs-kretprobes"), "tx app-tcp is '%s'", state);
+	CHECK(n == 0 && rows == 0, "%d kretprobes enabled (%s), %d active rows", n, names, rows);
+	CHECK(write_file(CONTROL, "kretprobes on\n") == 0, "kretprobes on");
+	stage_state_of("tx", "app-tcp", state, sizeof(state));
+	n = kretprobes_enabled(names, sizeof(names), &rows);
+	note("kretprobes on: tx app-tcp %s; %d kretprobes enabled (%s)", state, n, names);
+	CHECK(!strcmp(state, "active"), "kretprobes on: tx app-tcp is '%s'", state);
+	CHECK(n == 3 && strstr(names, "sk_stream_alloc_skb"),
+	      "kretprobes on: %d enabled (%s)", n, names);
+	return 0;
 }
 
 /*
@@ -294,7 +445,7 @@ TEST(arming_refused_write_changes_nothing)
 	CHECK(n == 0, "%d ftrace probes armed after the refused write", n);
 
 	CHECK(write_file(PROBE_DENY, "\n") == 0, "cannot clear %s", PROBE_DENY);
-	return arm_as("stages ip-udp\n", RX_UDP " free-drop free rekey");
+	return arm_as("stages ip-udp\n", RX_UDP " free-drop free rekey-end");
 }
 
 /* Send datagrams to a closed port of 127.0.0.1 until killed; each is dropped. */

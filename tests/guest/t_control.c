@@ -17,7 +17,7 @@
 #include "harness.h"
 
 #define CONTROL DEBUGFS_DIR "/control"
-#define DEFAULT_CONFIG "filter clear\nsample 1\nstages all\nlifetime off\nprocs totals\nsoftnet off\ntrace off\n"
+#define DEFAULT_CONFIG "filter clear\nsample 1\nstages all\nlifetime off\nprocs totals\nsoftnet off\nkretprobes off\ntrace off\n"
 
 /* write(2) of exactly len bytes in one call; 0 or -errno. */
 static int write_raw(const char *data, size_t len)
@@ -79,7 +79,7 @@ TEST(control_round_trips)
 {
 	static const char *const set =
 		"filter proto udp family ipv6 src 2001:db8::/32 dport 53 dev veth0 mark 0x9999/0xffff\n"
-		"sample 10\nstages drv-ip,udp-app,drops\nlifetime off\nprocs totals\nsoftnet off\ntrace verbose\n";
+		"sample 10\nstages drv-ip,udp-app,drops\nlifetime off\nprocs totals\nsoftnet off\nkretprobes off\ntrace verbose\n";
 	char *first, *second;
 	int err;
 
@@ -138,7 +138,7 @@ TEST(control_rejects_bad_input)
 		{ "lifetime never\n", 0, -EINVAL, "lifetime: 'never'" },
 		{ "procs some\n", 0, -EINVAL, "procs: 'some' is not totals or stages" },
 	};
-	static const char *const set = "filter port 7\nsample 3\nstages all\nlifetime off\nprocs totals\nsoftnet off\ntrace off\n";
+	static const char *const set = "filter port 7\nsample 3\nstages all\nlifetime off\nprocs totals\nsoftnet off\nkretprobes off\ntrace off\n";
 	char want[512], *s, *big;
 	size_t i;
 	int err;
@@ -227,7 +227,7 @@ TEST(control_needs_sys_admin)
 TEST(control_module_parameters)
 {
 	static const char *const want =
-		"filter proto tcp port 443\nsample 4\nstages drv-ip,drops\nlifetime off\nprocs totals\nsoftnet off\ntrace on\n";
+		"filter proto tcp port 443\nsample 4\nstages drv-ip,drops\nlifetime off\nprocs totals\nsoftnet off\nkretprobes off\ntrace on\n";
 	char *s;
 	int err;
 
@@ -256,8 +256,8 @@ TEST(control_module_parameters)
 TEST(control_concurrent_writers_all_or_nothing)
 {
 	static const char *const cfg[2] = {
-		"filter proto udp port 1000\nsample 2\nstages drv-ip\nlifetime off\nprocs totals\nsoftnet off\ntrace off\n",
-		"filter proto tcp host 10.0.0.1\nsample 7\nstages all\nlifetime 4\nprocs totals\nsoftnet on\ntrace on\n",
+		"filter proto udp port 1000\nsample 2\nstages drv-ip\nlifetime off\nprocs totals\nsoftnet off\nkretprobes off\ntrace off\n",
+		"filter proto tcp host 10.0.0.1\nsample 7\nstages all\nlifetime 4\nprocs totals\nsoftnet on\nkretprobes on\ntrace on\n",
 	};
 	pid_t pid[2];
 	int i, n, bad = 0, err;

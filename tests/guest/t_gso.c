@@ -253,14 +253,15 @@ static int gso_flow(const struct vnet *v, unsigned int gro,
 }
 
 /*
- * Run @rounds over a TCP connection from NIC a to VNET_NS with GRO @gro
+ * Run @rounds over a TCP connection from NIC a to VNET_NS with GRO @gro,
+ * skbprof loaded with @params
  * on NIC b, under `filter proto tcp dport GSO_PORT`: the data flow's
  * transmit timelines at a, its receive timelines at b.  Two nft counters
  * at prerouting in VNET_NS count the flow's skbs there: GSO_NFT those
  * with data, GRO_NFT all.  @after(@v, @arg) runs once the receiver has
  * read everything and exited.
  */
-static int vnet_tcp_test(unsigned int gro,
+static int vnet_tcp_test(const char *params, unsigned int gro,
 			 int (*rounds)(const struct vnet *v, int s, void *arg),
 			 int (*after)(const struct vnet *v, void *arg),
 			 void *arg)
@@ -283,7 +284,7 @@ static int vnet_tcp_test(unsigned int gro,
 		       "nft add rule " GRO_NFT " ip saddr " VNET_IP4_A
 		       " tcp dport %d counter'", GSO_PORT, GSO_PORT))
 		err = fail("cannot set up the nft counters");
-	if (!err && skbprof_load(""))
+	if (!err && skbprof_load(params))
 		err = fail("cannot load skbprof");
 	snprintf(filter, sizeof(filter), "filter proto tcp dport %d\n",
 		 GSO_PORT);
@@ -301,14 +302,55 @@ static int vnet_tcp_test(unsigned int gro,
 }
 
 /*
- * TCP from the initial namespace to VNET_NS: each GSO skb the sender's
- * NIC cannot take is cut into segments, and each segment reaches the
- * driver on the timeline of its skb, with its own dev-drv and tx-total.
- * GRO is off on NIC b, so that each segment is one skb there.
+ * The default, kretprobes off: no probe sees the segments, and each GSO
+ * skb's timeline ends where segmentation begins, counted as segmented:
+ * one per write, as each write is one GSO skb of two segments, which b
+ * receives.  No stage after ip-dev is measured for them, and no fork.
+ */
+static int gso_default_rounds(const struct vnet *v, int s, void *arg)
+{
+	struct gso_round r;
+	long long segmented;
+	int mss = 0;
+	socklen_t len = sizeof(mss);
+
+	(void)v;
+	(void)arg;
+	CHECK(!getsockopt(s, IPPROTO_TCP, TCP_MAXSEG, &mss, &len) && mss > 0,
+	      "TCP_MAXSEG: %s", strerror(errno));
+	if (round_start(&r) || send_data(s, (long long)WRITES * 2 * mss,
+					 2 * mss, true))
+		return -1;
+	round_end(&r, "two-segment writes, kretprobes off");
+	segmented = stat_value("incomplete_tx_segmented");
+	note("incomplete_tx_segmented %lld", segmented);
+	/* the packets sent: WRITES GSO skbs of two segments, all received */
+	CHECK(r.rx == 2 * WRITES + r.retrans,
+	      "b received %lld data segments; %d sent + %lld retransmitted",
+	      r.rx, 2 * WRITES, r.retrans);
+	CHECK_EQ(r.ipdev, WRITES);
+	CHECK_EQ(segmented, WRITES);
+	CHECK_EQ(r.drv, 0);
+	CHECK_EQ(r.total, 0);
+	CHECK_EQ(r.forks, 0);
+	CHECK_EQ(r.segs, 0);
+	return 0;
+}
+
+TEST(gso_default_ends_segmented)
+{
+	return vnet_tcp_test("", 0, gso_default_rounds, NULL, NULL);
+}
+
+/*
+ * TCP from the initial namespace to VNET_NS, kretprobes on: each GSO skb
+ * the sender's NIC cannot take is cut into segments, and each segment
+ * reaches the driver on the timeline of its skb, with its own dev-drv and
+ * tx-total.  GRO is off on NIC b, so that each segment is one skb there.
  */
 TEST(gso_segments_reach_the_driver)
 {
-	return vnet_tcp_test(0, gso_rounds, NULL, NULL);
+	return vnet_tcp_test("kretprobes=on", 0, gso_rounds, NULL, NULL);
 }
 
 /* The receive side of one bulk transfer with GRO on NIC b. */
@@ -509,5 +551,6 @@ TEST(gro_receive_over_virtio)
 	struct gro_bulk g;
 
 	memset(&g, 0, sizeof(g));
-	return vnet_tcp_test(1, gro_bulk_send, gro_bulk_check, &g);
+	return vnet_tcp_test("kretprobes=on", 1, gro_bulk_send, gro_bulk_check,
+			     &g);
 }

@@ -513,7 +513,7 @@ eq next/softnet-prom "$("$tool" -r "$tmp/sn" prom | grep -E '^skbprof_softnet_(n
 eq next/softnet-prom-cpu "$("$tool" -r "$tmp/sn" -d cpu prom | grep -E '^skbprof_softnet_cpu_net_rx_total' | tr '\n' ' ')" \
 	'skbprof_softnet_cpu_net_rx_total{cpu="0"} 14 skbprof_softnet_cpu_net_rx_total{cpu="1"} 59 '
 # control: lifetime off is null (else a number), as filter clear
-printf 'filter clear\nsample 1\nstages all\nlifetime off\nprocs totals\nsoftnet off\ntrace off\nlast_error: none\n' > "$tmp/sn/control"
+printf 'filter clear\nsample 1\nstages all\nlifetime off\nprocs totals\nsoftnet off\nkretprobes off\ntrace off\nlast_error: none\n' > "$tmp/sn/control"
 eq next/control-lifetime-off "$("$tool" -r "$tmp/sn" -j control | jq -c '[.filter, .lifetime, .sample]')" '[null,null,1]'
 json_shape next drops="$tmp/next-drops.json" procs="$tmp/next-procs.json" \
 	cgroups="$tmp/next-cgroups.json" softnet="$tmp/next-softnet.json" \

@@ -94,7 +94,7 @@ UNIT_TEST(default_config_prints)
 
 	skbprof_config_default(&cfg, &stages);
 	EXPECT(!strcmp(print(&cfg),
-		       "filter clear\nsample 1\nstages all\nlifetime off\nprocs totals\nsoftnet off\ntrace off\n"),
+		       "filter clear\nsample 1\nstages all\nlifetime off\nprocs totals\nsoftnet off\nkretprobes off\ntrace off\n"),
 	       "got '%s'", print(&cfg));
 }
 
@@ -286,6 +286,9 @@ UNIT_TEST(bad_input_is_rejected_and_changes_nothing)
 		{ "softnet\n", -EINVAL, "softnet: '' is not on or off" },
 		{ "softnet yes\n", -EINVAL, "softnet: 'yes' is not on or off" },
 		{ "softnet on off\n", -EINVAL, "softnet: unexpected 'off'" },
+		{ "kretprobes\n", -EINVAL, "kretprobes: '' is not on or off" },
+		{ "kretprobes yes\n", -EINVAL, "kretprobes: 'yes' is not on or off" },
+		{ "kretprobes on off\n", -EINVAL, "kretprobes: unexpected 'off'" },
 		{ "lifetime 8 9\n", -EINVAL, "lifetime: unexpected '9'" },
 		{ "trace sideways\n", -EINVAL, "'sideways' is not on, off or verbose" },
 		{ "trace\n", -EINVAL, "'' is not on, off or verbose" },
@@ -352,15 +355,15 @@ UNIT_TEST(commands_and_actions)
 	EXPECT_EQ(cfg.trace, SKBPROF_TRACE_VERBOSE);
 	EXPECT_EQ(cfg.stages, (1u << 0) | (1u << 5));
 	EXPECT(!strcmp(print(&cfg), "filter clear\nsample 100\n"
-		       "stages drv-ip,drops\nlifetime off\nprocs totals\nsoftnet off\ntrace verbose\n"), "got '%s'", print(&cfg));
+		       "stages drv-ip,drops\nlifetime off\nprocs totals\nsoftnet off\nkretprobes off\ntrace verbose\n"), "got '%s'", print(&cfg));
 	/* what reading control shows, error line included, writes back */
 	EXPECT_EQ(apply(&cfg, "filter clear\nsample 100\nstages drv-ip,drops\nlifetime off\n"
 			"trace verbose\nlast_error: filter: unknown term 'x'\n",
 			&act), 0);
 	EXPECT_EQ(act, 0);
-	EXPECT_EQ(apply(&cfg, "stages all\nlifetime off\nprocs totals\nsoftnet off\ntrace on\n", &act), 0);
+	EXPECT_EQ(apply(&cfg, "stages all\nlifetime off\nprocs totals\nsoftnet off\nkretprobes off\ntrace on\n", &act), 0);
 	EXPECT(!strcmp(print(&cfg), "filter clear\nsample 100\nstages all\nlifetime off\n"
-		       "procs totals\nsoftnet off\ntrace on\n"), "got '%s'", print(&cfg));
+		       "procs totals\nsoftnet off\nkretprobes off\ntrace on\n"), "got '%s'", print(&cfg));
 	EXPECT_EQ(apply(&cfg, "procs stages\n", &act), 0);
 	EXPECT(cfg.procs_stages, "procs stages");
 	EXPECT_EQ(apply(&cfg, "softnet on\n", &act), 0);
@@ -368,6 +371,11 @@ UNIT_TEST(commands_and_actions)
 	EXPECT(strstr(print(&cfg), "\nsoftnet on\n"), "got '%s'", print(&cfg));
 	EXPECT_EQ(apply(&cfg, "softnet off\n", &act), 0);
 	EXPECT(!cfg.softnet, "softnet off");
+	EXPECT_EQ(apply(&cfg, "kretprobes on\n", &act), 0);
+	EXPECT(cfg.kretprobes, "kretprobes on");
+	EXPECT(strstr(print(&cfg), "\nkretprobes on\n"), "got '%s'", print(&cfg));
+	EXPECT_EQ(apply(&cfg, "kretprobes off\n", &act), 0);
+	EXPECT(!cfg.kretprobes, "kretprobes off");
 	EXPECT(strstr(print(&cfg), "\nprocs stages\n"), "got '%s'", print(&cfg));
 	EXPECT_EQ(apply(&cfg, "procs totals\n", &act), 0);
 	EXPECT(!cfg.procs_stages, "procs totals");
@@ -391,7 +399,7 @@ UNIT_TEST(print_reports_needed_length)
 
 	skbprof_config_default(&cfg, &stages);
 	need = skbprof_config_print(&cfg, &stages, small, sizeof(small));
-	EXPECT_EQ(need, (int)strlen("filter clear\nsample 1\nstages all\nlifetime off\nprocs totals\nsoftnet off\ntrace off\n"));
+	EXPECT_EQ(need, (int)strlen("filter clear\nsample 1\nstages all\nlifetime off\nprocs totals\nsoftnet off\nkretprobes off\ntrace off\n"));
 	EXPECT_EQ(strlen(small), sizeof(small) - 1);
 }
 
