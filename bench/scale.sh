@@ -23,9 +23,9 @@
 #             before each burst of 32
 #   devices   (module only) the time to read drops_devices with N
 #             network devices (veth pairs, made once, in steps)
-#   crosscpu  (2 CPUs online) udp-flood with the receive softirq on the
-#             reading process's CPU (RPS off) or on the other one (RPS
-#             to CPU 1, the process on CPU 0)
+#   crosscpu  udp-flood with the receive softirq on the reading
+#             process's CPU (RPS off) or on the other one (RPS to CPU 1)
+# Every run is pinned on CPU 0 (taskset).
 
 rounds=3
 ms=500
@@ -44,6 +44,8 @@ dims=$(echo "$dims" | tr , ' ')
 KO=/lib/skbprof/skbprof.ko
 # iproute2's (busybox's sh runs its own applet for a bare "ip")
 IP=/usr/sbin/ip
+# every run on CPU 0; with RPS off its receive softirq runs there too
+PIN="taskset -c 0"
 D=/sys/kernel/debug/skbprof
 CG=/sys/fs/cgroup
 
@@ -69,12 +71,23 @@ ctl() {
 	echo "$1" > $D/control || echo "error control '$1': $(tail -n1 $D/control)"
 }
 
+# After a load or an unload: let deferred work end (RCU callbacks, the
+# freeing of per-CPU data; idle guest time costs no host time under
+# -icount) and warm the caches again, so that the first point of a
+# dimension runs in the same state as the others.
+settle() {
+	sleep 1
+	$PIN skbprof-load scale 100 1 0 0 > /dev/null
+}
+
 load() {
 	insmod $KO "$@" || echo "error insmod $KO $* failed"
+	settle
 }
 
 unload() {
 	rmmod skbprof || echo "error rmmod failed"
+	settle
 }
 
 # skbprof's counters of the run just made (reset before it)
@@ -109,15 +122,15 @@ points() {
 	dim=$1 r=$2 mode=$3
 	case $dim in
 	flows)	for p in $FLOWS; do
-			run "$r" flows "$p" "$mode" skbprof-load scale "$ms" "$p" 0 0
+			run "$r" flows "$p" "$mode" $PIN skbprof-load scale "$ms" "$p" 0 0
 		done ;;
 	inflight)
 		for p in $INFLIGHT; do
-			run "$r" inflight "$p" "$mode" skbprof-load scale "$ms" 1 "$p" 0
+			run "$r" inflight "$p" "$mode" $PIN skbprof-load scale "$ms" 1 "$p" 0
 		done ;;
 	cgroups)
 		for p in $CGROUPS; do
-			run "$r" cgroups "$p" "$mode" skbprof-load scale "$ms" 1 0 "$p"
+			run "$r" cgroups "$p" "$mode" $PIN skbprof-load scale "$ms" 1 0 "$p"
 		done ;;
 	crosscpu)
 		# same: RPS off, the softirq runs where the packet is sent,
@@ -127,7 +140,7 @@ points() {
 			same) echo 0 > /sys/class/net/lo/queues/rx-0/rps_cpus ;;
 			cross) echo 2 > /sys/class/net/lo/queues/rx-0/rps_cpus ;;
 			esac
-			run "$r" crosscpu "$p" "$mode" taskset -c 0 skbprof-load scale "$ms" 1 0 0
+			run "$r" crosscpu "$p" "$mode" $PIN skbprof-load scale "$ms" 1 0 0
 		done
 		echo 0 > /sys/class/net/lo/queues/rx-0/rps_cpus ;;
 	esac
@@ -145,8 +158,14 @@ for d in $dims; do
 	(cd $CG/skbprof-bench && mkdir $(awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) print "c" i }')) ||
 		echo "error cannot make $n cgroups"
 done
+# Every present CPU online: with -icount QEMU hangs bringing up a second
+# CPU at boot, so run.sh boots with maxcpus=1 and they come up here.
+for f in /sys/devices/system/cpu/cpu[0-9]*/online; do
+	[ "$(cat $f)" = 0 ] && { echo 1 > $f || echo "error cannot bring ${f%/online} online"; }
+done
+echo "info cpus_online_now $(cat /sys/devices/system/cpu/online)"
 # warm: socket and skb caches, the sockets' slabs
-skbprof-load scale "$ms" 1000 0 0 > /dev/null
+$PIN skbprof-load scale "$ms" 1000 0 0 > /dev/null
 
 # ---- the rounds ----
 r=1
