@@ -2,16 +2,42 @@
 /*
  * The stamp table; see stamp.h for the design.
  *
- * Locking: bucket b is guarded by locks[b % NLOCKS] (irq-safe: probes run
- * in process and softirq context).  An entry is linked in, unlinked and
- * changed only under the lock of the bucket its key hashes to, so holding
- * that lock and finding the entry in that bucket's chain means nobody else
- * can touch it.  The free lists have a lock per CPU, taken inside a bucket
- * lock, never the other way round.
+ * Locking:
+ *  - stamp_buckets[b].lock guards chain b and its entries (irq-safe:
+ *    probes run in process and softirq context).  An entry is linked in,
+ *    unlinked and changed only under the lock of the bucket its key hashes
+ *    to, so holding that lock and finding the entry in that bucket's
+ *    chain means nobody else can touch it.
+ *  - struct stamp_cpu.lock guards a CPU's free lists: taken by the CPU
+ *    itself, with interrupts off, and by a CPU that takes a batch from it.
+ *  - depot.lock guards the depot's free lists.
+ * A bucket lock may be held while taking a CPU's lock or the depot's;
+ * a CPU's lock and the depot's are never held together, nor two CPUs'.
+ *
+ * The free entries, by pool (stamp.h): a CPU takes one from its own free
+ * list under the bucket lock of the key it inserts, and gives one back
+ * to its own list when it removes one.  What runs out or piles up moves
+ * in batches, outside the bucket locks, so that a packet pays for a move
+ * only once a batch:
+ *  - a CPU whose list runs dry takes a batch from the depot, before it
+ *    takes the bucket lock of its insert;
+ *  - a list that grows past two batches (the CPU frees what others
+ *    received: an application's CPU) gives one batch to the depot;
+ *  - when the depot is empty too, the CPU takes half of the first online
+ *    CPU's list it finds, starting after the one it took from last (a
+ *    remote refill: counted);
+ *  - when that finds nothing, the table is full: the CPU does not search
+ *    again before the next tick, and its packets until then are counted
+ *    in table_full at the cost of two reads.
+ * A CPU that goes offline gives its lists to the depot once it is dead
+ * (a CPU hotplug callback); every entry starts in the depot.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cache.h>
+#include <linux/cpuhotplug.h>
 #include <linux/hash.h>
+#include <linux/jiffies.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
@@ -29,7 +55,8 @@ module_param(table_size, uint, 0400);
 MODULE_PARM_DESC(table_size,
 		 "Packets the stamp table can follow at once (default 16384)");
 
-#define STAMP_MAX_LOCKS	1024
+/* The largest batch moved between a CPU and the depot or another CPU. */
+#define STAMP_BATCH	32
 
 /* The pools, by entry size: the timelines' (RX, TX), the lifetimes'. */
 enum stamp_pool { POOL_TIMELINE, POOL_LIFE, POOLS };
@@ -39,28 +66,52 @@ static inline enum stamp_pool pool_of(u8 kind)
 	return kind == STAMP_LIFE ? POOL_LIFE : POOL_TIMELINE;
 }
 
+/* A singly linked list of free entries, through free_next. */
+struct free_list {
+	struct stamp *first;
+	unsigned int n;
+};
+
+/*
+ * A CPU's free lists and counters.  Other CPUs write the first line (a
+ * refill from it, rare); the counters, written per packet by the CPU
+ * alone, start a line of their own.  Aligned, so that no other per-CPU
+ * data shares the first line.
+ */
 struct stamp_cpu {
-	spinlock_t lock;		/* guards free, nfree */
-	struct stamp *free[POOLS];
-	unsigned int nfree[POOLS];
-	u64 inserts;
+	spinlock_t lock;		/* guards free */
+	struct free_list free[POOLS];
+	/* the CPU's own, written with interrupts off: */
+	int rotor;			/* where a remote search starts */
+	bool dry[POOLS];		/* a search found nothing ... */
+	unsigned long dry_since[POOLS];	/* ... in this tick */
+	u64 inserts ____cacheline_aligned_in_smp;
 	u64 evictions[STAMP_KINDS];
 	u64 full;
-};
+	u64 depot_refills;
+	u64 remote_refills;
+} ____cacheline_aligned_in_smp;
 
 static void *pools[POOLS];
 static size_t entry_size[POOLS];
 static unsigned int capacity;		/* of each pool */
-struct hlist_nulls_head *stamp_buckets;
+static unsigned int batch;		/* entries moved at once */
+struct stamp_bucket *stamp_buckets;
 unsigned int stamp_bucket_bits;
 DEFINE_PER_CPU(u64, stamp_misses);
-static spinlock_t *locks;
-static unsigned int nlocks;
 static struct stamp_cpu __percpu *pcpu;
+static int hp_state = -1;		/* the CPU hotplug callback's */
+
+static struct {
+	spinlock_t lock;		/* guards free */
+	struct free_list free[POOLS];
+} depot ____cacheline_aligned_in_smp = {
+	.lock = __SPIN_LOCK_UNLOCKED(depot.lock),
+};
 
 static inline spinlock_t *lock_of(unsigned int b)
 {
-	return &locks[b & (nlocks - 1)];
+	return &stamp_buckets[b].lock;
 }
 
 /* Entry @i of pool @p. */
@@ -69,56 +120,139 @@ static inline struct stamp *pool_entry(enum stamp_pool p, unsigned int i)
 	return (struct stamp *)((char *)pools[p] + (size_t)i * entry_size[p]);
 }
 
-/* Take a stamp of pool @p from @c's free list, if it has one. */
-static struct stamp *pool_pop(struct stamp_cpu *c, enum stamp_pool p)
+/* Move up to @max entries from the head of @from to the head of @to. */
+static unsigned int move_batch(struct free_list *to, struct free_list *from,
+			       unsigned int max)
 {
+	struct stamp *first = from->first, *last = first;
+	unsigned int n;
+
+	if (!first || !max)
+		return 0;
+	for (n = 1; n < max && last->free_next; n++)
+		last = last->free_next;
+	from->first = last->free_next;
+	from->n -= n;
+	last->free_next = to->first;
+	to->first = first;
+	to->n += n;
+	return n;
+}
+
+/* Give @c the entries of @got, a list of the caller's own. */
+static void take_in(struct stamp_cpu *c, enum stamp_pool p,
+		    struct free_list *got)
+{
+	spin_lock(&c->lock);
+	move_batch(&c->free[p], got, got->n);
+	spin_unlock(&c->lock);
+}
+
+/* Take up to a batch of pool @p from the depot into @got. */
+static unsigned int from_depot(enum stamp_pool p, struct free_list *got)
+{
+	unsigned int n;
+
+	if (!READ_ONCE(depot.free[p].n))
+		return 0;
+	spin_lock(&depot.lock);
+	n = move_batch(got, &depot.free[p], batch);
+	spin_unlock(&depot.lock);
+	return n;
+}
+
+/* Take half of another online CPU's list of pool @p, at most a batch. */
+static unsigned int from_remote(struct stamp_cpu *self, int this,
+				enum stamp_pool p, struct free_list *got)
+{
+	unsigned int n;
+	int cpu;
+
+	for_each_cpu_wrap(cpu, cpu_online_mask, self->rotor) {
+		struct stamp_cpu *c = per_cpu_ptr(pcpu, cpu);
+
+		if (cpu == this || !READ_ONCE(c->free[p].n))
+			continue;
+		spin_lock(&c->lock);
+		n = move_batch(got, &c->free[p],
+			       min(batch, DIV_ROUND_UP(c->free[p].n, 2)));
+		spin_unlock(&c->lock);
+		if (n) {
+			self->rotor = cpumask_next(cpu, cpu_online_mask);
+			if (self->rotor >= nr_cpu_ids)
+				self->rotor = 0;
+			return n;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Refill this CPU's list of pool @p, empty, outside any bucket lock:
+ * from the depot, else from another CPU, unless a search in this tick
+ * found nothing.  Interrupts off.
+ */
+static void refill(enum stamp_pool p)
+{
+	struct stamp_cpu *c = this_cpu_ptr(pcpu);
+	struct free_list got = { };
+
+	if (from_depot(p, &got)) {
+		c->depot_refills++;
+	} else if (c->dry[p] && c->dry_since[p] == jiffies) {
+		return;
+	} else if (from_remote(c, smp_processor_id(), p, &got)) {
+		c->remote_refills++;
+	} else {
+		c->dry[p] = true;
+		c->dry_since[p] = jiffies;
+		return;
+	}
+	c->dry[p] = false;
+	take_in(c, p, &got);
+}
+
+/* Take a stamp of pool @p from this CPU's list.  Interrupts off. */
+static struct stamp *pool_get(enum stamp_pool p)
+{
+	struct stamp_cpu *c = this_cpu_ptr(pcpu);
 	struct stamp *s;
 
+	if (!READ_ONCE(c->free[p].n))
+		return NULL;
 	spin_lock(&c->lock);
-	s = c->free[p];
+	s = c->free[p].first;
 	if (s) {
-		c->free[p] = s->free_next;
-		c->nfree[p]--;
+		c->free[p].first = s->free_next;
+		c->free[p].n--;
 	}
 	spin_unlock(&c->lock);
 	return s;
 }
 
-/* Called with interrupts off. */
-static struct stamp *pool_get(enum stamp_pool p)
-{
-	int this = smp_processor_id(), cpu;
-	struct stamp_cpu *c;
-	struct stamp *s;
-
-	s = pool_pop(per_cpu_ptr(pcpu, this), p);
-	if (s)
-		return s;
-	/* This CPU ran dry (its stamps were freed elsewhere): take one. */
-	for_each_possible_cpu(cpu) {
-		if (cpu == this)
-			continue;
-		c = per_cpu_ptr(pcpu, cpu);
-		if (!READ_ONCE(c->nfree[p]))
-			continue;
-		s = pool_pop(c, p);
-		if (s)
-			return s;
-	}
-	return NULL;
-}
-
-/* Called with interrupts off; @s keeps its kind, which names its pool. */
+/*
+ * Give @s back to this CPU's list, a batch of it to the depot when it
+ * holds more than two.  Interrupts off; @s keeps its kind, which names its
+ * pool.
+ */
 static void pool_put(struct stamp *s)
 {
 	struct stamp_cpu *c = this_cpu_ptr(pcpu);
 	enum stamp_pool p = pool_of(s->kind);
+	struct free_list over = { };
 
 	spin_lock(&c->lock);
-	s->free_next = c->free[p];
-	c->free[p] = s;
-	c->nfree[p]++;
+	s->free_next = c->free[p].first;
+	c->free[p].first = s;
+	c->free[p].n++;
+	if (c->free[p].n > 2 * batch)
+		move_batch(&over, &c->free[p], batch);
 	spin_unlock(&c->lock);
+	if (over.n) {
+		spin_lock(&depot.lock);
+		move_batch(&depot.free[p], &over, over.n);
+		spin_unlock(&depot.lock);
+	}
 }
 
 /* Lock-free walk; may return an entry that is being reused. */
@@ -128,7 +262,7 @@ static struct stamp *find_lockless(unsigned long key, u8 kind, unsigned int b)
 	struct stamp *s;
 
 begin:
-	hlist_nulls_for_each_entry_rcu(s, n, &stamp_buckets[b], node) {
+	hlist_nulls_for_each_entry_rcu(s, n, &stamp_buckets[b].head, node) {
 		if (READ_ONCE(s->key) == key && READ_ONCE(s->kind) == kind)
 			return s;
 	}
@@ -147,7 +281,7 @@ static struct stamp *find_locked(unsigned long key, u8 kind, unsigned int b)
 	struct hlist_nulls_node *n;
 	struct stamp *s;
 
-	hlist_nulls_for_each_entry(s, n, &stamp_buckets[b], node) {
+	hlist_nulls_for_each_entry(s, n, &stamp_buckets[b].head, node) {
 		if (s->key == key && s->kind == kind)
 			return s;
 	}
@@ -216,16 +350,21 @@ struct stamp *__stamp_lock_insert(unsigned long key, u8 kind, bool *fresh,
 				  unsigned long *flags)
 {
 	unsigned int b = stamp_bucket_of(key, kind);
+	enum stamp_pool p = pool_of(kind);
 	struct stamp *s;
 
-	spin_lock_irqsave(lock_of(b), *flags);
+	/* a refill moves a batch: not under the bucket lock */
+	local_irq_save(*flags);
+	if (!READ_ONCE(this_cpu_ptr(pcpu)->free[p].n))
+		refill(p);
+	spin_lock(lock_of(b));
 	s = find_locked(key, kind, b);
 	if (s) {
 		*fresh = false;
 		__release(lock_of(b));		/* held: see stamp_bucket */
 		return s;
 	}
-	s = pool_get(pool_of(kind));
+	s = pool_get(p);
 	if (!s) {
 		this_cpu_inc(pcpu->full);
 		spin_unlock_irqrestore(lock_of(b), *flags);
@@ -239,7 +378,7 @@ struct stamp *__stamp_lock_insert(unsigned long key, u8 kind, bool *fresh,
 	WRITE_ONCE(s->kind, kind);
 	s->t_start = 0;
 	s->lock = lock_of(b);
-	hlist_nulls_add_head_rcu(&s->node, &stamp_buckets[b]);
+	hlist_nulls_add_head_rcu(&s->node, &stamp_buckets[b].head);
 	this_cpu_inc(pcpu->inserts);
 	*fresh = true;
 	__release(lock_of(b));			/* held: see stamp_bucket */
@@ -274,7 +413,7 @@ unsigned int stamp_reap(unsigned int kinds, u64 now, u64 max_age,
 		if (stamp_chain_empty(b))
 			continue;
 		spin_lock_irqsave(lock_of(b), flags);
-		for (pos = stamp_buckets[b].first; !is_a_nulls(pos); pos = next) {
+		for (pos = stamp_buckets[b].head.first; !is_a_nulls(pos); pos = next) {
 			struct stamp *s = hlist_nulls_entry(pos, struct stamp,
 							    node);
 
@@ -314,7 +453,7 @@ void stamp_show_live(struct seq_file *m, unsigned int max,
 		if (stamp_chain_empty(b))
 			continue;
 		spin_lock_irqsave(lock_of(b), flags);
-		hlist_nulls_for_each_entry(s, pos, &stamp_buckets[b], node) {
+		hlist_nulls_for_each_entry(s, pos, &stamp_buckets[b].head, node) {
 			if (n++ >= max)
 				break;
 			show(m, s);
@@ -325,11 +464,11 @@ void stamp_show_live(struct seq_file *m, unsigned int max,
 
 static unsigned int in_use(enum stamp_pool p)
 {
-	unsigned int nfree = 0;
+	unsigned int nfree = READ_ONCE(depot.free[p].n);
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		nfree += READ_ONCE(per_cpu_ptr(pcpu, cpu)->nfree[p]);
+		nfree += READ_ONCE(per_cpu_ptr(pcpu, cpu)->free[p].n);
 	return nfree > capacity ? 0 : capacity - nfree;
 }
 
@@ -345,6 +484,8 @@ void stamp_reset_counters(void)
 		c->inserts = 0;
 		memset(c->evictions, 0, sizeof(c->evictions));
 		c->full = 0;
+		c->depot_refills = 0;
+		c->remote_refills = 0;
 		spin_unlock_irqrestore(&c->lock, flags);
 		per_cpu(stamp_misses, cpu) = 0;
 	}
@@ -353,7 +494,7 @@ void stamp_reset_counters(void)
 void stamp_stats(struct seq_file *m)
 {
 	u64 inserts = 0, misses = 0, evictions = 0, life_evictions = 0;
-	u64 full = 0;
+	u64 full = 0, depot_refills = 0, remote_refills = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
@@ -365,6 +506,8 @@ void stamp_stats(struct seq_file *m)
 			     READ_ONCE(c->evictions[STAMP_TX]);
 		life_evictions += READ_ONCE(c->evictions[STAMP_LIFE]);
 		full += READ_ONCE(c->full);
+		depot_refills += READ_ONCE(c->depot_refills);
+		remote_refills += READ_ONCE(c->remote_refills);
 	}
 	/* the timelines' pool; the lifetimes' has as many entries */
 	seq_printf(m, "table_capacity %u\n", capacity);
@@ -376,14 +519,56 @@ void stamp_stats(struct seq_file *m)
 	seq_printf(m, "table_evictions %llu\n", evictions);
 	seq_printf(m, "table_evictions_lifetime %llu\n", life_evictions);
 	seq_printf(m, "table_full %llu\n", full);
+	/* batches a CPU took from the depot, and from another CPU */
+	seq_printf(m, "table_depot_refills %llu\n", depot_refills);
+	seq_printf(m, "table_remote_refills %llu\n", remote_refills);
+}
+
+/* A dead CPU's free entries go to the depot: nothing runs there now. */
+static int stamp_cpu_dead(unsigned int cpu)
+{
+	struct stamp_cpu *c = per_cpu_ptr(pcpu, cpu);
+	enum stamp_pool p;
+
+	for (p = 0; p < POOLS; p++) {
+		struct free_list all = { };
+		unsigned long flags;
+
+		spin_lock_irqsave(&c->lock, flags);
+		move_batch(&all, &c->free[p], c->free[p].n);
+		c->dry[p] = false;
+		spin_unlock_irqrestore(&c->lock, flags);
+		spin_lock_irqsave(&depot.lock, flags);
+		move_batch(&depot.free[p], &all, all.n);
+		spin_unlock_irqrestore(&depot.lock, flags);
+	}
+	return 0;
+}
+
+/* The layout the hot path relies on (stamp.h, struct stamp_bucket). */
+static inline void stamp_check_layout(void)
+{
+	/* a bucket lies within one cache line, or starts its own */
+	BUILD_BUG_ON(L1_CACHE_BYTES % sizeof(struct stamp_bucket) &&
+		     sizeof(struct stamp_bucket) % L1_CACHE_BYTES);
+	BUILD_BUG_ON(sizeof(struct stamp_bucket) < STAMP_BUCKET_FIELDS);
+	/* the depot, and a CPU's lists, share no line with other data */
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_SMP) &&
+		     __alignof__(depot) < SMP_CACHE_BYTES);
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_SMP) &&
+		     __alignof__(struct stamp_cpu) < SMP_CACHE_BYTES);
+	/* what other CPUs write is on the first line, the counters are not */
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_SMP) &&
+		     offsetof(struct stamp_cpu, inserts) < SMP_CACHE_BYTES);
 }
 
 int stamp_init(size_t timeline_size)
 {
-	unsigned int i, nb, per, cpu_i = 0, ncpus = num_possible_cpus();
+	unsigned int i, nb;
 	enum stamp_pool p;
-	int cpu;
+	int cpu, ret;
 
+	stamp_check_layout();
 	if (table_size < 64 || table_size > (1U << 24)) {
 		pr_err("table_size=%u: must be between 64 and %u\n",
 		       table_size, 1U << 24);
@@ -392,54 +577,64 @@ int stamp_init(size_t timeline_size)
 	capacity = table_size;
 	nb = roundup_pow_of_two(capacity);
 	stamp_bucket_bits = ilog2(nb);
-	nlocks = min_t(unsigned int, nb, STAMP_MAX_LOCKS);
+	/*
+	 * Batches small enough that the lists of the online CPUs, each up
+	 * to two batches, hold no more than half of the table: the rest is
+	 * in use or in the depot, a read away.
+	 */
+	batch = clamp_t(unsigned int, capacity / (4 * num_online_cpus()), 1,
+			STAMP_BATCH);
 
 	entry_size[POOL_TIMELINE] = timeline_size;
 	entry_size[POOL_LIFE] = sizeof(struct stamp);
 	for (p = 0; p < POOLS; p++)
 		pools[p] = vzalloc(array_size(capacity, entry_size[p]));
+	/* page-aligned: a bucket does not straddle two lines */
 	stamp_buckets = vmalloc(array_size(nb, sizeof(*stamp_buckets)));
-	locks = kcalloc(nlocks, sizeof(*locks), GFP_KERNEL);
 	pcpu = alloc_percpu(struct stamp_cpu);
 	if (!pools[POOL_TIMELINE] || !pools[POOL_LIFE] || !stamp_buckets ||
-	    !locks || !pcpu) {
+	    !pcpu) {
 		stamp_exit();
 		return -ENOMEM;
 	}
-	for (i = 0; i < nb; i++)
-		INIT_HLIST_NULLS_HEAD(&stamp_buckets[i], i);
-	for (i = 0; i < nlocks; i++)
-		spin_lock_init(&locks[i]);
-
-	/* Shard the pool over the CPUs: inserts mostly stay local. */
-	per = DIV_ROUND_UP(capacity, ncpus);
-	i = 0;
-	for_each_possible_cpu(cpu) {
-		struct stamp_cpu *c = per_cpu_ptr(pcpu, cpu);
-		unsigned int end = min(capacity, (cpu_i + 1) * per);
-
-		spin_lock_init(&c->lock);
-		for (; i < end; i++) {
-			for (p = 0; p < POOLS; p++) {
-				struct stamp *s = pool_entry(p, i);
-
-				s->kind = p == POOL_LIFE ? STAMP_LIFE : STAMP_RX;
-				s->free_next = c->free[p];
-				c->free[p] = s;
-				c->nfree[p]++;
-			}
-		}
-		cpu_i++;
+	for (i = 0; i < nb; i++) {
+		spin_lock_init(&stamp_buckets[i].lock);
+		INIT_HLIST_NULLS_HEAD(&stamp_buckets[i].head, i);
 	}
+	for_each_possible_cpu(cpu)
+		spin_lock_init(&per_cpu_ptr(pcpu, cpu)->lock);
+
+	/* every entry starts in the depot; CPUs take what they use */
+	for (p = 0; p < POOLS; p++) {
+		depot.free[p].first = NULL;
+		depot.free[p].n = 0;
+		for (i = capacity; i-- > 0;) {
+			struct stamp *s = pool_entry(p, i);
+
+			s->kind = p == POOL_LIFE ? STAMP_LIFE : STAMP_RX;
+			s->free_next = depot.free[p].first;
+			depot.free[p].first = s;
+			depot.free[p].n++;
+		}
+	}
+
+	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "skbprof/stamp:dead",
+					NULL, stamp_cpu_dead);
+	if (ret < 0) {
+		stamp_exit();
+		return ret;
+	}
+	hp_state = ret;
 	return 0;
 }
 
 void stamp_exit(void)
 {
+	if (hp_state >= 0)
+		cpuhp_remove_state_nocalls(hp_state);
+	hp_state = -1;
 	free_percpu(pcpu);
 	pcpu = NULL;
-	kfree(locks);
-	locks = NULL;
 	vfree(stamp_buckets);
 	stamp_buckets = NULL;
 	vfree(pools[POOL_LIFE]);

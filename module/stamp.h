@@ -9,9 +9,11 @@
  * struct stamp.
  *
  * Fixed capacity, preallocated: one pool per entry size (timelines,
- * lifetimes), table_size entries each, from per-CPU free lists (a CPU
- * that runs dry takes from the others), so nothing is allocated in the
- * hot path.  Lookups are lock-free walks of hlist_nulls chains, which need
+ * lifetimes), table_size entries each, so nothing is allocated in the hot
+ * path.  Free entries sit in per-CPU free lists and a depot (stamp.c): a
+ * CPU takes and gives back its own, moves them to and from the depot in
+ * batches, and searches the other CPUs only when both run dry, at most
+ * once a tick while the table stays full.  Lookups are lock-free walks of hlist_nulls chains, which need
  * no RCU read section: the entries live as long as the table.  An
  * entry can be reused at once for another key (like SLAB_TYPESAFE_BY_RCU),
  * so a walker that strays onto another chain notices by the nulls value
@@ -51,8 +53,24 @@ struct stamp {
 	u64 t_start;		/* when it began: age, eviction */
 };
 
+/*
+ * A chain and the lock that guards it, on one cache line: an insert or a
+ * remove touches one line, and no two buckets' locks are further apart
+ * than their chains.  Aligned to the power of two that holds both, so
+ * that a bucket never straddles two lines (checked in stamp.c): 16 bytes
+ * on a production kernel, four buckets to a 64-byte line.
+ */
+#define STAMP_BUCKET_FIELDS	(sizeof(spinlock_t) + \
+				 sizeof(struct hlist_nulls_head))
+#define STAMP_BUCKET_ALIGN	(STAMP_BUCKET_FIELDS <= 16 ? 16 :	\
+				 STAMP_BUCKET_FIELDS <= 32 ? 32 : 64)
+struct stamp_bucket {
+	spinlock_t lock;		/* guards head and its entries */
+	struct hlist_nulls_head head;
+} __aligned(STAMP_BUCKET_ALIGN);
+
 /* The chains, read inline by stamp_none(); set by stamp_init(). */
-extern struct hlist_nulls_head *stamp_buckets;
+extern struct stamp_bucket *stamp_buckets;
 extern unsigned int stamp_bucket_bits;
 DECLARE_PER_CPU(u64, stamp_misses);
 
@@ -64,7 +82,7 @@ static inline unsigned int stamp_bucket_of(unsigned long key, u8 kind)
 /* Read without the lock: a chain that fills meanwhile was not ours yet. */
 static inline bool stamp_chain_empty(unsigned int b)
 {
-	return is_a_nulls(READ_ONCE(stamp_buckets[b].first));
+	return is_a_nulls(READ_ONCE(stamp_buckets[b].head.first));
 }
 
 /*

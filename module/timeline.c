@@ -1165,12 +1165,13 @@ static void learn(struct lat_stamp *s, const struct sk_buff *skb, u8 point)
  */
 #define PEEK_SET_BITS	8
 #define PEEK_WAYS	4
-static const struct task_struct *peekers[1 << PEEK_SET_BITS][PEEK_WAYS];
 /*
- * The slots of peekers[] taken, counted at each change from and to NULL:
- * 0 on most hosts, whose reads look no further.
+ * Written only by the tasks that peek, a set at a time; every other
+ * receive call reads its task's set (one line) and looks no further.  No
+ * count of the slots taken: a counter shared by every CPU would be
+ * written at every peek and the read after it.
  */
-static atomic_t peek_slots = ATOMIC_INIT(0);
+static const struct task_struct *peekers[1 << PEEK_SET_BITS][PEEK_WAYS];
 
 static inline const struct task_struct **peek_set(void)
 {
@@ -1188,37 +1189,29 @@ static inline int peek_way(const struct task_struct **set)
 	return -1;
 }
 
-/* Does the current task peek?  Its own slot was counted before it asks. */
+/* Does the current task peek?  Its own slot was taken before it asks. */
 static bool peeking(void)
 {
-	return atomic_read(&peek_slots) && peek_way(peek_set()) >= 0;
+	return peek_way(peek_set()) >= 0;
 }
 
 void lat_rx_recv(bool peek)
 {
-	const struct task_struct **set;
-	int i;
+	const struct task_struct **set = peek_set();
+	int i = peek_way(set);
 
-	if (!peek && !atomic_read(&peek_slots))
-		return;
-	set = peek_set();
-	i = peek_way(set);
 	if (!peek) {
-		if (i >= 0 && cmpxchg(&set[i], current, NULL) == current)
-			atomic_dec(&peek_slots);
+		if (i >= 0)
+			cmpxchg(&set[i], current, NULL);
 		return;
 	}
 	if (i >= 0)
 		return;
-	for (i = 0; i < PEEK_WAYS; i++) {
-		if (!cmpxchg(&set[i], NULL, current)) {
-			atomic_inc(&peek_slots);
+	for (i = 0; i < PEEK_WAYS; i++)
+		if (!cmpxchg(&set[i], NULL, current))
 			return;
-		}
-	}
-	/* a slot changes hands, unless its task gave it back meanwhile */
-	if (!xchg(&set[raw_smp_processor_id() % PEEK_WAYS], current))
-		atomic_inc(&peek_slots);
+	/* a slot changes hands */
+	WRITE_ONCE(set[raw_smp_processor_id() % PEEK_WAYS], current);
 }
 
 /*

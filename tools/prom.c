@@ -678,6 +678,8 @@ static const struct stat_line {
 	{ "table_evictions", COUNTER, "Timelines evicted for their age." },
 	{ "table_evictions_lifetime", COUNTER, "Lifetimes evicted for their age." },
 	{ "table_full", COUNTER, "Packets not measured: the stamp table was full." },
+	{ "table_depot_refills", COUNTER, "Batches of free stamps a CPU took from the depot." },
+	{ "table_remote_refills", COUNTER, "Batches of free stamps a CPU took from another CPU." },
 	{ "udp_calls_unseen_tx", COUNTER, "UDP sends whose entry was not seen (app-udp)." },
 	{ "procs_overflow", COUNTER, "Stage times not charged to a process: no free row." },
 	{ "cgroups_overflow", COUNTER, "Stage times not charged to a cgroup: no free row." },

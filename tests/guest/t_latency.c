@@ -1107,6 +1107,71 @@ TEST(latency_reset_offline_cpu)
 }
 
 /*
+ * The free stamps of a CPU that goes offline are not lost: loopback UDP
+ * made and read on CPU 1 leaves free stamps on CPU 1's list; with CPU 1
+ * offline, datagrams sent from CPU 0 and left unread (each holds its
+ * receive timeline until the read) fill every entry of the table.
+ */
+static int fill_from_cpu0(int *in_use, int *capacity)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	int rx, tx, i, big = 1 << 20, ret = -1;
+	socklen_t len = sizeof(a);
+	char buf[32] = "x";
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	rx = socket(AF_INET, SOCK_DGRAM, 0);
+	tx = socket(AF_INET, SOCK_DGRAM, 0);
+	if (rx < 0 || tx < 0 || bind(rx, (void *)&a, sizeof(a)) ||
+	    getsockname(rx, (void *)&a, &len) ||
+	    setsockopt(rx, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)))
+		goto out;
+	/* twice the table's entries, all queued on rx */
+	for (i = 0; i < 128; i++)
+		if (sendto(tx, buf, sizeof(buf), 0, (void *)&a, len) !=
+		    sizeof(buf))
+			goto out;
+	*in_use = stat_value("table_in_use");
+	*capacity = stat_value("table_capacity");
+	for (i = 0; i < 128; i++)
+		if (recv(rx, buf, sizeof(buf), 0) != sizeof(buf))
+			goto out;
+	ret = 0;
+out:
+	if (rx >= 0)
+		close(rx);
+	if (tx >= 0)
+		close(tx);
+	return ret;
+}
+
+TEST(latency_table_cpu_offline_keeps_stamps)
+{
+	int in_use = -1, capacity = -1, err, err_fill;
+
+	CHECK(load_and_reset("table_size=64 lifetime_sample=0") == 0, "load");
+	/* CPU 1 takes stamps and gives them back to its own list */
+	CHECK(pin(1) == 0, "cannot run on CPU 1: %s", strerror(errno));
+	CHECK(fill_from_cpu0(&in_use, &capacity) == 0, "traffic on CPU 1");
+	CHECK(pin(0) == 0, "cannot run on CPU 0: %s", strerror(errno));
+
+	err = cpu_online(1, false);
+	err_fill = err ? 0 : fill_from_cpu0(&in_use, &capacity);
+	/* always brought back, whatever failed */
+	CHECK(cpu_online(1, true) == 0, "cannot bring CPU 1 back");
+	CHECK(pin(-1) == 0, "unpin");
+	CHECK(err == 0, "cannot take CPU 1 offline: %s", strerror(-err));
+	CHECK(err_fill == 0, "traffic on CPU 0 failed");
+	if (in_use != capacity)
+		note("stats with 128 datagrams queued:\n%s",
+		     read_file(DEBUGFS_DIR "/stats"));
+	CHECK(capacity == 64 && in_use == capacity,
+	      "128 datagrams queued, CPU 1 offline: %d of %d entries in use",
+	      in_use, capacity);
+	return check_no_leak();
+}
+
+/*
  * The files' shape, and the lifetime histogram: with every allocation
  * followed, N datagrams mean at least N skbs allocated and freed.
  */
