@@ -725,6 +725,25 @@ def scale_section(args):
                 p(line)
             p("```")
             p("")
+            if dim == "crosscpu":
+                where = []
+                for pt in pts:
+                    for mode in ("none", "all"):
+                        d = kv(info.get("crosscpu_softnet_%s_%s" % (pt, mode), "").split())
+                        try:
+                            b = [int(x) for x in d["before"].split(",") if x]
+                            a = [int(x) for x in d["after"].split(",") if x]
+                        except (KeyError, ValueError):
+                            continue
+                        where.append("%s, %s: %s" % (
+                            pt, "no module" if mode == "none" else "skbprof",
+                            " / ".join("CPU %d %d" % (i, y - x)
+                                       for i, (x, y) in enumerate(zip(b, a)))))
+                if where:
+                    p("Where the receive softirq ran (packets each CPU's "
+                      "softirq processed in round 1, /proc/net/softnet_stat): "
+                      + "; ".join(where) + ".")
+                    p("")
             if base:
                 worst = max((m for m in meds if m is not None), default=base)
                 summary.append((dim, name, base, worst, pts, meds, shift))

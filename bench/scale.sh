@@ -117,6 +117,15 @@ run() {
 	[ "$mode" = none ] || counters "round=$r dim=$dim point=$point"
 }
 
+# the packets each CPU's receive softirq processed so far (the first
+# column of /proc/net/softnet_stat, a line per CPU), comma-separated:
+# where crosscpu's softirq ran
+softnet() {
+	for h in $(awk '{ print $1 }' /proc/net/softnet_stat); do
+		printf '%d,' $((0x$h))
+	done
+}
+
 # points DIM R MODE: every point of DIM once
 points() {
 	dim=$1 r=$2 mode=$3
@@ -140,7 +149,9 @@ points() {
 			same) echo 0 > /sys/class/net/lo/queues/rx-0/rps_cpus ;;
 			cross) echo 2 > /sys/class/net/lo/queues/rx-0/rps_cpus ;;
 			esac
+			before=$(softnet)
 			run "$r" crosscpu "$p" "$mode" $PIN skbprof-load scale "$ms" 1 0 0
+			[ "$r" = 1 ] && echo "info crosscpu_softnet_${p}_$mode before=$before after=$(softnet)"
 		done
 		echo 0 > /sys/class/net/lo/queues/rx-0/rps_cpus ;;
 	esac
