@@ -164,6 +164,11 @@ for d in $dims; do
 	[ "$d" = cgroups ] || continue
 	grep -q " $CG cgroup2 " /proc/mounts || mount -t cgroup2 none $CG ||
 		echo "error cannot mount cgroup2"
+	# a move takes cgroup_threadgroup_rwsem for writing, which waits
+	# for an RCU grace period unless favordynmods (6.0 on): the time
+	# of that wait is the other CPU's, and it made the figures wander
+	mount -o remount,favordynmods $CG 2>/dev/null &&
+		echo "info cgroup_favordynmods yes" || echo "info cgroup_favordynmods no"
 	mkdir -p $CG/skbprof-bench
 	n=$(echo $CGROUPS | tr ' ' '\n' | sort -n | tail -n1)
 	(cd $CG/skbprof-bench && mkdir $(awk -v n=$n 'BEGIN { for (i = 0; i < n; i++) print "c" i }')) ||
