@@ -704,7 +704,7 @@ def scale_section(args):
             p("")
             p("| %s | pps, no module | pps, skbprof | extra %s/packet | "
               "against the first | skbprof's table_full / table_inserts%s |"
-              % (xlabel, unit, " / cgroups_overflow" if dim == "cgroups" else ""))
+              % (xlabel, unit, " / cgroups_overflow / procs_overflow" if dim == "cgroups" else ""))
             p("|---|---|---|---|---|---|")
             for pt, m in zip(pts, meds):
                 def pps(mode):
@@ -716,7 +716,8 @@ def scale_section(args):
                   % (pt, pps("none"), pps("all"), spread(ext[pt], f_ns),
                      "%.2fx" % (m / base) if m is not None and base else "-",
                      c.get("table_full", "-"), c.get("table_inserts", "-"),
-                     " / " + c.get("cgroups_overflow", "-") if dim == "cgroups" else ""))
+                     " / %s / %s" % (c.get("cgroups_overflow", "-"), c.get("procs_overflow", "-"))
+                     if dim == "cgroups" else ""))
             p("")
             p("```")
             for line in plot(pts, meds, "extra %s per packet against %s, boot %s"
