@@ -670,9 +670,9 @@ def scale_section(args):
       "%.1fx one that finds a stamp." % ((SCALE_FLAT - 1) * 100, SCALE_FULL))
     p("")
     for name, info, runs, counters, errors, shift in boots:
-        p("- boot `%s`: kernel %s, QEMU `%s`, possible CPUs %s, online %s, "
+        p("- boot `%s`: tree %s, kernel %s, QEMU `%s`, possible CPUs %s, online %s, "
           "%s rounds of %s ms per run, boot took %s s, host load before %s, %s"
-          % (name, info.get("kernel", "?"), info.get("qemu_flags", "?"),
+          % (name, info.get("tree", "?"), info.get("kernel", "?"), info.get("qemu_flags", "?"),
              info.get("cpus_possible", "?"), online(info),
              info.get("ms", "? rounds ?").split("rounds")[1].split()[0],
              info.get("ms", "?").split()[0], info.get("boot_seconds", "?"),

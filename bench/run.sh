@@ -197,6 +197,7 @@ scale_kernel() {
 			echo "info host_cpus $(nproc) load_before $(cut -d' ' -f1-3 /proc/loadavg)"
 			echo "info boot_seconds $((SECONDS - start))"
 			echo "info date $(date -u +%Y-%m-%d)"
+			echo "info tree $(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo ?)$(git -C "$TOP" status --porcelain -- module 2>/dev/null | grep -q . && echo ', module/ modified')"
 		} >> "$d/result.txt"
 		if [ $rc -ne 0 ] || ! grep -q "^$MARKER\$" "$d/result.txt"; then
 			log "bench-scale $ver $tag: the guest did not finish (qemu: $rc), see $d/"
