@@ -132,10 +132,11 @@ static unsigned int move_batch(struct free_list *to, struct free_list *from,
 	for (n = 1; n < max && last->free_next; n++)
 		last = last->free_next;
 	from->first = last->free_next;
-	from->n -= n;
+	/* counts are read without the lock: refill(), in_use() */
+	WRITE_ONCE(from->n, from->n - n);
 	last->free_next = to->first;
 	to->first = first;
-	to->n += n;
+	WRITE_ONCE(to->n, to->n + n);
 	return n;
 }
 
@@ -198,11 +199,11 @@ static void refill(enum stamp_pool p)
 	struct free_list got = { };
 
 	if (from_depot(p, &got)) {
-		c->depot_refills++;
-	} else if (c->dry[p] && c->dry_since[p] == jiffies) {
+		this_cpu_inc(pcpu->depot_refills);
+	} else if (c->dry[p] && !time_after(jiffies, c->dry_since[p])) {
 		return;
 	} else if (from_remote(c, smp_processor_id(), p, &got)) {
-		c->remote_refills++;
+		this_cpu_inc(pcpu->remote_refills);
 	} else {
 		c->dry[p] = true;
 		c->dry_since[p] = jiffies;
@@ -224,7 +225,7 @@ static struct stamp *pool_get(enum stamp_pool p)
 	s = c->free[p].first;
 	if (s) {
 		c->free[p].first = s->free_next;
-		c->free[p].n--;
+		WRITE_ONCE(c->free[p].n, c->free[p].n - 1);
 	}
 	spin_unlock(&c->lock);
 	return s;
@@ -244,7 +245,7 @@ static void pool_put(struct stamp *s)
 	spin_lock(&c->lock);
 	s->free_next = c->free[p].first;
 	c->free[p].first = s;
-	c->free[p].n++;
+	WRITE_ONCE(c->free[p].n, c->free[p].n + 1);
 	if (c->free[p].n > 2 * batch)
 		move_batch(&over, &c->free[p], batch);
 	spin_unlock(&c->lock);

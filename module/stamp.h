@@ -13,8 +13,9 @@
  * path.  Free entries sit in per-CPU free lists and a depot (stamp.c): a
  * CPU takes and gives back its own, moves them to and from the depot in
  * batches, and searches the other CPUs only when both run dry, at most
- * once a tick while the table stays full.  Lookups are lock-free walks of hlist_nulls chains, which need
- * no RCU read section: the entries live as long as the table.  An
+ * once a tick while the table stays full.  Lookups are lock-free walks
+ * of hlist_nulls chains, which need no RCU read section: the entries
+ * live as long as the table.  An
  * entry can be reused at once for another key (like SLAB_TYPESAFE_BY_RCU),
  * so a walker that strays onto another chain notices by the nulls value
  * and restarts, and a found entry is only trusted once stamp_lock() has
