@@ -16,6 +16,8 @@
 #                         lockdep, kmemleak, ...) built from Debian's 6.1
 #                         source (built once, about an hour; then cached)
 #   make bench            overhead benchmark on every kernel (bench/results.md)
+#   make bench-scale      cost per packet as flows, packets in flight,
+#                         cgroups, CPUs and devices grow (bench/results.md)
 #   make install          install the module and the tool
 #   make dkms-install     install the module's source under DKMS and build it
 #                         for $(KVER); make dkms-remove undoes it
@@ -37,7 +39,7 @@ KBUILD_ARGS ?=
 export SKBPROF_WERROR
 
 .PHONY: all module tools no-tools clean install modules_install tools_install \
-	check check-arm64 check-stress check-debug unit demo fuzz bench dkms-src dkms-install \
+	check check-arm64 check-stress check-debug unit demo fuzz bench bench-scale dkms-src dkms-install \
 	dkms-remove deb
 
 # The reader tool needs json-c; a host without it still gets the module.
@@ -135,6 +137,10 @@ demo:
 # Not part of check: a benchmark, not a timed test (bench/README).
 bench:
 	bench/run.sh
+
+# The scale benchmark (bench/README, "Scale"): 6.1 unless SKBPROF_KERNELS.
+bench-scale:
+	BENCH_SCALE=1 SKBPROF_KERNELS="$${SKBPROF_KERNELS:-6.1}" bench/run.sh
 
 # Not Kbuild's clean: it deletes every *.ko below M=, which would include
 # the kernels downloaded into .cache/.

@@ -25,6 +25,8 @@ for arg in $(cat /proc/cmdline); do
 	esac
 done
 modes=$(echo "$modes" | tr , ' ')
+# make bench-scale: its own guest half
+grep -q 'skbprof.bench_scale=' /proc/cmdline && exec /bin/sh /usr/share/skbprof/scale.sh
 
 IP=/usr/sbin/ip
 KO=/lib/skbprof/skbprof.ko

@@ -15,6 +15,16 @@
  *   skbprof-load udp-rr NS_CLIENT NS_SERVER ADDR SECS SIZE
  *	request/response: one datagram out, the echo back, one at a time,
  *	for SECS seconds; round-trip time percentiles
+ *   skbprof-load scale MS FLOWS HOLD CGROUPS
+ *	make bench-scale's workload (bench/scale.sh): udp-flood for MS
+ *	milliseconds from FLOWS sockets in turn (distinct source address
+ *	and port each: FLOWS concurrent flows), after HOLD datagrams were
+ *	queued, unread, on another socket (packets in flight, each holding
+ *	its receive stamp); with CGROUPS > 0 the process moves to the next
+ *	of the cgroups CGROUP_DIR/c0 ... c(CGROUPS-1) before each burst, so
+ *	the packets' owners go round that many cgroups
+ *   skbprof-load read PATH COUNT
+ *	reads file PATH COUNT times to its end: the time one read takes
  *
  * Namespaces are names under /run/netns (ip netns add).  Prints one line
  *   result WORKLOAD key=value...
@@ -33,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -42,6 +53,8 @@
 #define PORT_TCP	9101
 #define PORT_RR		9102
 #define PORT_CLOSED	9103
+#define PORT_HOLD	9104
+#define CGROUP_DIR	"/sys/fs/cgroup/skbprof-bench"
 #define BURST		32
 #define MAX_RTTS	(1 << 21)
 
@@ -357,6 +370,154 @@ static int udp_rr(const char *ns_c, const char *ns_s, const char *a_s,
 	return 0;
 }
 
+/* A count that may be 0. */
+static long count(const char *s, const char *what)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*end || v < 0) {
+		fprintf(stderr, "skbprof-load: bad %s '%s'\n", what, s);
+		exit(2);
+	}
+	return v;
+}
+
+/*
+ * Sender @i of the scale workload: 127.0.(1 + i / 40000).1, port
+ * 20000 + i % 40000, so 100,000 flows need no more ports than one
+ * address has.
+ */
+static struct sockaddr_in flow_addr(long i)
+{
+	struct sockaddr_in s = { .sin_family = AF_INET,
+				 .sin_port = htons(20000 + i % 40000) };
+
+	s.sin_addr.s_addr = htonl(0x7f000001 | (uint32_t)(1 + i / 40000) << 8);
+	return s;
+}
+
+static int scale(long ms, long flows, long hold, long cgroups)
+{
+	struct sockaddr_in a = addr4("127.0.0.1", PORT_FLOOD);
+	struct sockaddr_in h = addr4("127.0.0.1", PORT_HOLD);
+	int rx, holder, *tx, *cg = NULL, big = 1 << 30, one = 1;
+	unsigned long long n = 0;
+	long i, next = 0, nextcg = 0, held = 0;
+	struct rlimit rl;
+	char buf[64], path[128];
+	double t0, t;
+
+	memset(buf, 's', sizeof(buf));
+	rl.rlim_cur = rl.rlim_max = flows + cgroups + 1024;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		die("setrlimit NOFILE");
+	tx = calloc(flows, sizeof(*tx));
+	if (!tx)
+		die("calloc");
+	for (i = 0; i < flows; i++) {
+		struct sockaddr_in f = flow_addr(i);
+
+		tx[i] = socket(AF_INET, SOCK_DGRAM, 0);
+		if (tx[i] < 0)
+			die("socket (flow)");
+		setsockopt(tx[i], SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(tx[i], (struct sockaddr *)&f, sizeof(f)))
+			die("bind (flow)");
+	}
+	if (cgroups) {
+		cg = calloc(cgroups, sizeof(*cg));
+		if (!cg)
+			die("calloc");
+		for (i = 0; i < cgroups; i++) {
+			snprintf(path, sizeof(path), CGROUP_DIR "/c%ld/cgroup.procs", i);
+			cg[i] = open(path, O_WRONLY | O_CLOEXEC);
+			if (cg[i] < 0)
+				die(path);
+		}
+	}
+	rx = socket(AF_INET, SOCK_DGRAM, 0);
+	holder = socket(AF_INET, SOCK_DGRAM, 0);
+	if (rx < 0 || holder < 0)
+		die("socket");
+	if (bind(rx, (struct sockaddr *)&a, sizeof(a)) ||
+	    bind(holder, (struct sockaddr *)&h, sizeof(h)))
+		die("bind");
+	/* room for every held datagram: root may pass net.core.rmem_max */
+	if (hold && setsockopt(holder, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)))
+		die("SO_RCVBUFFORCE");
+	for (i = 0; i < hold; i++)
+		if (sendto(tx[0], buf, sizeof(buf), 0, (struct sockaddr *)&h,
+			   sizeof(h)) != sizeof(buf))
+			die("sendto (hold)");
+	t0 = now();
+	do {
+		if (cgroups) {
+			if (write(cg[nextcg], "0", 1) != 1)
+				die("cgroup.procs");
+			nextcg = (nextcg + 1) % cgroups;
+		}
+		for (i = 0; i < BURST; i++) {
+			if (sendto(tx[next], buf, sizeof(buf), 0,
+				   (struct sockaddr *)&a, sizeof(a)) != sizeof(buf))
+				die("sendto");
+			next = next + 1 == flows ? 0 : next + 1;
+		}
+		for (i = 0; i < BURST; i++)
+			if (recv(rx, buf, sizeof(buf), 0) != sizeof(buf))
+				die("recv");
+		n += BURST;
+		t = now();
+	} while (t - t0 < ms / 1e3);
+	/* still held at the end: every one, or the figure means less */
+	while (recv(holder, buf, sizeof(buf), MSG_DONTWAIT) == sizeof(buf))
+		held++;
+	if (cgroups) {
+		/* back to the root cgroup, which the next run's removal needs */
+		snprintf(path, sizeof(path), "/sys/fs/cgroup/cgroup.procs");
+		i = open(path, O_WRONLY | O_CLOEXEC);
+		if (i < 0 || write(i, "0", 1) != 1)
+			die(path);
+		close(i);
+		for (i = 0; i < cgroups; i++)
+			close(cg[i]);
+	}
+	for (i = 0; i < flows; i++)
+		close(tx[i]);
+	close(rx);
+	close(holder);
+	printf("result scale secs=%.6f packets=%llu pps=%.1f flows=%ld hold=%ld held=%ld cgroups=%ld\n",
+	       t - t0, n, n / (t - t0), flows, hold, held, cgroups);
+	return 0;
+}
+
+/* Read @path to its end @times times: the time of one read. */
+static int read_file(const char *path, long times)
+{
+	static char buf[1 << 16];
+	unsigned long long bytes = 0;
+	double t0, t;
+	long i;
+	ssize_t n;
+
+	t0 = now();
+	for (i = 0; i < times; i++) {
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			die(path);
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			bytes += n;
+		if (n < 0)
+			die(path);
+		close(fd);
+	}
+	t = now();
+	printf("result read secs=%.6f reads=%ld bytes_per_read=%llu ns_per_read=%.0f\n",
+	       t - t0, times, bytes / times, (t - t0) / times * 1e9);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -371,10 +532,17 @@ int main(int argc, char **argv)
 	if (argc == 7 && !strcmp(argv[1], "udp-rr"))
 		return udp_rr(argv[2], argv[3], argv[4],
 			      number(argv[5], "SECS"), number(argv[6], "SIZE"));
+	if (argc == 6 && !strcmp(argv[1], "scale"))
+		return scale(number(argv[2], "MS"), number(argv[3], "FLOWS"),
+			     count(argv[4], "HOLD"), count(argv[5], "CGROUPS"));
+	if (argc == 4 && !strcmp(argv[1], "read"))
+		return read_file(argv[2], number(argv[3], "COUNT"));
 	fprintf(stderr,
 		"usage: skbprof-load udp-flood SECS SIZE\n"
 		"       skbprof-load udp-drop SECS SIZE\n"
 		"       skbprof-load tcp-stream NS_CLIENT NS_SERVER ADDR SECS\n"
-		"       skbprof-load udp-rr NS_CLIENT NS_SERVER ADDR SECS SIZE\n");
+		"       skbprof-load udp-rr NS_CLIENT NS_SERVER ADDR SECS SIZE\n"
+		"       skbprof-load scale MS FLOWS HOLD CGROUPS\n"
+		"       skbprof-load read PATH COUNT\n");
 	return 2;
 }

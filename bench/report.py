@@ -506,5 +506,418 @@ def main():
         print("\n".join(lines))
 
 
+# ---- make bench-scale (bench/scale.sh): --scale RESULTS.MD VER/TAG=FILE... ----
+
+SCALE_BEGIN = "<!-- scale:begin -->"
+SCALE_END = "<!-- scale:end -->"
+# The target of issue #39: flat within 10% of the smallest case; a packet
+# that finds the table full at most 1.2x one that finds a stamp.
+SCALE_FLAT = 1.10
+# what "before" figures were run on (run.sh: BENCH_SCALE_BEFORE_TEXT)
+BEFORE_TEXT = "an earlier tree"
+SCALE_FULL = 1.2
+SCALE_DIMS = {
+    # dim: (title, x label, what a point is)
+    "flows": ("Concurrent flows", "flows",
+              "udp-flood from that many sockets in turn, each bound to its "
+              "own address and port (one flow each), to one reader"),
+    "inflight": ("Packets in flight (stamps held), table_size=%s",
+                 "datagrams held",
+                 "udp-flood after that many datagrams were queued unread on "
+                 "another socket, each holding its receive stamp, skbprof "
+                 "loaded with a small table_size: from an empty table to "
+                 "full (the table's size) and past it"),
+    "cgroups": ("Cgroups", "cgroups",
+                "udp-flood whose process moves to the next of that many "
+                "cgroups (cgroup v2) before each burst of 32, so the "
+                "packets' owners go round them (the move costs the same "
+                "with no module, so it cancels out)"),
+    "crosscpu": ("Receive CPU against the reader's CPU", "softirq CPU",
+                 "udp-flood with the process on CPU 0; `same`: RPS off, "
+                 "the receive softirq runs on CPU 0 too; `cross`: RPS on "
+                 "lo steers it to CPU 1, so a packet's receive stamp is "
+                 "made on CPU 1 and freed on CPU 0.  Under -icount the two "
+                 "CPUs run in turn and guest time counts the instructions "
+                 "of both"),
+}
+
+
+def parse_scale(path):
+    info, runs, counters, errors = {}, {}, {}, []
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if not w:
+                continue
+            if w[0] == "info" and len(w) > 1:
+                info.setdefault(w[1], " ".join(w[2:]))
+            elif w[0] == "scale":
+                d = kv(w[1:])
+                runs.setdefault((d["dim"], d["point"], d["mode"]), {})[
+                    int(d["round"])] = d
+            elif w[0] == "scounters":
+                d = kv(w[1:])
+                counters.setdefault((d["dim"], d["point"]), {})[
+                    int(d["round"])] = d
+            elif w[0] == "error":
+                errors.append(line.strip())
+    return info, runs, counters, errors
+
+
+def point_key(p):
+    try:
+        return (0, float(p), "")
+    except ValueError:
+        # crosscpu: the softirq on the reader's CPU first
+        return (1, {"same": 0, "cross": 1}.get(p, 2), p)
+
+
+def scale_points(runs, dim):
+    return sorted({k[1] for k in runs if k[0] == dim}, key=point_key)
+
+
+def extra_per_packet(runs, dim, point, shift):
+    """Per round: (1/pps with skbprof - 1/pps without) in instructions
+    (-icount) or ns (plain TCG)."""
+    a, b = runs.get((dim, point, "all"), {}), runs.get((dim, point, "none"), {})
+    out = []
+    for r in sorted(a):
+        if r in b:
+            ns = (1 / float(a[r]["pps"]) - 1 / float(b[r]["pps"])) * 1e9
+            out.append(ns / 2 ** shift if shift is not None else ns)
+    return out
+
+
+def plot(labels, ys, unit, flat=None, height=10, width=9):
+    """An ASCII line chart: a column per point, y from 0; with @flat, a
+    dashed line at that level (the target)."""
+    top = max([y for y in ys if y is not None] + [flat or 0]) * 1.05
+    if top <= 0:
+        return []
+    rows = []
+    ncol = len(labels)
+    grid = [[" "] * (ncol * width) for _ in range(height)]
+
+    def row_of(y):
+        return min(height - 1, max(0, int(round(y / top * (height - 1)))))
+    if flat:
+        fr = row_of(flat)
+        for c in range(ncol * width):
+            grid[fr][c] = "-"
+    cols = [i * width + width // 2 for i in range(ncol)]
+    prev = None
+    for i, y in enumerate(ys):
+        if y is None:
+            prev = None
+            continue
+        r = row_of(y)
+        if prev is not None:
+            # the line between two points
+            (c0, r0), c1 = prev, cols[i]
+            for c in range(c0 + 1, c1):
+                rr = int(round(r0 + (r - r0) * (c - c0) / (c1 - c0)))
+                grid[rr][c] = "." if grid[rr][c] in " -" else grid[rr][c]
+        grid[r][cols[i]] = "*"
+        prev = (cols[i], r)
+    lw = len("%.0f" % top)
+    for h in range(height - 1, -1, -1):
+        label = "%.0f" % (top * h / (height - 1)) if h % 3 == 0 or h == height - 1 else ""
+        rows.append("%*s |%s" % (lw, label, "".join(grid[h]).rstrip()))
+    rows.append("%*s +%s" % (lw, "", "-" * (ncol * width)))
+    rows.append("%*s  %s" % (lw, "", "".join(("%s" % l).center(width) for l in labels)))
+    rows.append("%*s  (%s)" % (lw, "", unit))
+    return rows
+
+
+def online(info):
+    """The CPUs online during the runs (scale.sh brings them up)."""
+    return info.get("cpus_online_now", info.get("cpus_online", "?"))
+
+
+def ncpus(info):
+    """The number of possible CPUs, from sysfs's "0-N"."""
+    try:
+        return str(int(info.get("cpus_possible", "?").split("-")[-1]) + 1)
+    except ValueError:
+        return "?"
+
+
+def scale_section(args):
+    """The scale section of results.md, as lines."""
+    boots, before = [], {}
+    for arg in args:
+        name, path = arg.split("=", 1)
+        info, runs, counters, errors = parse_scale(path)
+        b = (name, info, runs, counters, errors, icount_shift(info))
+        # before:NAME=FILE: an earlier run of the same boot, for the
+        # comparison in "Against the target" alone
+        if name.startswith("before:"):
+            before[name[len("before:"):]] = b
+        else:
+            boots.append(b)
+    out = [SCALE_BEGIN, "# Scale: cost per packet as the work grows (`make bench-scale`)", ""]
+    p = out.append
+    p("Generated by `make bench-scale` (bench/run.sh with BENCH_SCALE, the "
+      "guest half bench/scale.sh; method: bench/README, \"Scale\").  Each "
+      "point runs udp-flood (64-byte datagrams over loopback, sent and read "
+      "back in bursts of 32) with no module and with skbprof loaded, every "
+      "stage (`insmod` with no parameters), in the same boot, interleaved "
+      "in rounds; the figure is skbprof's extra instructions per packet, "
+      "(1/pps with skbprof - 1/pps without) / ns per instruction, the "
+      "definition of `make bench`; median over rounds, (min..max).  The "
+      "dashed line of each chart is the target, %.0f%% above the smallest "
+      "case; a packet that finds the stamp table full should cost at most "
+      "%.1fx one that finds a stamp." % ((SCALE_FLAT - 1) * 100, SCALE_FULL))
+    p("")
+    for name, info, runs, counters, errors, shift in boots:
+        p("- boot `%s`: tree %s, kernel %s, QEMU `%s`, possible CPUs %s, online %s, "
+          "%s rounds of %s ms per run, boot took %s s, host load before %s, %s"
+          % (name, info.get("tree", "?"), info.get("kernel", "?"), info.get("qemu_flags", "?"),
+             info.get("cpus_possible", "?"), online(info),
+             info.get("ms", "? rounds ?").split("rounds")[1].split()[0],
+             info.get("ms", "?").split()[0], info.get("boot_seconds", "?"),
+             info.get("host_cpus", "? load_before ?").split("load_before")[-1].strip(),
+             info.get("date", "?")))
+        for e in errors[:5]:
+            p("  - **error**: `%s`" % e)
+    p("")
+    summary = []
+
+    def dim_block(dim, bootlist):
+        title, xlabel, text = SCALE_DIMS[dim]
+        if "%s" in title:
+            title = title % bootlist[0][1].get("inflight_table", "?")
+        p("## %s" % title)
+        p("")
+        p(text + ".")
+        p("")
+        for name, info, runs, counters, errors, shift in bootlist:
+            pts = scale_points(runs, dim)
+            if not pts:
+                continue
+            unit = "instructions" if shift is not None else "ns (plain TCG)"
+            ext = {pt: extra_per_packet(runs, dim, pt, shift) for pt in pts}
+            meds = [med(ext[pt]) for pt in pts]
+            base = meds[0]
+            p("Boot `%s` (possible CPUs %s, online %s):"
+              % (name, info.get("cpus_possible", "?"), online(info)))
+            p("")
+            p("| %s | pps, no module | pps, skbprof | extra %s/packet | "
+              "against the first | skbprof's table_full / table_inserts%s |"
+              % (xlabel, unit, " / cgroups_overflow / procs_overflow" if dim == "cgroups" else ""))
+            p("|---|---|---|---|---|---|")
+            for pt, m in zip(pts, meds):
+                def pps(mode):
+                    xs = [float(d["pps"]) for d in runs.get((dim, pt, mode), {}).values()]
+                    return f_thr(med(xs)) if xs else "-"
+                cs = list(counters.get((dim, pt), {}).values())
+                c = cs[-1] if cs else {}
+                p("| %s | %s | %s | %s | %s | %s / %s%s |"
+                  % (pt, pps("none"), pps("all"), spread(ext[pt], f_ns),
+                     "%.2fx" % (m / base) if m is not None and base else "-",
+                     c.get("table_full", "-"), c.get("table_inserts", "-"),
+                     " / %s / %s" % (c.get("cgroups_overflow", "-"), c.get("procs_overflow", "-"))
+                     if dim == "cgroups" else ""))
+            p("")
+            p("```")
+            for line in plot(pts, meds, "extra %s per packet against %s, boot %s"
+                             % (unit, xlabel, name),
+                             flat=base * SCALE_FLAT if base and base > 0 else None):
+                p(line)
+            p("```")
+            p("")
+            if dim == "crosscpu":
+                where = []
+                for pt in pts:
+                    for mode in ("none", "all"):
+                        d = kv(info.get("crosscpu_softnet_%s_%s" % (pt, mode), "").split())
+                        try:
+                            b = [int(x) for x in d["before"].split(",") if x]
+                            a = [int(x) for x in d["after"].split(",") if x]
+                        except (KeyError, ValueError):
+                            continue
+                        where.append("%s, %s: %s" % (
+                            pt, "no module" if mode == "none" else "skbprof",
+                            " / ".join("CPU %d %d" % (i, y - x)
+                                       for i, (x, y) in enumerate(zip(b, a)))))
+                if where:
+                    p("Where the receive softirq ran (packets each CPU's "
+                      "softirq processed in round 1, /proc/net/softnet_stat): "
+                      + "; ".join(where) + ".")
+                    p("")
+            if base:
+                worst = max((m for m in meds if m is not None), default=base)
+                summary.append((dim, name, base, worst, pts, meds, shift))
+
+    dims = [d for d in ("flows", "inflight", "cgroups", "crosscpu")
+            if any(k[0] == d for b in boots for k in b[2])]
+    for dim in dims:
+        dim_block(dim, [b for b in boots if any(k[0] == dim for k in b[2])])
+
+    # possible CPUs: the first point of each dimension, boot against boot
+    icb = [b for b in boots if b[5] is not None]
+    if len(icb) > 1:
+        p("## Possible CPUs")
+        p("")
+        p("The same points in the boots with another number of possible CPUs "
+          "(`-smp 2,maxcpus=N`, two CPUs online: with -icount QEMU hangs "
+          "bringing up a second CPU at boot, so the guest boots with "
+          "maxcpus=1 and bench/scale.sh brings CPU 1 online; every run is "
+          "on CPU 0).  Extra instructions per packet, medians; each boot's "
+          "figure against its own no-module runs.")
+        p("")
+        names = [b[0] for b in icb]
+        p("| dimension | point | " + " | ".join("`%s` (%s possible)" % (b[0], ncpus(b[1])) for b in icb) + " | last against first |")
+        p("|---|---|" + "---|" * len(icb) + "---|")
+        for dim in ("flows", "inflight", "cgroups", "crosscpu"):
+            pts = scale_points(icb[0][2], dim)
+            for pt in pts:
+                vals = [med(extra_per_packet(b[2], dim, pt, b[5])) for b in icb]
+                if all(v is None for v in vals):
+                    continue
+                p("| %s | %s | %s | %s |" % (
+                    dim, pt, " | ".join("%.0f" % v if v is not None else "-" for v in vals),
+                    "%.2fx" % (vals[-1] / vals[0]) if vals[0] and vals[-1] is not None else "-"))
+        p("")
+        base_pts = [med(extra_per_packet(b[2], "flows", "1", b[5])) for b in icb]
+        if all(v is not None for v in base_pts):
+            p("```")
+            for line in plot([ncpus(b[1]) for b in icb],
+                             base_pts, "extra instructions per packet, 1 flow, "
+                             "against possible CPUs",
+                             flat=base_pts[0] * SCALE_FLAT):
+                p(line)
+            p("```")
+            p("")
+
+    # drops_devices
+    for name, info, runs, counters, errors, shift in boots:
+        pts = scale_points(runs, "devices")
+        if not pts:
+            continue
+        p("## drops_devices: read time against devices (boot `%s`)" % name)
+        p("")
+        p("skbprof loaded; veth pairs added in steps (down, no traffic: the "
+          "file has no rows, a read walks every device's counters); a read "
+          "is open, read to the end, close, repeated and timed in the guest.")
+        p("")
+        unit = "instructions" if shift is not None else "ns"
+        p("| devices | %s per read | %s per device | bytes per read |" % (unit, unit))
+        p("|---|---|---|---|")
+        ys = []
+        for pt in pts:
+            rs = runs[("devices", pt, "all")].values()
+            per = [float(d["ns_per_read"]) / (2 ** shift if shift is not None else 1) for d in rs]
+            ys.append(med(per))
+            p("| %s | %s | %.0f | %s |" % (pt, spread(per, f_ns), med(per) / float(pt),
+                                          list(rs)[0].get("bytes_per_read", "?")))
+        p("")
+        p("```")
+        for line in plot(pts, ys, "%s per read of drops_devices against devices" % unit):
+            p(line)
+        p("```")
+        p("")
+
+    # the summary against the target
+    def worst_of(b, dim):
+        """(smallest case, worst, worst / smallest) of @dim in boot @b."""
+        if not b:
+            return None
+        pts = scale_points(b[2], dim)
+        meds = [med(extra_per_packet(b[2], dim, pt, b[5])) for pt in pts]
+        meds = [m for m in meds if m is not None]
+        if not meds or not meds[0]:
+            return None
+        return meds[0], max(meds), max(meds) / meds[0]
+
+    def full_of(b):
+        """(full, found a stamp, ratio) of the inflight points of @b."""
+        if not b:
+            return None
+        try:
+            cap = int(b[1].get("inflight_table", "0"))
+        except ValueError:
+            return None
+        pts = scale_points(b[2], "inflight")
+        meds = [med(extra_per_packet(b[2], "inflight", pt, b[5])) for pt in pts]
+        full = [m for pt, m in zip(pts, meds) if float(pt) >= cap and m is not None]
+        if not full or not meds or not meds[0]:
+            return None
+        return max(full), meds[0], max(full) / meds[0]
+
+    if summary:
+        p("## Against the target")
+        p("")
+        if before:
+            p("\"Before\": the same boot, run on %s." % BEFORE_TEXT)
+            p("")
+        p("| dimension | boot | smallest case | worst | worst / smallest | flat within %.0f%%? |%s"
+          % ((SCALE_FLAT - 1) * 100, " before: smallest / worst / ratio |" if before else ""))
+        p("|---|---|---|---|---|---|%s" % ("---|" if before else ""))
+        for dim, name, base, worst, pts, meds, shift in summary:
+            if shift is None:
+                continue
+            row = ("| %s | %s | %.0f (%s) | %.0f | %.2fx | %s |"
+                   % (dim, name, base, pts[0], worst, worst / base,
+                      "yes" if worst <= base * SCALE_FLAT else "**no**"))
+            if before:
+                w = worst_of(before.get(name), dim)
+                row += " %s |" % ("%.0f / %.0f / %.2fx" % w if w else "-")
+            p(row)
+        p("")
+        for name, info, runs, counters, errors, shift in boots:
+            f = full_of((name, info, runs, counters, errors, shift))
+            if not f:
+                continue
+            line = ("Table full, boot `%s`: a packet that finds the table full "
+                    "(%s or more held) costs %.0f instructions against %.0f for "
+                    "one that finds a stamp (empty table): %.2fx (target %.1fx: %s)."
+                    % (name, info.get("inflight_table"), f[0], f[1], f[2], SCALE_FULL,
+                       "met" if f[2] <= SCALE_FULL else "**not met**"))
+            fb = full_of(before.get(name))
+            if fb:
+                line += "  Before: %.0f against %.0f, %.2fx." % fb
+            p(line)
+            p("")
+        for dim, name, base, worst, pts, meds, shift in summary:
+            if shift is not None:
+                continue
+            line = ("%s, boot `%s` (plain TCG, ns): %s" % (
+                dim, name, ", ".join("%s %.0f ns" % (pt, m) for pt, m in zip(pts, meds)
+                                     if m is not None)))
+            if len(meds) > 1 and meds[0] and meds[-1] is not None:
+                line += "; %s against %s: %.2fx" % (pts[-1], pts[0], meds[-1] / meds[0])
+            p(line + ".")
+            p("")
+    p(SCALE_END)
+    return out
+
+
+def scale_main(argv):
+    global BEFORE_TEXT
+    results, args = argv[0], argv[1:]
+    if args[:1] == ["--before-text"]:
+        BEFORE_TEXT, args = args[1], args[2:]
+    section = "\n".join(scale_section(args)) + "\n"
+    try:
+        with open(results) as f:
+            old = f.read()
+    except FileNotFoundError:
+        old = ""
+    if SCALE_BEGIN in old and SCALE_END in old:
+        a = old.index(SCALE_BEGIN)
+        b = old.index(SCALE_END) + len(SCALE_END) + 1
+        new = old[:a] + section + old[b:]
+    else:
+        new = old + ("\n" if old and not old.endswith("\n\n") else "") + section
+    with open(results + ".new", "w") as f:
+        f.write(new)
+    import os
+    os.replace(results + ".new", results)
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["--scale"]:
+        scale_main(sys.argv[2:])
+    else:
+        main()

@@ -21,6 +21,19 @@
 #   BENCH_TIMEOUT    seconds per guest boot (default 5400)
 #   BENCH_PROFILE    the workload the profile modes run (default udp-flood;
 #                    udp-drop: the drop path)
+#
+# make bench-scale (BENCH_SCALE=1; bench/README, "Scale"): the scale
+# benchmark instead, bench/scale.sh in each boot of BENCH_SCALE_BOOTS,
+# on SKBPROF_KERNELS (default 6.1 there); its section of bench/results.md
+# is replaced, the rest kept.
+#   BENCH_SCALE_BOOTS  boots, space-separated, each TAG:SMP:DIMS[:off[:ROUNDS]]
+#                      (DIMS comma-separated; "off": plain TCG, no
+#                      -icount; ROUNDS: this boot's, else BENCH_ROUNDS,
+#                      default 3); default: see scale_boots below
+#   BENCH_MS           guest milliseconds per scale run (default 500)
+#   BENCH_SCALE_BEFORE the SKBPROF_BENCH_OUT of an earlier run, whose
+#                      figures the report sets beside these;
+#                      BENCH_SCALE_BEFORE_TEXT says what it ran
 
 set -u
 . "$(dirname "$0")/../tests/lib.sh"
@@ -39,6 +52,10 @@ mem=3G
 # TSC as on real machines: TCG's HPET costs an emulated MMIO exit per read,
 # which would make every time stamp (skbprof's and bpftrace's) dominate
 clock=${BENCH_CLOCK-clocksource=tsc tsc=reliable}
+
+scale=${BENCH_SCALE:-}
+# two CPUs online, 2 or 64 possible, under -icount
+scale_boots=${BENCH_SCALE_BOOTS:-p2:2,maxcpus=2:flows,inflight,cgroups,crosscpu,devices p64:2,maxcpus=64:flows,inflight,cgroups,crosscpu}
 
 "$TOP/scripts/deps.sh" bench || die "cannot install the benchmark's dependencies"
 mkdir -p "$OUT"
@@ -62,6 +79,7 @@ esac
 bench_extra() {
 	local root=$1
 	cp "$TOP/bench/guest.sh" "$root/usr/share/skbprof/bench.sh"
+	cp "$TOP/bench/scale.sh" "$root/usr/share/skbprof/scale.sh"
 	cp "$TOP/bench/bpftrace/stages.bt" "$root/usr/share/skbprof/stages.bt"
 	if [ -n "$USERLAND" ]; then
 		add_prog "$root" "$OUT/guest-$KARCH/bench/skbprof-load" /bin/skbprof-load &&
@@ -145,6 +163,86 @@ bench_kernel() {
 	log "bench $ver: done in $((SECONDS - start)) s"
 }
 
+# scale_kernel VER: build, initramfs, then one boot per entry of
+# scale_boots; the guest's lines land in $OUT/VER/scale-TAG/result.txt.
+scale_kernel() {
+	local ver=$1 boot tag smp dims ic brounds d rc start flags extra bad
+	mkdir -p "$OUT/$ver"
+	build_module "$ver" || { log "bench $ver: build failed, see $OUT/$ver/build.log"; return 1; }
+	make_initramfs "$ver" || { log "bench $ver: cannot make the initramfs"; return 1; }
+	kernel_env "$ver"
+	for boot in $scale_boots; do
+		IFS=: read -r tag smp dims ic brounds <<< "$boot"
+		d=$OUT/$ver/scale-$tag
+		rm -rf "$d"
+		mkdir -p "$d"
+		# With -icount, QEMU 7.2 hangs bringing up a second CPU at
+		# boot, not later: the guest boots on one (maxcpus=1) and
+		# bench/scale.sh brings the others online.
+		extra=
+		if [ "$ic" = off ] || [ -z "$icount" ]; then
+			flags="-accel tcg,thread=single -smp $smp -m $mem"
+		else
+			flags="-accel tcg,thread=single -smp $smp -m $mem -icount shift=$icount,sleep=off"
+			extra=maxcpus=1
+		fi
+		log "bench-scale $ver $tag: booting $KREL ($flags) for $dims"
+		start=$SECONDS
+		run_guest "$ver" "$d" "${BENCH_TIMEOUT:-5400}" "$flags" \
+			"$(bench_clock) $extra skbprof.mode=bench skbprof.bench_scale=$dims skbprof.bench_rounds=${brounds:-${BENCH_ROUNDS:-3}} skbprof.bench_ms=${BENCH_MS:-500} skbprof.bench_tag=$tag"
+		rc=$?
+		{
+			echo "info qemu_flags $flags"
+			echo "info qemu $("$(guest_qemu)" --version | head -n1)"
+			echo "info host_cpus $(nproc) load_before $(cut -d' ' -f1-3 /proc/loadavg)"
+			echo "info boot_seconds $((SECONDS - start))"
+			echo "info date $(date -u +%Y-%m-%d)"
+			echo "info tree $(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo ?)$(git -C "$TOP" status --porcelain -- module 2>/dev/null | grep -q . && echo ', module/ modified')"
+		} >> "$d/result.txt"
+		if [ $rc -ne 0 ] || ! grep -q "^$MARKER\$" "$d/result.txt"; then
+			log "bench-scale $ver $tag: the guest did not finish (qemu: $rc), see $d/"
+			continue
+		fi
+		bad=$(tr -d '\r' < "$d/console.log" | grep -E -m1 "$BAD_LOG")
+		[ -z "$bad" ] || log "bench-scale $ver $tag: kernel log: $bad"
+		log "bench-scale $ver $tag: done in $((SECONDS - start)) s"
+	done
+}
+
+if [ -n "$scale" ]; then
+	# one guest at a time: the boots of a kernel run in turn
+	for ver in $KERNELS; do
+		scale_kernel "$ver"
+	done
+	files=()
+	for ver in $KERNELS; do
+		for boot in $scale_boots; do
+			f=$OUT/$ver/scale-${boot%%:*}/result.txt
+			if [ -s "$f" ] && grep -q "^$MARKER\$" "$f"; then
+				files+=("$ver/${boot%%:*}=$f")
+			else
+				log "bench-scale: no results for $ver ${boot%%:*}"
+			fi
+		done
+	done
+	[ ${#files[@]} -gt 0 ] || die "no boot produced results"
+	# BENCH_SCALE_BEFORE: the output tree of an earlier run (its
+	# SKBPROF_BENCH_OUT), compared in the report
+	if [ -n "${BENCH_SCALE_BEFORE:-}" ]; then
+		for ver in $KERNELS; do
+			for boot in $scale_boots; do
+				f=$BENCH_SCALE_BEFORE/$ver/scale-${boot%%:*}/result.txt
+				[ -s "$f" ] && files+=("before:$ver/${boot%%:*}=$f")
+			done
+		done
+		files=(--before-text "${BENCH_SCALE_BEFORE_TEXT:-an earlier tree}" "${files[@]}")
+	fi
+	python3 "$TOP/bench/report.py" --scale "$results" "${files[@]}" ||
+		die "report failed"
+	log "bench-scale: wrote the scale section of $results"
+	exit 0
+fi
+
 jobs=${BENCH_JOBS:-$(nproc)}
 running=0
 for ver in $KERNELS; do
@@ -177,6 +275,8 @@ for ver in $KERNELS; do
 done
 [ ${#files[@]} -gt 0 ] || die "no kernel produced results"
 python3 "$TOP/bench/report.py" "${files[@]}" > "$results.new" || die "report failed"
+# make bench-scale's section, kept from the previous file
+[ -f "$results" ] && sed -n '/^<!-- scale:begin -->$/,/^<!-- scale:end -->$/p' "$results" >> "$results.new"
 mv "$results.new" "$results"
 log "bench: wrote $results"
 [ ${#files[@]} -eq "$(echo $KERNELS | wc -w)" ]
