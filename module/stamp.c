@@ -576,7 +576,12 @@ int stamp_init(size_t timeline_size)
 		return -EINVAL;
 	}
 	capacity = table_size;
-	nb = roundup_pow_of_two(capacity);
+	/*
+	 * Two chains per entry at least: with the table full, most chains
+	 * are still empty, and a packet not followed ends its look there
+	 * (stamp_none()).
+	 */
+	nb = 2 * roundup_pow_of_two(capacity);
 	stamp_bucket_bits = ilog2(nb);
 	/*
 	 * Batches small enough that the lists of the online CPUs, each up
