@@ -15,6 +15,9 @@
 #   make check-debug      the in-guest suite on a debug kernel (KASAN,
 #                         lockdep, kmemleak, ...) built from Debian's 6.1
 #                         source (built once, about an hour; then cached)
+#   make check-smp        t_smp.c's 10-minute load with 4 vCPUs running at
+#                         once (multi-threaded TCG) on the kernels that
+#                         boot so
 #   make bench            overhead benchmark on every kernel (bench/results.md)
 #   make install          install the module and the tool
 #   make dkms-install     install the module's source under DKMS and build it
@@ -37,7 +40,7 @@ KBUILD_ARGS ?=
 export SKBPROF_WERROR
 
 .PHONY: all module tools no-tools clean install modules_install tools_install \
-	check check-arm64 check-stress check-debug unit demo fuzz bench dkms-src dkms-install \
+	check check-arm64 check-stress check-debug check-smp unit demo fuzz bench dkms-src dkms-install \
 	dkms-remove deb
 
 # The reader tool needs json-c; a host without it still gets the module.
@@ -123,6 +126,16 @@ check-debug:
 	scripts/build-debug-kernel.sh >/dev/null
 	SKBPROF_KERNELS=debug SKBPROF_SKIP_SELFTEST=1 SKBPROF_MEM=2G SKBPROF_SLOW=1 \
 		SKBPROF_TIMEOUT=$(DEBUG_TIMEOUT) SKBPROF_STALL=0 tests/check.sh
+
+# The long form of t_smp.c: 10 minutes of load with 4 vCPUs at once, one
+# guest at a time (each takes 4 host threads).  The kernels that boot and
+# run under multi-threaded TCG (Documentation/testing.rst).
+SMP_KERNELS ?= 6.1 6.12 7.2 arm64-6.1 arm64-7.2
+SMP_SECS ?= 600
+check-smp:
+	SKBPROF_KERNELS="$(SMP_KERNELS)" SKBPROF_SMP=4 SKBPROF_SMP_SECS=$(SMP_SECS) \
+		SKBPROF_TESTS=smp_load SKBPROF_JOBS=1 SKBPROF_SKIP_SELFTEST=1 \
+		SKBPROF_SKIP_DKMS=1 SKBPROF_TIMEOUT=3600 tests/check.sh
 
 FUZZ_TIME ?= 300
 fuzz:
