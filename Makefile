@@ -18,6 +18,9 @@
 #   make check-smp        t_smp.c's 10-minute load with 4 vCPUs running at
 #                         once (multi-threaded TCG) on the kernels that
 #                         boot so
+#   make check-race       the concurrency tests on a KCSAN kernel built
+#                         from Debian's 6.1 source (built once, about an
+#                         hour; then cached); fails on a race in skbprof
 #   make bench            overhead benchmark on every kernel (bench/results.md)
 #   make install          install the module and the tool
 #   make dkms-install     install the module's source under DKMS and build it
@@ -40,7 +43,7 @@ KBUILD_ARGS ?=
 export SKBPROF_WERROR
 
 .PHONY: all module tools no-tools clean install modules_install tools_install \
-	check check-arm64 check-stress check-debug check-smp unit demo fuzz bench dkms-src dkms-install \
+	check check-arm64 check-stress check-debug check-smp check-race unit demo fuzz bench dkms-src dkms-install \
 	dkms-remove deb
 
 # The reader tool needs json-c; a host without it still gets the module.
@@ -136,6 +139,24 @@ check-smp:
 	SKBPROF_KERNELS="$(SMP_KERNELS)" SKBPROF_SMP=4 SKBPROF_SMP_SECS=$(SMP_SECS) \
 		SKBPROF_TESTS=smp_load SKBPROF_JOBS=1 SKBPROF_SKIP_SELFTEST=1 \
 		SKBPROF_SKIP_DKMS=1 SKBPROF_TIMEOUT=3600 tests/check.sh
+
+# KCSAN, the data-race detector: the tests whose children run beside the
+# module's handlers.  smp_load and stress_exhaustion arm their probes
+# while idle, so run with 4 vCPUs at once; the load/unload stress
+# tests patch kernel text under load, which hangs multi-threaded TCG, so
+# they run in the default boot, 2 vCPUs by turns (KCSAN's watchpoints
+# still stall one vCPU while the other runs).  A KCSAN report with a
+# frame of skbprof's fails the run (tests/lib.sh, kcsan_split).
+RACE_TIMEOUT ?= 7200
+check-race:
+	scripts/build-debug-kernel.sh race >/dev/null
+	SKBPROF_KERNELS=race SKBPROF_SMP=4 SKBPROF_TESTS="smp_load stress_exhaustion" \
+		SKBPROF_SKIP_SELFTEST=1 SKBPROF_SKIP_DKMS=1 SKBPROF_MEM=2G \
+		SKBPROF_TIMEOUT=$(RACE_TIMEOUT) SKBPROF_STALL=0 tests/check.sh
+	SKBPROF_KERNELS=race SKBPROF_SLOW=1 \
+		SKBPROF_TESTS="stress_load_unload_100 lifecycle_failing_loads" \
+		SKBPROF_SKIP_SELFTEST=1 SKBPROF_SKIP_DKMS=1 SKBPROF_MEM=2G \
+		SKBPROF_TIMEOUT=$(RACE_TIMEOUT) SKBPROF_STALL=0 tests/check.sh
 
 FUZZ_TIME ?= 300
 fuzz:
