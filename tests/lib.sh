@@ -346,29 +346,36 @@ GUEST_NICS="-netdev hubport,id=n0,hubid=0 -device virtio-net-pci,netdev=n0,mac=5
 -netdev hubport,id=n1,hubid=0 -device virtio-net-pci,netdev=n1,mac=52:54:00:5b:00:0b"
 
 # kcsan_split DIR: the kernel log on stdin without KCSAN's reports into
-# DIR/console.nokcsan.log; the reports with a frame of skbprof's
-# ("[skbprof]") into DIR/kcsan-skbprof.txt, the others into
-# DIR/kcsan-other.txt.  A report runs from its "BUG: KCSAN:" line to the
-# line of "=" that closes it.
+# DIR/console.nokcsan.log, and the reports sorted by whose code raced:
+# DIR/kcsan-skbprof.txt when an access's own frame (the first under its
+# "read to ..."/"write to ..." line) is skbprof's ("[skbprof]");
+# DIR/kcsan-skbprof-callers.txt when skbprof's frames are only further
+# down (the kernel's code racing with itself, called by skbprof: the
+# timekeeping's seqcount latch read by ktime_get_mono_fast_ns(), say);
+# DIR/kcsan-other.txt for the rest.  A report runs from its "BUG:
+# KCSAN:" line to the line of "=" that closes it.
 kcsan_split() {
 	local d=$1
 	awk -v rest="$d/console.nokcsan.log" -v ours="$d/kcsan-skbprof.txt" \
-	    -v other="$d/kcsan-other.txt" '
-	function flush(f) { printf "%s", block >> f; block = ""; inside = 0 }
-	/BUG: KCSAN:/ { inside = 1; mine = 0; block = "" }
+	    -v callers="$d/kcsan-skbprof-callers.txt" -v other="$d/kcsan-other.txt" '
+	function flush() {
+		printf "%s", block >> (mine ? ours : called ? callers : other)
+		block = ""; inside = 0; closing = 0
+	}
+	/BUG: KCSAN:/ { inside = 1; mine = 0; called = 0; top = 0; block = "" }
 	inside {
 		block = block $0 "\n"
-		if (index($0, "[skbprof]")) mine = 1
+		if (top && index($0, "[skbprof]")) mine = 1
+		top = $0 ~ / (to|of) 0x[0-9a-f]+ of [0-9]+ bytes by .* on cpu [0-9]+:$/
+		if (index($0, "[skbprof]")) called = 1
 		if ($0 ~ /Reported by Kernel Concurrency Sanitizer/) closing = 1
-		if (closing && $0 ~ /^(\[[ 0-9.]+\] )?=+$/) {
-			closing = 0
-			flush(mine ? ours : other)
-		}
+		if (closing && $0 ~ /^(\[[ 0-9.]+\] )?=+$/)
+			flush()
 		next
 	}
 	{ print > rest }
-	END { if (inside) flush(mine ? ours : other); printf "" >> rest }'
-	touch "$d/kcsan-skbprof.txt" "$d/kcsan-other.txt"
+	END { if (inside) flush(); printf "" >> rest }'
+	touch "$d/kcsan-skbprof.txt" "$d/kcsan-skbprof-callers.txt" "$d/kcsan-other.txt"
 }
 
 # boot VER MODE TIMEOUT: boot the guest; its logs land in $OUT/VER/MODE/
