@@ -397,7 +397,12 @@ boot() {
 	[ -n "${SKBPROF_SMP_SECS:-}" ] && extra="$extra skbprof.smp_secs=$SKBPROF_SMP_SECS"
 	# The debug kernel runs tens of times slower: stress children pause
 	# that much longer, or they alone saturate the guest (see t_stress.c)
-	[ "$ver" = debug ] && extra="$extra skbprof.pace=10"
+	# The race kernel (KCSAN) too: at the normal pace, its first unload
+	# under load ran out of retries ("cycle 0: unload: Resource
+	# temporarily unavailable")
+	case $ver in
+	debug|race) extra="$extra skbprof.pace=10" ;;
+	esac
 	# KCSAN panics at its first report under panic_on_warn, and most
 	# reports are the core kernel's own: judged below, by whose code
 	[ "$ver" = race ] && extra="$extra panic_on_warn=0"
