@@ -1878,15 +1878,24 @@ static void probes_sweep(const struct skbprof_config *cfg)
 		gro_forget();
 }
 
-static void probes_reset(void)
+/*
+ * On @cpu itself (an IPI) or an offline CPU: see skbprof_reset_cpus().
+ * Zeroing another CPU's counters from here would race its hit(): its
+ * this_cpu_inc() reads and writes the counter back in one instruction,
+ * but not atomically against another CPU's store, which it could undo.
+ */
+static void reset_hits(unsigned int cpu)
 {
 	size_t g, i;
-	int cpu;
 
 	for (g = 0; g < ARRAY_SIZE(groups); g++)
 		for (i = 0; i < groups[g].n; i++)
-			for_each_possible_cpu(cpu)
-				per_cpu(hits[groups[g].c[i].id], cpu) = 0;
+			per_cpu(hits[groups[g].c[i].id], cpu) = 0;
+}
+
+static void probes_reset(void)
+{
+	skbprof_reset_cpus(reset_hits);
 }
 
 static bool group_matches(const struct group *gr, int kind, int point,
@@ -1971,8 +1980,14 @@ static void cand_view(const struct cand *c, struct cand_view *v)
 	switch (c->state) {
 	case CS_ACTIVE:
 		v->state = "active";
+		/*
+		 * Each CPU counts its own while we sum (KCSAN: a race of
+		 * unknown origin, this_cpu_inc() being uninstrumented):
+		 * benign, a sum that misses a hit in progress is the sum
+		 * read a moment earlier.  READ_ONCE: one load each, untorn.
+		 */
 		for_each_possible_cpu(cpu)
-			v->hits += *per_cpu_ptr(hits + c->id, cpu);
+			v->hits += READ_ONCE(*per_cpu_ptr(hits + c->id, cpu));
 		if (c->mech == CM_FTRACE)
 			v->missed = atomic_long_read(&c->missed);
 		else if (c->mech == CM_KPROBE)

@@ -1,24 +1,51 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build a debug kernel from Debian's 6.1 kernel source for `make
-# check-debug`, cache it, and print the path of its kernel.env (the same
-# shape fetch-kernel.sh gives).
+# scripts/build-debug-kernel.sh [debug|race]
 #
-# Configuration: Debian's cloud config, reduced to the modules the guest
-# tests load (localmodconfig), plus
-#   KASAN (generic, inline)          use-after-free, out-of-bounds
-#   PROVE_LOCKING, PROVE_RCU         lockdep and RCU usage checks
-#   DEBUG_KMEMLEAK                   leaks (scanned by the guest suite)
-#   DEBUG_ATOMIC_SLEEP               sleeping in atomic context
-#   DEBUG_OBJECTS (+ RCU head, timers, work, free)
-# Takes a long time (about an hour on two cores); reused once built.
+# Build a checking kernel from Debian's 6.1 kernel source, cache it under
+# $SKBPROF_CACHE/kernels/FLAVOR, and print the path of its kernel.env (the
+# same shape fetch-kernel.sh gives).  Two flavors, because KCSAN cannot
+# share a kernel with KASAN:
+#
+#   debug (make check-debug; the default)
+#     KASAN (generic, inline)          use-after-free, out-of-bounds
+#     PROVE_LOCKING, PROVE_RCU         lockdep and RCU usage checks
+#     DEBUG_KMEMLEAK                   leaks (scanned by the guest suite)
+#     DEBUG_ATOMIC_SLEEP               sleeping in atomic context
+#     DEBUG_OBJECTS (+ RCU head, timers, work, free)
+#   race (make check-race)
+#     KCSAN                            data races, by watchpoints
+#     not KCSAN_STRICT: the kernel's default rules (a race is reported
+#     when a plain access conflicts and the value changed; aligned plain
+#     writes up to a word count as atomic).  Strict mode also reports
+#     every unmarked access of the core network stack that the kernel
+#     itself does not annotate, which drowns the module's own reports,
+#     and its weak-memory modelling slows a guest that already crawls
+#     under TCG.  No KASAN (KCSAN excludes it), no lockdep (its own
+#     accesses multiply KCSAN's work and it is check-debug's job).
+#     KCSAN_REPORT_ONCE_IN_MS=1000: a race repeats millions of times a
+#     run; once a second per race is enough to see it and keeps the log
+#     readable.
+#
+# KCSAN_SELFTEST proves at boot that the detector reports races (the
+# guest's log says "kcsan: selftest: 3/3 tests passed").
+#
+# Both start from Debian's cloud config, reduced to the modules the guest
+# tests load (localmodconfig).  Takes a long time (about an hour on two
+# cores); reused once built.
 
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${SKBPROF_CACHE:-$top/.cache}
-out=$cache/kernels/debug
+flavor=${1:-debug}
+case $flavor in
+debug|race) ;;
+*)	echo "build-debug-kernel: unknown flavor '$flavor' (want debug or race)" >&2
+	exit 1 ;;
+esac
+out=$cache/kernels/$flavor
 jobs=${JOBS:-$(nproc)}
 
 if [ -e "$out/kernel.env" ]; then
@@ -72,8 +99,12 @@ $sc --disable DEBUG_INFO --enable DEBUG_INFO_NONE --disable DEBUG_INFO_BTF \
 $sc --set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS "" \
     --disable MODULE_SIG_ALL --disable MODULE_SIG_FORCE \
     --set-str MODULE_SIG_KEY "certs/signing_key.pem"
-$sc --set-str LOCALVERSION "-skbprof-debug" --disable LOCALVERSION_AUTO
-$sc --enable KASAN --enable KASAN_GENERIC --enable KASAN_INLINE \
+$sc --set-str LOCALVERSION "-skbprof-$flavor" --disable LOCALVERSION_AUTO
+$sc --enable KPROBES --enable KRETPROBES --enable DEBUG_FS --enable KALLSYMS_ALL
+case $flavor in
+debug)
+	checks="KASAN PROVE_LOCKING PROVE_RCU DEBUG_KMEMLEAK DEBUG_ATOMIC_SLEEP DEBUG_OBJECTS"
+	$sc --enable KASAN --enable KASAN_GENERIC --enable KASAN_INLINE \
     --enable PROVE_LOCKING --enable PROVE_RCU --enable DEBUG_LOCKDEP \
     --enable DEBUG_KMEMLEAK --enable DEBUG_KMEMLEAK_AUTO_SCAN \
     --set-val DEBUG_KMEMLEAK_MEM_POOL_SIZE 16000 \
@@ -82,11 +113,17 @@ $sc --enable KASAN --enable KASAN_GENERIC --enable KASAN_INLINE \
     --enable DEBUG_OBJECTS --enable DEBUG_OBJECTS_FREE \
     --enable DEBUG_OBJECTS_TIMERS --enable DEBUG_OBJECTS_WORK \
     --enable DEBUG_OBJECTS_RCU_HEAD --enable DEBUG_OBJECTS_PERCPU_COUNTER \
-    --set-val DEBUG_OBJECTS_ENABLE_DEFAULT 1 \
-    --enable KPROBES --enable KRETPROBES --enable DEBUG_FS --enable KALLSYMS_ALL
+    --set-val DEBUG_OBJECTS_ENABLE_DEFAULT 1 ;;
+race)
+	checks=KCSAN
+	$sc --disable KASAN --disable PROVE_LOCKING --disable DEBUG_LOCKDEP \
+	    --enable KCSAN --disable KCSAN_STRICT --disable KCSAN_WEAK_MEMORY \
+	    --enable KCSAN_REPORT_VALUE_CHANGE_ONLY \
+	    --enable KCSAN_ASSUME_PLAIN_WRITES_ATOMIC \
+	    --set-val KCSAN_REPORT_ONCE_IN_MS 1000 --enable KCSAN_SELFTEST ;;
+esac
 make olddefconfig >&2
-for opt in KASAN PROVE_LOCKING PROVE_RCU DEBUG_KMEMLEAK DEBUG_ATOMIC_SLEEP \
-	DEBUG_OBJECTS KPROBES KRETPROBES; do
+for opt in $checks KPROBES KRETPROBES; do
 	grep -q "^CONFIG_$opt=y" .config || {
 		echo "build-debug-kernel: CONFIG_$opt did not stick" >&2
 		exit 1

@@ -49,12 +49,15 @@
 
 set -euo pipefail
 
-ver=${1:?usage: fetch-kernel.sh 5.10|6.1|6.12|7.2|arm64-6.1|arm64-7.2|6.1-rt|debug}
+ver=${1:?usage: fetch-kernel.sh 5.10|6.1|6.12|7.2|arm64-6.1|arm64-7.2|6.1-rt|debug|race}
 top=$(cd "$(dirname "$0")/.." && pwd)
 
 # "debug": Debian's 6.1 source built with KASAN, lockdep, kmemleak...
-# (make check-debug); built once, then reused.
-[ "$ver" = debug ] && exec "$top/scripts/build-debug-kernel.sh"
+# (make check-debug); "race": the same with KCSAN (make check-race);
+# built once, then reused.
+case $ver in
+debug|race) exec "$top/scripts/build-debug-kernel.sh" "$ver" ;;
+esac
 cache=${SKBPROF_CACHE:-$top/.cache}
 
 # arch: the kernel's Debian architecture; series: VER without "arm64-"

@@ -11,7 +11,8 @@
 #   3. per kernel (5.10, 6.1, 6.12, 7.2, and Debian's arm64 6.1 and 7.2
 #      cross-built and booted under qemu-system-aarch64): W=1 build, then
 #      the in-guest suite; on the demo's kernel (6.1), make demo's guest
-#      half as well, judged like a test run
+#      half as well, judged like a test run, and a boot with 4 vCPUs
+#      running at once (SKBPROF_SMP=4) for the short form of t_smp.c
 # Ends with one line "N passed, N failed"; exits non-zero on any failure.
 #
 # Environment: SKBPROF_KERNELS="6.1" to limit kernels, SKBPROF_TESTS="a b"
@@ -24,7 +25,10 @@
 # tests/host/readme.sh in a chroot),
 # SKBPROF_MEM (guest memory, default 1G), SKBPROF_SLOW=1 to also run the
 # slow guest tests (SLOWTEST: the 100-cycle load/unload stress).
-# SKBPROF_KERNELS=debug is the kernel of make check-debug.
+# SKBPROF_KERNELS=debug is the kernel of make check-debug, race that of
+# make check-race.  SKBPROF_SMP=N boots every guest with N vCPUs running
+# at once (make check-smp; see tests/lib.sh boot()), SKBPROF_SMP_SECS the
+# length of t_smp.c's load.
 
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -70,6 +74,10 @@ if [ -z "${SKBPROF_SKIP_SELFTEST:-}" ]; then
 	bash "$TOP/tests/selftest.sh" 2>&1 | record
 fi
 
+# The kernel of the short SMP boot, and its bound (about 3 minutes taken)
+SMP_KERNEL=6.1
+SMP_TIMEOUT=1200
+
 # One kernel: build, initramfs, boot.  Its lines go to $OUT/VER/lines.
 check_kernel() {
 	local ver=$1
@@ -91,6 +99,17 @@ check_kernel() {
 		# the README's first command, on its kernel: what make demo runs
 		[ "$ver" != "$DEMO_KERNEL" ] || [ -n "${SKBPROF_TESTS:-}" ] ||
 			boot "$ver" demo "$DEMO_TIMEOUT"
+		# on one kernel, the short form of the test of real
+		# parallelism (make check-smp runs the long one): its own boot,
+		# 4 vCPUs at once, the one test, after the build above
+		if [ "$ver" = "$SMP_KERNEL" ] && [ -z "${SKBPROF_SMP:-}" ]; then
+			case " ${SKBPROF_TESTS:-smp_load} " in
+			*" smp_load "*)
+				SKBPROF_SMP=4 SKBPROF_TESTS=smp_load \
+				SKBPROF_STALL=${SKBPROF_STALL-600} \
+					boot "$ver" check "$SMP_TIMEOUT" ;;
+			esac
+		fi
 	} > "$OUT/$ver/lines" 2> "$OUT/$ver/check.log"
 }
 
