@@ -23,6 +23,7 @@
 #include <linux/sockios.h>
 #include <net/if.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -342,6 +343,64 @@ void sleep_ms(int ms)
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
+}
+
+int pin_cpu(int cpu)
+{
+	cpu_set_t set;
+	int i;
+
+	CPU_ZERO(&set);
+	for (i = 0; i < CPU_SETSIZE; i++)
+		if (cpu < 0 || i == cpu)
+			CPU_SET(i, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+pid_t kids_spawn(struct kids *k, void (*fn)(int), int arg)
+{
+	pid_t pid;
+
+	if (k->n == KIDS_MAX)
+		return -1;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		signal(SIGPIPE, SIG_IGN);
+		fn(arg);
+		_exit(0);
+	}
+	if (pid > 0)
+		k->pid[k->n++] = pid;
+	return pid;
+}
+
+void kids_kill(struct kids *k)
+{
+	int i;
+
+	for (i = 0; i < k->n; i++)
+		kill(k->pid[i], SIGKILL);
+	for (i = 0; i < k->n; i++)
+		waitpid(k->pid[i], NULL, 0);
+	k->n = 0;
+}
+
+int drain_file(const char *path)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	if (n < 0)
+		err = errno;
+	close(fd);
+	return err;
 }
 
 static long long mono_ms(void)

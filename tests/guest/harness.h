@@ -145,6 +145,31 @@ int enter_ns(const char *ns);
 /* Sleep for @ms milliseconds. */
 void sleep_ms(int ms);
 
+/* Run the calling process on @cpu alone, or on every CPU for -1. */
+int pin_cpu(int cpu);
+
+/* A test's children, forked together and killed and reaped together. */
+#define KIDS_MAX	64
+struct kids {
+	pid_t pid[KIDS_MAX];
+	int n;
+};
+
+/*
+ * A child running @fn(@arg) with SIGPIPE ignored: its pid, or -1 when
+ * @k is full or fork() fails (the caller reports it).
+ */
+pid_t kids_spawn(struct kids *k, void (*fn)(int), int arg);
+/* SIGKILL every child of @k, reap them, and empty @k. */
+void kids_kill(struct kids *k);
+
+/*
+ * A reader's round: open @path non-blocking, read it to the end, close
+ * it.  0; -errno when the open failed; errno when a read did (EAGAIN: a
+ * stream such as trace drained).
+ */
+int drain_file(const char *path);
+
 /*
  * The bound for waiting on work the kernel finishes in its own time
  * (loopback delivery in ksoftirqd, an RCU callback, the linkwatch work):

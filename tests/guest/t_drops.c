@@ -513,24 +513,14 @@ static int load(const char *params)
 /* Pin the calling process to @cpu: loopback rx then runs there too. */
 static int pin(int cpu)
 {
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	CHECK(sched_setaffinity(0, sizeof(set), &set) == 0,
-	      "sched_setaffinity(%d): %s", cpu, strerror(errno));
+	CHECK(pin_cpu(cpu) == 0, "sched_setaffinity(%d): %s", cpu,
+	      strerror(errno));
 	return 0;
 }
 
 static void unpin(void)
 {
-	cpu_set_t set;
-	int i;
-
-	CPU_ZERO(&set);
-	for (i = 0; i < CPU_SETSIZE; i++)
-		CPU_SET(i, &set);
-	sched_setaffinity(0, sizeof(set), &set);
+	pin_cpu(-1);
 }
 
 /* Where an nft drop rule frees packets: nf_hook_slow (5.10), nft_do_chain. */

@@ -1036,18 +1036,6 @@ TEST(latency_tcp_bulk_charges_the_sender)
 }
 
 /* Run on @cpu only (-1: on any). */
-static int pin(int cpu)
-{
-	cpu_set_t set;
-	int i;
-
-	CPU_ZERO(&set);
-	for (i = 0; i < CPU_SETSIZE; i++)
-		if (cpu < 0 || i == cpu)
-			CPU_SET(i, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
-
 static int cpu_online(int cpu, bool on)
 {
 	char path[64];
@@ -1070,7 +1058,7 @@ TEST(latency_reset_offline_cpu)
 
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
 	/* loopback UDP made and read on CPU 1: its figures are CPU 1's */
-	CHECK(pin(1) == 0, "cannot run on CPU 1: %s", strerror(errno));
+	CHECK(pin_cpu(1) == 0, "cannot run on CPU 1: %s", strerror(errno));
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	rx = socket(AF_INET, SOCK_DGRAM, 0);
 	tx = socket(AF_INET, SOCK_DGRAM, 0);
@@ -1083,7 +1071,7 @@ TEST(latency_reset_offline_cpu)
 	}
 	close(rx);
 	close(tx);
-	CHECK(pin(-1) == 0, "unpin");
+	CHECK(pin_cpu(-1) == 0, "unpin");
 	s = read_file(DEBUGFS_DIR "/latency");
 	CHECK(s && row_count(s, "rx", "udp-app") == 20, "udp-app before the reset");
 	free(s);
@@ -1151,15 +1139,15 @@ TEST(latency_table_cpu_offline_keeps_stamps)
 
 	CHECK(load_and_reset("table_size=64 lifetime_sample=0") == 0, "load");
 	/* CPU 1 takes stamps and gives them back to its own list */
-	CHECK(pin(1) == 0, "cannot run on CPU 1: %s", strerror(errno));
+	CHECK(pin_cpu(1) == 0, "cannot run on CPU 1: %s", strerror(errno));
 	CHECK(fill_from_cpu0(&in_use, &capacity) == 0, "traffic on CPU 1");
-	CHECK(pin(0) == 0, "cannot run on CPU 0: %s", strerror(errno));
+	CHECK(pin_cpu(0) == 0, "cannot run on CPU 0: %s", strerror(errno));
 
 	err = cpu_online(1, false);
 	err_fill = err ? 0 : fill_from_cpu0(&in_use, &capacity);
 	/* always brought back, whatever failed */
 	CHECK(cpu_online(1, true) == 0, "cannot bring CPU 1 back");
-	CHECK(pin(-1) == 0, "unpin");
+	CHECK(pin_cpu(-1) == 0, "unpin");
 	CHECK(err == 0, "cannot take CPU 1 offline: %s", strerror(-err));
 	CHECK(err_fill == 0, "traffic on CPU 0 failed");
 	if (in_use != capacity)

@@ -54,7 +54,6 @@
 
 #define MAX_CPUS	16
 #define MAX_FILES	32
-#define MAX_KIDS	64
 #define RESET_MS	300
 
 /* The burst measured at the end, per CPU. */
@@ -121,15 +120,6 @@ static int load_seconds(void)
 	return secs;
 }
 
-static int pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
-
 static void addr4(struct sockaddr_in *a, const char *ip, int port)
 {
 	memset(a, 0, sizeof(*a));
@@ -167,7 +157,7 @@ static int udp_on_cpu(int cpu, long delivered, long closed)
 	long i;
 	int rx, tx;
 
-	if (pin(cpu)) {
+	if (pin_cpu(cpu)) {
 		report_bad("pin to CPU %d: %s", cpu, strerror(errno));
 		return -1;
 	}
@@ -265,23 +255,19 @@ static void tcp_client(int unused)
 /* Open, read to the end, close file @i of the module; forever. */
 static void file_reader(int i)
 {
-	char path[128], buf[4096];
-	ssize_t n;
-	int fd;
+	char path[128];
+	int err;
 
 	snprintf(path, sizeof(path), DEBUGFS_DIR "/%s", files[i]);
 	for (;;) {
-		fd = open(path, O_RDONLY | O_NONBLOCK);
-		if (fd < 0) {
-			report_bad("open %s: %s", path, strerror(errno));
+		err = drain_file(path);
+		if (err < 0) {
+			report_bad("open %s: %s", path, strerror(-err));
 			return;
 		}
-		while ((n = read(fd, buf, sizeof(buf))) > 0)
-			;
 		/* trace is a stream: EAGAIN once it is drained */
-		if (n < 0 && errno != EAGAIN)
-			report_bad("read %s: %s", path, strerror(errno));
-		close(fd);
+		if (err && err != EAGAIN)
+			report_bad("read %s: %s", path, strerror(err));
 		__sync_fetch_and_add(&shm->reads[i], 1);
 		sleep_ms(5);
 	}
@@ -303,39 +289,11 @@ static void resetter(int unused)
 	}
 }
 
-struct kids {
-	pid_t pid[MAX_KIDS];
-	int n;
-};
-
+/* A child of @k; one it cannot have is reported. */
 static void spawn(struct kids *k, void (*fn)(int), int arg)
 {
-	pid_t pid;
-
-	if (k->n == MAX_KIDS) {
-		report_bad("more than %d children", MAX_KIDS);
-		return;
-	}
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		signal(SIGPIPE, SIG_IGN);
-		fn(arg);
-		_exit(0);
-	}
-	if (pid > 0)
-		k->pid[k->n++] = pid;
-}
-
-static void kill_all(struct kids *k)
-{
-	int i;
-
-	for (i = 0; i < k->n; i++)
-		kill(k->pid[i], SIGKILL);
-	for (i = 0; i < k->n; i++)
-		waitpid(k->pid[i], NULL, 0);
-	k->n = 0;
+	if (kids_spawn(k, fn, arg) < 0)
+		report_bad("cannot start child %d: %s", k->n, strerror(errno));
 }
 
 /* The files of the module, as the directory lists them. */
@@ -462,7 +420,7 @@ static int run_load(int secs, int ncpu, int phase)
 			err = stats_bounded();
 		}
 	}
-	kill_all(&k);
+	kids_kill(&k);
 	return err;
 }
 

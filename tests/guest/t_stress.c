@@ -182,26 +182,22 @@ static bool absent_errno(int e)
 /* A reader of file @i: open, read to the end, close, forever. */
 static void file_reader(int i)
 {
-	char path[128], buf[4096];
-	ssize_t n;
-	int fd;
+	char path[128];
+	int err;
 
 	snprintf(path, sizeof(path), DEBUGFS_DIR "/%s", files[i]);
 	for (;;) {
-		fd = open(path, O_RDONLY | O_NONBLOCK);
-		if (fd < 0) {
-			if (!absent_errno(errno))
-				report_bad("open %s: %s", path, strerror(errno));
+		err = drain_file(path);
+		if (err < 0) {
+			if (!absent_errno(-err))
+				report_bad("open %s: %s", path, strerror(-err));
 			sh_mem->absent[i]++;
 			pause_ms(2);
 			continue;
 		}
-		while ((n = read(fd, buf, sizeof(buf))) > 0)
-			;
 		/* trace is non-blocking here: EAGAIN once it is drained */
-		if (n < 0 && !(errno == EAGAIN && i == NFILES - 1))
-			report_bad("read %s: %s", path, strerror(errno));
-		close(fd);
+		if (err && !(err == EAGAIN && i == NFILES - 1))
+			report_bad("read %s: %s", path, strerror(err));
 		sh_mem->reads[i]++;
 		pause_ms(READER_PAUSE_MS);
 	}
@@ -352,43 +348,14 @@ static void udp_traffic(bool closed)
 	}
 }
 
-#define MAX_KIDS	32
-
-struct kids {
-	pid_t pid[MAX_KIDS];
-	int n;
-};
-
-/* A child running @fn(@arg); one more than MAX_KIDS is refused, loudly. */
+/* A child of @k; one it cannot have is reported, loudly. */
 static pid_t spawn(struct kids *k, void (*fn)(int), int arg)
 {
-	pid_t pid;
+	pid_t pid = kids_spawn(k, fn, arg);
 
-	if (k->n == MAX_KIDS) {
-		report_bad("more than %d children", MAX_KIDS);
-		return -1;
-	}
-	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		signal(SIGPIPE, SIG_IGN);
-		fn(arg);
-		_exit(0);
-	}
-	if (pid > 0)
-		k->pid[k->n++] = pid;
+	if (pid < 0)
+		report_bad("cannot start child %d: %s", k->n, strerror(errno));
 	return pid;
-}
-
-static void kill_all(struct kids *k)
-{
-	int i;
-
-	for (i = 0; i < k->n; i++)
-		kill(k->pid[i], SIGKILL);
-	for (i = 0; i < k->n; i++)
-		waitpid(k->pid[i], NULL, 0);
-	k->n = 0;
 }
 
 static void run_reader(int i) { file_reader(i); }
@@ -691,7 +658,7 @@ static void spawn_traffic(struct kids *k)
  */
 static int mem_read_settled(struct kids *k, struct mem *m, double *took)
 {
-	kill_all(k);
+	kids_kill(k);
 	*took = time_wait_drained();
 	if (*took < 0)
 		return fail("%ld TCP sockets still in TIME_WAIT after 120 s",
@@ -844,7 +811,7 @@ SLOWTEST(stress_load_unload_100)
 	if (!err)
 		err = mem_read_settled(&k, &after, &tw_took);
 out:
-	kill_all(&k);
+	kids_kill(&k);
 	tp_release(hold);
 	if (err)
 		return -1;
@@ -1072,7 +1039,7 @@ TEST(lifecycle_failing_loads)
 			     r, bound);
 			goto out;
 		}
-		kill_all(&tb);		/* its open trace pins the module */
+		kids_kill(&tb);		/* its open trace pins the module */
 		err = unload_retry(&busy);
 		if (err) {
 			fail("round %d: unload: %s", r, strerror(-err));
@@ -1080,8 +1047,8 @@ TEST(lifecycle_failing_loads)
 		}
 	}
 out:
-	kill_all(&tb);
-	kill_all(&k);
+	kids_kill(&tb);
+	kids_kill(&k);
 	/*
 	 * A writer killed between its count of `writing` and the undoing
 	 * of it left the count up for good: unload_retry() would wait for
