@@ -1508,21 +1508,43 @@ void lat_expand_found(const struct sk_buff *skb, unsigned long key)
  * timelines: kept or undecided, whichever skb owns it (a TCP clone's is
  * its write-queue skb's).
  */
+/*
+ * The transmit timeline under @key, locked, if one is followed and kept
+ * or still undecided: what software GSO ends or forks.  RCU-sched held.
+ */
+static struct lat_stamp *__lock_segmenting(unsigned long key,
+					   unsigned long *flags)
+{
+	struct lat_stamp *s;
+
+	if (!followed(skbprof_config(), STAMP_TX))
+		return NULL;
+	s = lat_lock(key, STAMP_TX, false, flags);
+	if (!s)
+		return NULL;
+	if (s->verdict != LAT_KEEP && s->verdict != LAT_UNDECIDED) {
+		lat_unlock(s, *flags);
+		return NULL;
+	}
+	__release(stamp_bucket);	/* held: the caller unlocks */
+	return s;
+}
+
+#define lock_segmenting(key, flags) ({					\
+	struct lat_stamp *__s;						\
+	skbprof_cond_lock(stamp_bucket,					\
+			  (__s = __lock_segmenting(key, flags)));	\
+	__s; })
+
 void lat_tx_gso_found(const struct sk_buff *skb, unsigned long key)
 {
 	unsigned long flags;
 	struct lat_stamp *s;
 
 	rcu_read_lock_sched();
-	if (!followed(skbprof_config(), STAMP_TX))
-		goto out;
-	s = lat_lock(key, STAMP_TX, false, &flags);
+	s = lock_segmenting(key, &flags);
 	if (!s)
 		goto out;
-	if (s->verdict != LAT_KEEP && s->verdict != LAT_UNDECIDED) {
-		lat_unlock(s, flags);
-		goto out;
-	}
 	end_early(s, END_SEGMENTED);
 	lat_remove(s, flags);
 out:
@@ -1575,16 +1597,10 @@ void lat_tx_segmented(const struct sk_buff *skb, const struct sk_buff *segs)
 	if (!skb)
 		return;
 	rcu_read_lock_sched();
-	if (!followed(skbprof_config(), STAMP_TX))
-		goto out;
 	key = head_key(skb);
-	s = lat_lock(key, STAMP_TX, false, &flags);
+	s = lock_segmenting(key, &flags);
 	if (!s)
 		goto out;
-	if (s->verdict != LAT_KEEP && s->verdict != LAT_UNDECIDED) {
-		lat_unlock(s, flags);
-		goto out;
-	}
 	/* the stages before the fork count once, not per segment */
 	settle(s, 0);
 	tl = *s;
