@@ -142,8 +142,9 @@ struct shared {
 	int trace_open;			/* the trace reader has it open */
 	long not_ready;			/* opens refused while loading */
 	long trace_blocked;		/* blocking reads of trace begun */
-	int quiet;			/* writers: hold off (an unload) */
+	int quiet;			/* writers, readers: hold off (an unload) */
 	long writing;			/* writers with control open */
+	long reading;			/* readers opening a file */
 	int bad;			/* an unexpected result, described: */
 	char why[256];
 };
@@ -187,7 +188,23 @@ static void file_reader(int i)
 
 	snprintf(path, sizeof(path), DEBUGFS_DIR "/%s", files[i]);
 	for (;;) {
+		/*
+		 * No open while an unload is tried: the kernel WARNs on a
+		 * debugfs open between the module's last reference going
+		 * and its state turning GOING (full_proxy_open(), "did not
+		 * clean up at exit"), a window skbprof cannot close.  The
+		 * trace readers' files, open across it, still make unloads
+		 * retry (EBUSY).
+		 */
+		while (READ_ONCE(sh_mem->quiet))
+			pause_ms(1);
+		__sync_fetch_and_add(&sh_mem->reading, 1);
+		if (READ_ONCE(sh_mem->quiet)) {
+			__sync_fetch_and_sub(&sh_mem->reading, 1);
+			continue;
+		}
 		err = drain_file(path);
+		__sync_fetch_and_sub(&sh_mem->reading, 1);
 		if (err < 0) {
 			if (!absent_errno(-err))
 				report_bad("open %s: %s", path, strerror(-err));
@@ -424,7 +441,7 @@ static int unload_retry(int *busy)
 
 	if (sh_mem) {
 		WRITE_ONCE(sh_mem->quiet, 1);
-		while (READ_ONCE(sh_mem->writing))
+		while (READ_ONCE(sh_mem->writing) || READ_ONCE(sh_mem->reading))
 			usleep(500);
 	}
 	for (i = 0; i < 5000; i++) {
@@ -886,8 +903,15 @@ static void trace_blocker(int unused)
 
 	(void)unused;
 	for (;;) {
-		fd = open(TRACE, O_RDONLY);
+		/* no open while an unload is tried: see file_reader() */
+		while (READ_ONCE(sh_mem->quiet))
+			pause_ms(1);
+		__sync_fetch_and_add(&sh_mem->reading, 1);
+		fd = READ_ONCE(sh_mem->quiet) ? -1 : open(TRACE, O_RDONLY);
+		__sync_fetch_and_sub(&sh_mem->reading, 1);
 		if (fd < 0) {
+			if (READ_ONCE(sh_mem->quiet))
+				continue;
 			if (!absent_errno(errno))
 				report_bad("open trace: %s", strerror(errno));
 			hurried_pause();
@@ -1055,6 +1079,7 @@ out:
 	 * it forever (it did, on the race kernel, after a failure).
 	 */
 	WRITE_ONCE(sh_mem->writing, 0);
+	WRITE_ONCE(sh_mem->reading, 0);
 	if (module_loaded("skbprof"))
 		unload_retry(&busy);
 	CHECK(!sh_mem->bad, "a child saw: %s", sh_mem->why);
