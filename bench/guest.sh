@@ -168,6 +168,14 @@ mode_start() {
 		reader=$! ;;
 	trace-nodrain) skbprof_load; ctl "trace on" ;;
 	empty)	skbprof_load bench_empty=1 ;;
+	# every stage with parts of the work left out (module/skbprof.h,
+	# enum skbprof_skip): what each part costs
+	skip-record) skbprof_load bench_skip=1 ;;
+	skip-learn) skbprof_load bench_skip=2 ;;
+	skip-clock) skbprof_load bench_skip=4 ;;
+	skip-points) skbprof_load bench_skip=8 ;;
+	skip-payers) skbprof_load bench_skip=16 ;;
+	skip-all) skbprof_load bench_skip=31 ;;
 	# function entries on kprobes instead of the ftrace callback
 	all-kprobe) skbprof_load entry_ftrace=0 ;;
 	empty-kprobe) skbprof_load bench_empty=1 entry_ftrace=0 ;;

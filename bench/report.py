@@ -12,10 +12,17 @@ import re
 import statistics
 import sys
 
+# The ablation modes (bench/README): every stage less one part of the work.
+SKIP_PARTS = [("record", "recording the stages"),
+              ("payers", "process and cgroup rows (part of recording)"),
+              ("learn", "learning at later points"),
+              ("clock", "the fine clock over the coarse"),
+              ("points", "later points' work past the lock"),
+              ("all", "all of these")]
 MODES = ["none", "drops", "rx", "tx", "all", "boot", "sample100", "sample100f",
          "lifetime", "softnet",
          "trace", "trace-nodrain", "empty", "all-kprobe", "empty-kprobe",
-         "bpftrace"]
+         "bpftrace"] + ["skip-" + p for p, _ in SKIP_PARTS]
 MODE_TEXT = {
     "none": "no module",
     "drops": "skbprof drops only",
@@ -34,6 +41,7 @@ MODE_TEXT = {
     "empty-kprobe": "empty handlers, entry_ftrace=0 (kprobes)",
     "bpftrace": "bpftrace, same stages",
 }
+MODE_TEXT.update({"skip-" + p: "all stages less " + t for p, t in SKIP_PARTS})
 SKBPROF_MODES = ["drops", "rx", "tx", "all", "boot", "sample100", "sample100f",
                  "lifetime", "softnet",
                  "trace", "trace-nodrain", "all-kprobe"]
@@ -393,6 +401,41 @@ def boot_section(summaries, boot_opts):
     return out + rows + [""]
 
 
+def skip_table(summaries):
+    """Every stage's cost less each skip mode's: each part's instructions."""
+    if not any(ovh.get("skip-record") for ver, summary in summaries
+               for wl, ovh, bt, floor, runs, key, shift in summary):
+        return
+    print("## Where every stage's instructions go")
+    print()
+    print("Extra instructions per packet of every stage (-icount, medians), "
+          "and what each part of a followed packet's work costs: every "
+          "stage less the same with that part left out (the skip modes, "
+          "bench/README), in the same boot.  The parts overlap (the "
+          "process rows are part of recording; learning, the clock and "
+          "the later points overlap), so only `all of these` is their "
+          "sum; what it leaves is the rest: the probes, starting the "
+          "timelines, finding and ending them in the stamp table.")
+    print()
+    heads = ["every stage"] + [t for p, t in SKIP_PARTS] + ["the rest"]
+    print("| kernel | workload | " + " | ".join(heads) + " |")
+    print("|---|---|" + "---|" * len(heads))
+    for ver, summary in summaries:
+        for wl, ovh, bt, floor, runs, key, shift in summary:
+            a = med(ovh.get("all")) if ovh.get("all") else None
+            if shift is None or a is None or not ovh.get("skip-all"):
+                continue
+            cells = ["%.0f" % (a / 2 ** shift)]
+            for p, t in SKIP_PARTS:
+                o = med(ovh.get("skip-" + p)) if ovh.get("skip-" + p) else None
+                cells.append("%.0f" % ((a - o) / 2 ** shift)
+                             if o is not None else "-")
+            rest = med(ovh["skip-all"])
+            cells.append("%.0f" % (rest / 2 ** shift))
+            print("| %s | %s | %s |" % (ver, wl, " | ".join(cells)))
+    print()
+
+
 def main():
     secs = []
     summaries = []
@@ -473,6 +516,7 @@ def main():
                 cells.append("%.0f" % (o / 2 ** shift) if o is not None else "-")
             print("| %s | %s | %s |" % (ver, wl, " | ".join(cells)))
     print()
+    skip_table(summaries)
     if any(m for v, m in mechs):
         print("## Instructions per hit, by mechanism")
         print()

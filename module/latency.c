@@ -294,7 +294,8 @@ void latency_stages(const struct lat_stamp *s, const struct lat_measure *m,
 		if (unlikely(ns > w->ns || !w->when))
 			set_worst(w, s, ns, m[k].end);
 		/* `procs totals` (the default): each direction's total alone */
-		if (!s->pid || (!s->stage_rows && !skbprof_stages[st].total))
+		if (!s->pid || (!s->stage_rows && !skbprof_stages[st].total) ||
+		    skbprof_skips(SKBPROF_SKIP_PAYERS))
 			continue;
 		if (!payers) {
 			find_payers(c, s, &proc, &cgroup);

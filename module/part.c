@@ -22,6 +22,9 @@ static bool skbprof_loaded;
 bool skbprof_bench_empty __read_mostly;
 SKBPROF_TEST_PARAM(bench_empty, skbprof_bench_empty, bool, 0400,
 		   "Benchmark only: register every probe but return from its handler at once (the cost floor of the probes themselves)");
+unsigned int skbprof_bench_skip __read_mostly;
+SKBPROF_TEST_PARAM(bench_skip, skbprof_bench_skip, uint, 0400,
+		   "Benchmark only: leave parts of a followed packet's work out (skbprof.h, enum skbprof_skip)");
 #endif
 
 void skbprof_files_enable(void)

@@ -151,11 +151,12 @@ const char *skbprof_location(char *buf, unsigned long addr);
 
 /*
  * The hooks of the tests and the benchmark (fail_init_at,
- * drops_fail_init_at, probe_deny, trim_gap_ms, bench_empty) are module
+ * drops_fail_init_at, probe_deny, trim_gap_ms, bench_empty, bench_skip) are module
  * parameters only in the builds of make check and make bench
  * (SKBPROF_TESTING=y, tests/lib.sh).
  * A module built by DKMS or make has none of them: each hook keeps its
- * default, and bench_empty is a constant the compiler removes.
+ * default, and bench_empty and bench_skip are constants the compiler
+ * removes.
  */
 #ifdef SKBPROF_TESTING
 #define SKBPROF_TEST_PARAM(name, var, type, perm, desc)			\
@@ -186,6 +187,28 @@ const char *skbprof_location(char *buf, unsigned long addr);
 extern bool skbprof_bench_empty;
 #else
 #define skbprof_bench_empty false
+#endif
+
+/*
+ * Benchmark ablation (bench_skip, a mask): each bit leaves one part of a
+ * followed packet's work out, so that make bench can tell what each part
+ * costs where perf cannot see (with interrupts off, under the bucket
+ * locks, its samples wait for the unlock).  The figures are then wrong:
+ * a measurement of cost only.
+ */
+enum skbprof_skip {
+	SKBPROF_SKIP_RECORD = BIT(0),	/* no stage recorded (settle()) */
+	SKBPROF_SKIP_LEARN = BIT(1),	/* nothing learnt at later points */
+	SKBPROF_SKIP_CLOCK = BIT(2),	/* the coarse clock for the fine one */
+	SKBPROF_SKIP_POINTS = BIT(3),	/* a later point: the lock alone */
+	SKBPROF_SKIP_PAYERS = BIT(4),	/* no process or cgroup row */
+};
+
+#ifdef SKBPROF_TESTING
+extern unsigned int skbprof_bench_skip;
+#define skbprof_skips(bit)	unlikely(skbprof_bench_skip & (bit))
+#else
+#define skbprof_skips(bit)	false
 #endif
 
 /* The parts. */

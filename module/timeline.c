@@ -64,6 +64,15 @@ static const char *const point_names[2][LAT_MAX_POINTS] = {
 static u64 max_age_ns;
 static struct delayed_work reaper;
 
+/* The time of a point: CLOCK_MONOTONIC, ns. */
+static __always_inline u64 lat_clock(void)
+{
+	/* a tick's resolution, for the cost of the clock alone */
+	if (skbprof_skips(SKBPROF_SKIP_CLOCK))
+		return ktime_get_coarse_ns();
+	return ktime_get_mono_fast_ns();
+}
+
 #define REAP_PERIOD	HZ
 
 static inline unsigned long head_key(const struct sk_buff *skb)
@@ -459,7 +468,8 @@ static void settle(struct lat_stamp *s, u64 end)
 	int st;
 
 	/* the reaper ends lifetime stamps too */
-	if (s->s.kind > STAMP_TX || s->verdict != LAT_KEEP)
+	if (s->s.kind > STAMP_TX || s->verdict != LAT_KEEP ||
+	    skbprof_skips(SKBPROF_SKIP_RECORD))
 		return;
 	ending = skbprof_stage_endings[s->s.kind];
 	/* the stages to record, each cleared as it is */
@@ -635,7 +645,7 @@ static noinline void __end_previous(const struct sk_buff *skb, u8 kind)
 
 	s = lat_lock(head_key(skb), kind, false, &flags);
 	if (s) {
-		end_early(s, gone_why(s, skb, ktime_get_mono_fast_ns()));
+		end_early(s, gone_why(s, skb, lat_clock()));
 		lat_remove(s, flags);
 	}
 }
@@ -785,7 +795,7 @@ static noinline void start_kept(u8 kind, const struct sk_buff *skb,
 	struct lat_stamp *s;
 	u64 now;
 
-	now = ktime_get_mono_fast_ns();
+	now = lat_clock();
 	s = start_lock(skb, kind, cfg, via, now, &flags);
 	if (!s)
 		return;
@@ -824,7 +834,7 @@ static __always_inline void start_timeline(u8 kind, const struct sk_buff *skb,
 
 	if (cfg->filter.terms) {
 		start_filtered(kind, skb, cfg, sk, fl4, proto, also, via,
-			       ktime_get_mono_fast_ns(), udp_cork);
+			       lat_clock(), udp_cork);
 		return;
 	}
 	verdict = sample(kind, cfg);
@@ -880,7 +890,7 @@ static noinline bool rx_core_found(const struct sk_buff *skb,
 	 * clock, a tick behind.
 	 */
 	now = cfg->trace == SKBPROF_TRACE_VERBOSE || s->queued == LAT_QUEUED ?
-	      ktime_get_mono_fast_ns() : ktime_get_coarse_ns();
+	      lat_clock() : ktime_get_coarse_ns();
 	if (first_point_again(s, skb, cfg, via, now)) {
 		if (s->queued == LAT_QUEUED)
 			dequeued(s, now);
@@ -921,7 +931,7 @@ static noinline void rx_start_undecided(const struct sk_buff *skb,
 	struct lat_stamp *s;
 	u64 now;
 
-	now = ktime_get_mono_fast_ns();
+	now = lat_clock();
 	s = start_lock(skb, STAMP_RX, cfg, via, now, &flags);
 	if (!s)
 		return;
@@ -1052,7 +1062,7 @@ static bool udp_call_take(struct udp_call *e, const void *owner,
 
 void lat_tx_udp_call(const struct sock *sk, const struct msghdr *msg, u16 via)
 {
-	u64 now = ktime_get_mono_fast_ns();
+	u64 now = lat_clock();
 
 	if (in_task())
 		udp_call_put(&udp_calls[hash_ptr(current, UDP_CALL_BITS)],
@@ -1118,6 +1128,8 @@ out:
 /* What reaching @point teaches a timeline about its packet. */
 static void learn(struct lat_stamp *s, const struct sk_buff *skb, u8 point)
 {
+	if (skbprof_skips(SKBPROF_SKIP_LEARN))
+		return;
 	if (s->s.kind == STAMP_RX) {
 		/*
 		 * At IP, or at the next point when IP's kprobe missed the
@@ -1250,6 +1262,11 @@ void lat_point_found(const struct sk_buff *skb, unsigned long key,
 	s = lat_lock_hit_at(b, key, kind, count_miss, &flags);
 	if (!s)
 		goto out;
+	if (skbprof_skips(SKBPROF_SKIP_POINTS) &&
+	    point != skbprof_last_point(kind)) {
+		lat_unlock(s, flags);
+		goto out;
+	}
 	cfg = skbprof_config();
 	if (foreign(s, skb)) {
 		end_early(s, END_ORPHANED);
@@ -1260,7 +1277,7 @@ void lat_point_found(const struct sk_buff *skb, unsigned long key,
 		lat_unlock(s, flags);
 		goto out;
 	}
-	now = ktime_get_mono_fast_ns();
+	now = lat_clock();
 	if (stale(s, now)) {
 		end_early(s, END_EVICTED);
 		lat_remove(s, flags);
@@ -1611,7 +1628,7 @@ void lat_tx_segmented(const struct sk_buff *skb, const struct sk_buff *segs)
 		lat_unlock(s, flags);
 	else
 		lat_remove(s, flags);
-	now = ktime_get_mono_fast_ns();
+	now = lat_clock();
 	for (seg = segs; seg; seg = seg->next) {
 		if (head_key(seg) == key)
 			continue;
