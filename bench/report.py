@@ -15,7 +15,7 @@ import sys
 MODES = ["none", "drops", "rx", "tx", "all", "boot", "sample100", "sample100f",
          "lifetime", "softnet",
          "trace", "trace-nodrain", "empty", "all-kprobe", "empty-kprobe",
-         "bpftrace"]
+         "bpftrace", "ext"]
 MODE_TEXT = {
     "none": "no module",
     "drops": "skbprof drops only",
@@ -33,6 +33,7 @@ MODE_TEXT = {
     "all-kprobe": "all stages, entry_ftrace=0 (kprobes)",
     "empty-kprobe": "empty handlers, entry_ftrace=0 (kprobes)",
     "bpftrace": "bpftrace, same stages",
+    "ext": "another tool (BENCH_EXT), no module",
 }
 SKBPROF_MODES = ["drops", "rx", "tx", "all", "boot", "sample100", "sample100f",
                  "lifetime", "softnet",
@@ -93,6 +94,8 @@ def parse(path):
                 m["probes"].append((w[4], w[5], int(w[8])))
             elif w[0] == "info" and w[1:2] == ["bpftrace_out"]:
                 info.setdefault("bpftrace_out", []).append(" ".join(w[2:]))
+            elif w[0] == "info" and w[1:2] == ["ext_out"]:
+                info.setdefault("ext_out", []).append(" ".join(w[2:]))
             elif w[0] == "info" and w[1:2] == ["bpftrace_types"]:
                 info["bpftrace_types"] = " ".join(w[2:])    # the last word
             elif w[0] == "info" and len(w) > 1:
@@ -333,6 +336,14 @@ def kernel_section(ver, path):
           "themselves and a miss in the stamp table at each."
           % (ins_s, ins_all))
         p("")
+    if info.get("ext_out"):
+        p("The ext mode's tool (%s) printed, first round:"
+          % info.get("ext_files", "?").strip())
+        p("")
+        p("```")
+        p("\n".join(info["ext_out"]))
+        p("```")
+        p("")
     outs = info.get("bpftrace_out", [])
     p("bpftrace's maps do not count what they lose.  Its drop counts, first "
       "round: %s." % (", ".join("`%s`" % v for v in outs) or "none"))
@@ -393,6 +404,39 @@ def boot_section(summaries, boot_opts):
     return out + rows + [""]
 
 
+def ext_section(summaries):
+    """skbprof's receive stages, the ext mode's tool and every stage, or []."""
+    rows = []
+    for ver, summary in summaries:
+        for wl, ovh, bt, floor, runs, key, shift in summary:
+            if not ovh.get("ext") or shift is None:
+                continue
+            rounds = sorted({k[2] for k in runs})
+            cells = []
+            for m in ("rx", "ext", "all"):
+                o = med(ovh.get(m)) if ovh.get(m) else None
+                cells.append("%.0f" % (o / 2 ** shift) if o is not None else "-")
+            for m in ("rx", "ext", "all"):
+                ratio = per_round(runs, m, wl, rounds,
+                                  lambda a, b: float(a[key]) / float(b[key]))
+                cells.append(f_ratio(med(ratio)) if ratio else "-")
+            rx, ext = med(ovh.get("rx") or []), med(ovh["ext"])
+            cells.append("%.0f%%" % (100 * rx / ext) if rx is not None and ext > 0 else "-")
+            rows.append("| %s | %s | %s |" % (ver, wl, " | ".join(cells)))
+    if not rows:
+        return []
+    return ["## Receive stages against the ext mode's tool",
+            "",
+            "Extra instructions per packet over no module (-icount, medians) "
+            "and the rate as a ratio to no module: skbprof's receive stages "
+            "(`rx`), the tool of BENCH_EXT (`ext`, no module) and every "
+            "stage (`all`), same boot, same rounds.",
+            "",
+            "| kernel | workload | rx | ext | all | rx ratio | ext ratio | "
+            "all ratio | rx / ext |",
+            "|---|---|---|---|---|---|---|---|---|"] + rows + [""]
+
+
 def main():
     secs = []
     summaries = []
@@ -447,6 +491,8 @@ def main():
                      "%.2fx" % (o / floor) if floor else "-"))
     print()
     for line in boot_section(summaries, boot_opts):
+        print(line)
+    for line in ext_section(summaries):
         print(line)
     print("## What each view costs")
     print()
