@@ -253,6 +253,8 @@ def kernel_section(ver, path):
             p("  - `%s`" % e)
     p("")
 
+    # the ext mode's tool did not start or stop cleanly
+    ext_failed = any(e.startswith("error ext") for e in errors)
     summary = []
     for wl, (key, unit, text) in WORKLOADS.items():
         if not any(k[1] == wl for k in runs):
@@ -270,13 +272,18 @@ def kernel_section(ver, path):
         p(head)
         p("|" + "---|" * (head.count("|") - 1))
         ovh = {m: per_round(runs, m, wl, rounds, overhead_ns) for m in modes}
+        if ext_failed and "ext" in ovh:
+            ovh["ext"] = []     # its figures are those of no tool
         bt, floor = med(ovh.get("bpftrace")), med(ovh.get("empty"))
         for m in modes:
             thr = [float(runs[(m, wl, r)][key]) for r in rounds
                    if (m, wl, r) in runs]
             ratio = per_round(runs, m, wl, rounds,
                               lambda a, b: float(a[key]) / float(b[key]))
-            row = "| %s | %s | %s |" % (MODE_TEXT[m], spread(thr, f_thr),
+            text = MODE_TEXT[m]
+            if m == "ext" and ext_failed:
+                text += " **(failed to start: see the errors)**"
+            row = "| %s | %s | %s |" % (text, spread(thr, f_thr),
                                         spread(ratio, f_ratio) if m != "none" else "1")
             if rr:
                 pc = []
@@ -288,7 +295,7 @@ def kernel_section(ver, path):
             row += " %s |" % (spread(ovh[m], f_ns) if m != "none" else "0")
             if shift is not None:
                 row += " %s |" % ("%.0f" % (o / 2 ** shift) if m != "none" and o is not None
-                                  else "0")
+                                  else "0" if m == "none" else "-")
             if m in SKBPROF_MODES and o is not None:
                 row += " %s |" % ("%.0f%%" % (100 * o / bt) if bt and bt > 0 else "-")
                 row += " %s |" % ("%.2fx" % (o / floor) if floor and floor > 0 else "-")
@@ -409,7 +416,7 @@ def ext_section(summaries):
     rows = []
     for ver, summary in summaries:
         for wl, ovh, bt, floor, runs, key, shift in summary:
-            if not ovh.get("ext") or shift is None:
+            if "ext" not in ovh or shift is None:
                 continue
             rounds = sorted({k[2] for k in runs})
             cells = []
@@ -420,8 +427,11 @@ def ext_section(summaries):
                 ratio = per_round(runs, m, wl, rounds,
                                   lambda a, b: float(a[key]) / float(b[key]))
                 cells.append(f_ratio(med(ratio)) if ratio else "-")
+            if not ovh["ext"]:
+                cells[1] = cells[4] = "failed"
             rx, ext = med(ovh.get("rx") or []), med(ovh["ext"])
-            cells.append("%.0f%%" % (100 * rx / ext) if rx is not None and ext > 0 else "-")
+            cells.append("%.0f%%" % (100 * rx / ext)
+                         if rx is not None and ext is not None and ext > 0 else "-")
             rows.append("| %s | %s | %s |" % (ver, wl, " | ".join(cells)))
     if not rows:
         return []
