@@ -276,6 +276,7 @@ profile() {
 		sed "s/^/profile_probe mode=$2 /"
 	[ "$2" != profile-none ] && [ -d $D ] &&
 		{ rmmod skbprof || echo "error rmmod failed"; }
+	[ "$2" = profile-ext ] && ext_run stop
 }
 
 # One mode, one round.  bpftrace runs the workloads itself (-c): it starts
