@@ -33,6 +33,8 @@ KO=/lib/skbprof/skbprof.ko
 D=/sys/kernel/debug/skbprof
 BT=/tmp/stages.bt
 T=/sys/kernel/debug/tracing
+# the ext mode's directory: BENCH_EXT on the host, copied in by run.sh
+EXT=/usr/share/skbprof/ext
 
 # The options of the shipped /etc/modprobe.d/skbprof.conf
 # (systemd/skbprof.modprobe.conf, which make_initramfs copies in), as
@@ -85,6 +87,7 @@ echo "info secs $secs rounds $rounds modes $modes"
 echo "info bpftrace $(bpftrace --version 2>&1)"
 echo "info btf $([ -e /sys/kernel/btf/vmlinux ] && echo yes || echo no)"
 echo "info boot_options $(boot_options)"
+[ -d $EXT ] && echo "info ext_files $(ls $EXT | tr '\n' ' ')"
 
 # ---- the network: two namespaces joined by a veth pair ----
 modprobe veth || echo "error cannot load veth"
@@ -141,6 +144,16 @@ echo "info bpftrace_probes $(grep -E '^(kprobe|kretprobe|tracepoint):' $BT | tr 
 RX_STAGES=drv-ip,ip-tcp,ip-udp,tcp-app,udp-app,rx-total
 TX_STAGES=app-tcp,app-udp,tcp-ip,udp-ip,ip-dev,dev-drv,tx-total
 reader=
+# ext_run start|stop: the ext mode's program, its output in /tmp/ext.NAME
+ext_run() {
+	if [ ! -x $EXT/$1 ]; then
+		echo "error ext: no $EXT/$1 (BENCH_EXT on the host)"
+		return
+	fi
+	$EXT/$1 > /tmp/ext.$1 2>&1 ||
+		echo "error ext $1 failed: $(head -c 600 /tmp/ext.$1 | tr '\n' '|')"
+}
+
 skbprof_load() {
 	insmod $KO "$@" || echo "error insmod $KO $* failed"
 }
@@ -180,6 +193,8 @@ mode_start() {
 	all-kprobe) skbprof_load entry_ftrace=0 ;;
 	empty-kprobe) skbprof_load bench_empty=1 entry_ftrace=0 ;;
 	bpftrace) ;;	# see run_mode
+	# another tool, no module: BENCH_EXT's start (bench/README)
+	ext)	ext_run start ;;
 	*)	echo "error unknown mode $1" ;;
 	esac
 }
@@ -202,6 +217,10 @@ mode_stop() {
 	case $1 in
 	none)	;;
 	bpftrace) ;;
+	ext)	ext_run stop
+		# what it printed, first round only
+		[ "$2" = 1 ] && cat /tmp/ext.start /tmp/ext.stop |
+			head -n 80 | sed 's/^/info ext_out /' ;;
 	*)
 		[ -n "$reader" ] && kill $reader && wait $reader 2>/dev/null
 		reader=
@@ -265,6 +284,7 @@ profile() {
 		sed "s/^/profile_probe mode=$2 /"
 	[ "$2" != profile-none ] && [ -d $D ] &&
 		{ rmmod skbprof || echo "error rmmod failed"; }
+	[ "$2" = profile-ext ] && ext_run stop
 }
 
 # One mode, one round.  bpftrace runs the workloads itself (-c): it starts

@@ -22,7 +22,7 @@ SKIP_PARTS = [("record", "recording the stages"),
 MODES = ["none", "drops", "rx", "tx", "all", "boot", "sample100", "sample100f",
          "lifetime", "softnet",
          "trace", "trace-nodrain", "empty", "all-kprobe", "empty-kprobe",
-         "bpftrace"] + ["skip-" + p for p, _ in SKIP_PARTS]
+         "bpftrace", "ext"] + ["skip-" + p for p, _ in SKIP_PARTS]
 MODE_TEXT = {
     "none": "no module",
     "drops": "skbprof drops only",
@@ -40,6 +40,7 @@ MODE_TEXT = {
     "all-kprobe": "all stages, entry_ftrace=0 (kprobes)",
     "empty-kprobe": "empty handlers, entry_ftrace=0 (kprobes)",
     "bpftrace": "bpftrace, same stages",
+    "ext": "another tool (BENCH_EXT), no module",
 }
 MODE_TEXT.update({"skip-" + p: "all stages less " + t for p, t in SKIP_PARTS})
 SKBPROF_MODES = ["drops", "rx", "tx", "all", "boot", "sample100", "sample100f",
@@ -101,6 +102,8 @@ def parse(path):
                 m["probes"].append((w[4], w[5], int(w[8])))
             elif w[0] == "info" and w[1:2] == ["bpftrace_out"]:
                 info.setdefault("bpftrace_out", []).append(" ".join(w[2:]))
+            elif w[0] == "info" and w[1:2] == ["ext_out"]:
+                info.setdefault("ext_out", []).append(" ".join(w[2:]))
             elif w[0] == "info" and w[1:2] == ["bpftrace_types"]:
                 info["bpftrace_types"] = " ".join(w[2:])    # the last word
             elif w[0] == "info" and len(w) > 1:
@@ -258,6 +261,8 @@ def kernel_section(ver, path):
             p("  - `%s`" % e)
     p("")
 
+    # the ext mode's tool did not start or stop cleanly
+    ext_failed = any(e.startswith("error ext") for e in errors)
     summary = []
     for wl, (key, unit, text) in WORKLOADS.items():
         if not any(k[1] == wl for k in runs):
@@ -275,13 +280,18 @@ def kernel_section(ver, path):
         p(head)
         p("|" + "---|" * (head.count("|") - 1))
         ovh = {m: per_round(runs, m, wl, rounds, overhead_ns) for m in modes}
+        if ext_failed and "ext" in ovh:
+            ovh["ext"] = []     # its figures are those of no tool
         bt, floor = med(ovh.get("bpftrace")), med(ovh.get("empty"))
         for m in modes:
             thr = [float(runs[(m, wl, r)][key]) for r in rounds
                    if (m, wl, r) in runs]
             ratio = per_round(runs, m, wl, rounds,
                               lambda a, b: float(a[key]) / float(b[key]))
-            row = "| %s | %s | %s |" % (MODE_TEXT[m], spread(thr, f_thr),
+            text = MODE_TEXT[m]
+            if m == "ext" and ext_failed:
+                text += " **(failed to start: see the errors)**"
+            row = "| %s | %s | %s |" % (text, spread(thr, f_thr),
                                         spread(ratio, f_ratio) if m != "none" else "1")
             if rr:
                 pc = []
@@ -293,7 +303,7 @@ def kernel_section(ver, path):
             row += " %s |" % (spread(ovh[m], f_ns) if m != "none" else "0")
             if shift is not None:
                 row += " %s |" % ("%.0f" % (o / 2 ** shift) if m != "none" and o is not None
-                                  else "0")
+                                  else "0" if m == "none" else "-")
             if m in SKBPROF_MODES and o is not None:
                 row += " %s |" % ("%.0f%%" % (100 * o / bt) if bt and bt > 0 else "-")
                 row += " %s |" % ("%.2fx" % (o / floor) if floor and floor > 0 else "-")
@@ -340,6 +350,14 @@ def kernel_section(ver, path):
           "so later probes miss it cheaply.  What is left is the probes "
           "themselves and a miss in the stamp table at each."
           % (ins_s, ins_all))
+        p("")
+    if info.get("ext_out"):
+        p("The ext mode's tool (%s) printed, first round:"
+          % info.get("ext_files", "?").strip())
+        p("")
+        p("```")
+        p("\n".join(info["ext_out"]))
+        p("```")
         p("")
     outs = info.get("bpftrace_out", [])
     p("bpftrace's maps do not count what they lose.  Its drop counts, first "
@@ -436,6 +454,42 @@ def skip_table(summaries):
     print()
 
 
+def ext_section(summaries):
+    """skbprof's receive stages, the ext mode's tool and every stage, or []."""
+    rows = []
+    for ver, summary in summaries:
+        for wl, ovh, bt, floor, runs, key, shift in summary:
+            if "ext" not in ovh or shift is None:
+                continue
+            rounds = sorted({k[2] for k in runs})
+            cells = []
+            for m in ("rx", "ext", "all"):
+                o = med(ovh.get(m)) if ovh.get(m) else None
+                cells.append("%.0f" % (o / 2 ** shift) if o is not None else "-")
+            for m in ("rx", "ext", "all"):
+                ratio = per_round(runs, m, wl, rounds,
+                                  lambda a, b: float(a[key]) / float(b[key]))
+                cells.append(f_ratio(med(ratio)) if ratio else "-")
+            if not ovh["ext"]:
+                cells[1] = cells[4] = "failed"
+            rx, ext = med(ovh.get("rx") or []), med(ovh["ext"])
+            cells.append("%.0f%%" % (100 * rx / ext)
+                         if rx is not None and ext is not None and ext > 0 else "-")
+            rows.append("| %s | %s | %s |" % (ver, wl, " | ".join(cells)))
+    if not rows:
+        return []
+    return ["## Receive stages against the ext mode's tool",
+            "",
+            "Extra instructions per packet over no module (-icount, medians) "
+            "and the rate as a ratio to no module: skbprof's receive stages "
+            "(`rx`), the tool of BENCH_EXT (`ext`, no module) and every "
+            "stage (`all`), same boot, same rounds.",
+            "",
+            "| kernel | workload | rx | ext | all | rx ratio | ext ratio | "
+            "all ratio | rx / ext |",
+            "|---|---|---|---|---|---|---|---|---|"] + rows + [""]
+
+
 def main():
     secs = []
     summaries = []
@@ -490,6 +544,8 @@ def main():
                      "%.2fx" % (o / floor) if floor else "-"))
     print()
     for line in boot_section(summaries, boot_opts):
+        print(line)
+    for line in ext_section(summaries):
         print(line)
     print("## What each view costs")
     print()

@@ -21,6 +21,9 @@
 #   BENCH_TIMEOUT    seconds per guest boot (default 5400)
 #   BENCH_PROFILE    the workload the profile modes run (default udp-flood;
 #                    udp-drop: the drop path)
+#   BENCH_EXT        a directory for the ext mode: copied into the guest,
+#                    its `start` runs before that mode's workloads and its
+#                    `stop` after (another tool, measured like the modes)
 #
 # make bench-scale (BENCH_SCALE=1; bench/README, "Scale"): the scale
 # benchmark instead, bench/scale.sh in each boot of BENCH_SCALE_BOOTS,
@@ -58,6 +61,14 @@ scale=${BENCH_SCALE:-}
 scale_boots=${BENCH_SCALE_BOOTS:-p2:2,maxcpus=2:flows,inflight,cgroups,crosscpu,devices p64:2,maxcpus=64:flows,inflight,cgroups,crosscpu}
 
 "$TOP/scripts/deps.sh" bench || die "cannot install the benchmark's dependencies"
+case ,$modes, in
+*,ext,*) [ -x "${BENCH_EXT:-}/start" ] && [ -x "$BENCH_EXT/stop" ] ||
+		die "the ext mode wants BENCH_EXT: a directory with executable start and stop" ;;
+esac
+if [ -n "${BENCH_EXT:-}" ]; then
+	BENCH_EXT=$(cd "$BENCH_EXT" && pwd) || die "no directory $BENCH_EXT"
+	export BENCH_EXT
+fi
 mkdir -p "$OUT"
 guest_tools || die "cannot build the guest programs"
 make -s -C "$TOP/bench" >&2 || die "cannot build the load generator"
@@ -81,6 +92,11 @@ bench_extra() {
 	cp "$TOP/bench/guest.sh" "$root/usr/share/skbprof/bench.sh"
 	cp "$TOP/bench/scale.sh" "$root/usr/share/skbprof/scale.sh"
 	cp "$TOP/bench/bpftrace/stages.bt" "$root/usr/share/skbprof/stages.bt"
+	# the ext mode's directory, as it is (bench/README)
+	if [ -n "${BENCH_EXT:-}" ]; then
+		mkdir -p "$root/usr/share/skbprof/ext" &&
+			cp -a "$BENCH_EXT/." "$root/usr/share/skbprof/ext/" || return 1
+	fi
 	if [ -n "$USERLAND" ]; then
 		add_prog "$root" "$OUT/guest-$KARCH/bench/skbprof-load" /bin/skbprof-load &&
 		add_prog "$root" "$USERLAND/usr/bin/bpftrace" /usr/bin/bpftrace &&
@@ -275,8 +291,9 @@ for ver in $KERNELS; do
 done
 [ ${#files[@]} -gt 0 ] || die "no kernel produced results"
 python3 "$TOP/bench/report.py" "${files[@]}" > "$results.new" || die "report failed"
-# make bench-scale's section, kept from the previous file
-[ -f "$results" ] && sed -n '/^<!-- scale:begin -->$/,/^<!-- scale:end -->$/p' "$results" >> "$results.new"
+# make bench-scale's section and the hand-written side-by-side sections
+# (bench/README, "Another tool"), kept from the previous file
+[ -f "$results" ] && sed -n '/^<!-- \(scale\|ext\):begin -->$/,/^<!-- \(scale\|ext\):end -->$/p' "$results" >> "$results.new"
 mv "$results.new" "$results"
 log "bench: wrote $results"
 [ ${#files[@]} -eq "$(echo $KERNELS | wc -w)" ]
