@@ -87,6 +87,14 @@ struct lat_stamp {
 	struct skbprof_tuple tuple;	/* family 0: not known */
 };
 
+/* Where the stage ending at point @i began: the point before, or the core. */
+static inline u64 lat_stage_from(const struct lat_stamp *s, unsigned int i)
+{
+	if (i == 1 && s->queued == LAT_DEQUEUED)
+		return s->t_dequeued;
+	return s->t_point[i - 1];
+}
+
 /* The timeline of a struct stamp of kind STAMP_RX or STAMP_TX. */
 static inline struct lat_stamp *lat_of(struct stamp *s)
 {

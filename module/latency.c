@@ -264,48 +264,115 @@ static noinline void set_worst(struct exemplar *w, const struct lat_stamp *s,
 	w->tuple = s->tuple;
 }
 
-/* The payers of @s on @c, procs' and cgroups' (NULL: none, or no room). */
-static noinline void find_payers(struct lat_cpu *c, const struct lat_stamp *s,
-				 struct payer **proc, struct payer **cgroup)
+/*
+ * The payer of (@pid, @comm, @cgroup, @dir) in @t: inline when it is the
+ * one this direction billed last, as for most timelines.
+ */
+static __always_inline struct payer *payer_of(struct row_table *t, pid_t pid,
+					      const char *comm, u64 cgroup,
+					      u8 dir)
+{
+	struct payer *p = t->last[dir];
+
+	if (likely(p && p->gen == t->gen && payer_is(p, pid, comm, cgroup, dir)))
+		return p;
+	return find_payer(t, pid, comm, cgroup, dir);
+}
+
+/*
+ * Who a timeline bills on this CPU, looked up at the first stage charged
+ * (@looked), once: its process and its cgroup (NULL: none, or no room).
+ */
+struct bill {
+	bool looked;
+	struct payer *proc, *cgroup;
+};
+
+/* Charge @s's stage @st, @ns in bucket @i, to its process and cgroup. */
+static void charge_payers(struct lat_cpu *c, const struct lat_stamp *s,
+			  struct bill *b, int st, unsigned int i, u64 ns)
 {
 	static const char nobody[TASK_COMM_LEN];
 
+	if (skbprof_skips(SKBPROF_SKIP_PAYERS))
+		return;
+	if (!b->looked) {
+		b->looked = true;
+		b->proc = payer_of(&c->procs, s->pid, s->comm, s->cgroup,
+				   s->s.kind);
+		if (s->cgroup)
+			b->cgroup = payer_of(&c->cgroups, 0, nobody, s->cgroup,
+					     s->s.kind);
+	}
 	if (s->cgroup)
-		*cgroup = find_payer(&c->cgroups, 0, nobody, s->cgroup,
-				     s->s.kind);
-	*proc = find_payer(&c->procs, s->pid, s->comm, s->cgroup, s->s.kind);
+		charge(&c->cgroups, b->cgroup, st, i, ns, &c->cgroups_overflow);
+	charge(&c->procs, b->proc, st, i, ns, &c->procs_overflow);
 }
 
-void latency_stages(const struct lat_stamp *s, const struct lat_measure *m,
-		    unsigned int n)
+/*
+ * Record @s's stage @st of @ns, ending at @end: its histogram, its worst
+ * packet, and with `procs stages` (@s->stage_rows) its payers' rows.
+ */
+static __always_inline void record(struct lat_cpu *c,
+				   const struct lat_stamp *s, struct bill *b,
+				   int st, u64 ns, u64 end)
 {
-	struct payer *proc = NULL, *cgroup = NULL;
-	struct lat_cpu *c = this_lat();
-	bool payers = false;
-	unsigned int k;
+	struct exemplar *w = &c->worst[st];
+	unsigned int i = hist_index(ns);
 
-	for (k = 0; k < n; k++) {
-		unsigned int st = m[k].st, i = hist_index(m[k].ns);
-		struct exemplar *w = &c->worst[st];
-		u64 ns = m[k].ns;
+	hist_add_at(&c->stage[st], i, ns);
+	/* the first of equal times: a stage of 0 ns (app-udp) writes once */
+	if (unlikely(ns > w->ns || !w->when))
+		set_worst(w, s, ns, end);
+	if (unlikely(s->stage_rows) && s->pid)
+		charge_payers(c, s, b, st, i, ns);
+}
 
-		hist_add_at(&c->stage[st], i, ns);
-		/* the first of equal times: a stage of 0 ns (app-udp) writes once */
-		if (unlikely(ns > w->ns || !w->when))
-			set_worst(w, s, ns, m[k].end);
-		/* `procs totals` (the default): each direction's total alone */
-		if (!s->pid || (!s->stage_rows && !skbprof_stages[st].total) ||
-		    skbprof_skips(SKBPROF_SKIP_PAYERS))
-			continue;
-		if (!payers) {
-			find_payers(c, s, &proc, &cgroup);
-			payers = true;
-		}
-		if (s->cgroup)
-			charge(&c->cgroups, cgroup, st, i, ns,
-			       &c->cgroups_overflow);
-		charge(&c->procs, proc, st, i, ns, &c->procs_overflow);
+void latency_settle(struct lat_stamp *s, u64 end)
+{
+	unsigned int i, last, slot = skbprof_proto_slot(s->proto);
+	struct bill b = { };
+	const s8 (*ending)[3];
+	struct lat_cpu *c;
+	u32 todo, done;
+	int st;
+
+	/* the reaper ends lifetime stamps too */
+	if (s->s.kind > STAMP_TX || s->verdict != LAT_KEEP ||
+	    skbprof_skips(SKBPROF_SKIP_RECORD))
+		return;
+	c = this_lat();
+	ending = skbprof_stage_endings[s->s.kind];
+	last = skbprof_last_point(s->s.kind);
+	/* the stages to record, each once */
+	todo = s->stages & ~s->settled;
+	done = 0;
+	st = SKBPROF_STAGE_BACKLOG;
+	if (s->queued == LAT_DEQUEUED && (todo & BIT(st))) {
+		done |= BIT(st);
+		record(c, s, &b, st, s->t_dequeued - s->t_point[0],
+		       s->t_dequeued);
 	}
+	for (i = 1; i <= last; i++) {
+		/* the stage from the point before: both reached, measured */
+		st = ending[i][slot];
+		if (st < 0 || (s->reached & (3U << (i - 1))) != 3U << (i - 1) ||
+		    !(todo & BIT(st)))
+			continue;
+		done |= BIT(st);
+		record(c, s, &b, st, s->t_point[i] - lat_stage_from(s, i),
+		       s->t_point[i]);
+	}
+	s->settled |= done;
+	st = s->s.kind == STAMP_RX ? SKBPROF_STAGE_RX_TOTAL : SKBPROF_STAGE_TX_TOTAL;
+	/* from the first point: a UDP datagram whose send call was not seen has none */
+	if (!end || !(s->stages & BIT(st)) || !(s->reached & BIT(0)))
+		return;
+	record(c, s, &b, st, end - s->s.t_start, end);
+	/* `procs totals` (the default): the direction's total alone */
+	if (!s->stage_rows && s->pid)
+		charge_payers(c, s, &b, st, hist_index(end - s->s.t_start),
+			      end - s->s.t_start);
 }
 
 /* A measured timeline ended early (the others were never measured). */

@@ -19,23 +19,15 @@
 #include "skbprof.h"
 #include "lat_stamp.h"
 
-/* A stage a timeline measured: @st took @ns, ending at @end. */
-struct lat_measure {
-	u64 ns;
-	u64 end;
-	unsigned int st;
-};
-
-/* The most stages one call hands over: the backlog, one per point, a total. */
-#define LAT_MAX_MEASURES	(SKBPROF_MAX_POINTS + 1)
-
 /*
- * The @n stages @m of the timeline @s: their histograms, worst packets,
- * and the process and cgroup charged, who are looked up once, at the
- * first stage they are charged.
+ * Record the stages of the kept timeline @s that no earlier call
+ * recorded, and its total when @end (the time of its last point), in one
+ * pass: their histograms, worst packets, and the process and cgroup
+ * charged, who are looked up once.  Called at the timeline's end, when
+ * the receiver is known too, and at a GSO fork for the stages before it,
+ * which the segments do not repeat; marks them recorded in @s.
  */
-void latency_stages(const struct lat_stamp *s, const struct lat_measure *m,
-		    unsigned int n);
+void latency_settle(struct lat_stamp *s, u64 end);
 /* The timeline @s ended without reaching its last point, because @why. */
 void latency_incomplete(const struct lat_stamp *s, enum lat_end why);
 /*

@@ -174,14 +174,6 @@ static inline bool followed(const struct skbprof_config *cfg, u8 kind)
 						 SKBPROF_TX_STAGES);
 }
 
-/* Where the stage ending at point @i began: the point before, or the core. */
-static inline u64 stage_from(const struct lat_stamp *s, unsigned int i)
-{
-	if (i == 1 && s->queued == LAT_DEQUEUED)
-		return s->t_dequeued;
-	return s->t_point[i - 1];
-}
-
 static inline bool reached(const struct lat_stamp *s, unsigned int point)
 {
 	return s->reached & BIT(point);
@@ -442,7 +434,7 @@ static void trace_timeline(const struct lat_stamp *s)
 		    !reached(s, i - 1))
 			continue;
 		e.stage[e.n] = st;
-		e.ns[e.n++] = s->t_point[i] - stage_from(s, i);
+		e.ns[e.n++] = s->t_point[i] - lat_stage_from(s, i);
 	}
 	skbprof_clean_comm(e.comm, s->pid ? s->comm : "");
 	if (s->pid && s->cgroup)
@@ -450,64 +442,10 @@ static void trace_timeline(const struct lat_stamp *s)
 	skbprof_trace_event(timeline_fmt, &e, 0);
 }
 
-/*
- * Record the stages of a kept timeline that no earlier call recorded, and
- * its total when @end (the time of its last point): their histograms,
- * worst packets and the process and cgroup charged, who are looked up
- * once.  Once per timeline, at its end, when the receiver is known too;
- * at a GSO fork for the stages before it, which the segments do not
- * repeat.
- */
-static void settle(struct lat_stamp *s, u64 end)
-{
-	unsigned int i, n = 0, slot = skbprof_proto_slot(s->proto);
-	/* filled before it is read: no zeroing (INIT_STACK_ALL_ZERO) */
-	struct lat_measure m[LAT_MAX_MEASURES] __uninitialized;
-	const s8 (*ending)[3];
-	u32 todo;
-	int st;
-
-	/* the reaper ends lifetime stamps too */
-	if (s->s.kind > STAMP_TX || s->verdict != LAT_KEEP ||
-	    skbprof_skips(SKBPROF_SKIP_RECORD))
-		return;
-	ending = skbprof_stage_endings[s->s.kind];
-	/* the stages to record, each cleared as it is */
-	todo = s->stages & ~s->settled;
-	st = SKBPROF_STAGE_BACKLOG;
-	if (s->queued == LAT_DEQUEUED && (todo & BIT(st))) {
-		todo &= ~BIT(st);
-		m[n].st = st;
-		m[n].ns = s->t_dequeued - s->t_point[0];
-		m[n++].end = s->t_dequeued;
-	}
-	for (i = 1; i <= skbprof_last_point(s->s.kind); i++) {
-		/* the stage from the point before: both reached, measured */
-		st = ending[i][slot];
-		if (st < 0 || (s->reached & (3U << (i - 1))) != 3U << (i - 1) ||
-		    !(todo & BIT(st)))
-			continue;
-		todo &= ~BIT(st);
-		m[n].st = st;
-		m[n].ns = s->t_point[i] - stage_from(s, i);
-		m[n++].end = s->t_point[i];
-	}
-	s->settled |= s->stages & ~todo;
-	st = s->s.kind == STAMP_RX ? SKBPROF_STAGE_RX_TOTAL : SKBPROF_STAGE_TX_TOTAL;
-	/* from the first point: a UDP datagram whose send call was not seen has none */
-	if (end && (s->stages & BIT(st)) && reached(s, 0)) {
-		m[n].st = st;
-		m[n].ns = end - s->s.t_start;
-		m[n++].end = end;
-	}
-	if (n)
-		latency_stages(s, m, n);
-}
-
 /* A timeline ends before its last point: the stages it measured count. */
 static void end_early(struct lat_stamp *s, enum lat_end why)
 {
-	settle(s, 0);
+	latency_settle(s, 0);
 	latency_incomplete(s, why);
 }
 
@@ -568,7 +506,7 @@ static void finish(struct lat_stamp *s, const struct skbprof_config *cfg,
 {
 	if (s->verdict != LAT_KEEP)
 		return;
-	settle(s, now);
+	latency_settle(s, now);
 	if (cfg->trace != SKBPROF_TRACE_OFF)
 		trace_timeline(s);
 }
@@ -1619,7 +1557,7 @@ void lat_tx_segmented(const struct sk_buff *skb, const struct sk_buff *segs)
 	if (!s)
 		goto out;
 	/* the stages before the fork count once, not per segment */
-	settle(s, 0);
+	latency_settle(s, 0);
 	tl = *s;
 	for (seg = segs; seg && !kept_head; seg = seg->next)
 		kept_head = head_key(seg) == key;
