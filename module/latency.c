@@ -335,6 +335,7 @@ void latency_settle(struct lat_stamp *s, u64 end)
 	const s8 (*ending)[3];
 	struct lat_cpu *c;
 	u32 todo, done;
+	u64 ns;
 	int st;
 
 	/* the reaper ends lifetime stamps too */
@@ -368,11 +369,11 @@ void latency_settle(struct lat_stamp *s, u64 end)
 	/* from the first point: a UDP datagram whose send call was not seen has none */
 	if (!end || !(s->stages & BIT(st)) || !(s->reached & BIT(0)))
 		return;
-	record(c, s, &b, st, end - s->s.t_start, end);
+	ns = end - s->s.t_start;
+	record(c, s, &b, st, ns, end);
 	/* `procs totals` (the default): the direction's total alone */
 	if (!s->stage_rows && s->pid)
-		charge_payers(c, s, &b, st, hist_index(end - s->s.t_start),
-			      end - s->s.t_start);
+		charge_payers(c, s, &b, st, hist_index(ns), ns);
 }
 
 /* A measured timeline ended early (the others were never measured). */
