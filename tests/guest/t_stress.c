@@ -180,6 +180,29 @@ static bool absent_errno(int e)
 	return e == ENOENT || e == ENXIO || e == ENODEV;
 }
 
+/*
+ * Count one in *@busy (sh_mem->reading or ->writing) before opening a
+ * file, unless an unload is tried (sh_mem->quiet): waits while one is,
+ * and is false, having counted nothing, when one began meanwhile (the
+ * caller tries again).  quiet_leave() takes the count off once the open
+ * is done.
+ */
+static bool quiet_enter(long *busy)
+{
+	while (READ_ONCE(sh_mem->quiet))
+		pause_ms(1);
+	__sync_fetch_and_add(busy, 1);
+	if (!READ_ONCE(sh_mem->quiet))
+		return true;
+	__sync_fetch_and_sub(busy, 1);
+	return false;
+}
+
+static void quiet_leave(long *busy)
+{
+	__sync_fetch_and_sub(busy, 1);
+}
+
 /* A reader of file @i: open, read to the end, close, forever. */
 static void file_reader(int i)
 {
@@ -196,15 +219,10 @@ static void file_reader(int i)
 		 * trace readers' files, open across it, still make unloads
 		 * retry (EBUSY).
 		 */
-		while (READ_ONCE(sh_mem->quiet))
-			pause_ms(1);
-		__sync_fetch_and_add(&sh_mem->reading, 1);
-		if (READ_ONCE(sh_mem->quiet)) {
-			__sync_fetch_and_sub(&sh_mem->reading, 1);
+		if (!quiet_enter(&sh_mem->reading))
 			continue;
-		}
 		err = drain_file(path);
-		__sync_fetch_and_sub(&sh_mem->reading, 1);
+		quiet_leave(&sh_mem->reading);
 		if (err < 0) {
 			if (!absent_errno(-err))
 				report_bad("open %s: %s", path, strerror(-err));
@@ -255,16 +273,11 @@ static void control_writer(unsigned int seed, bool hurry)
 		k = (seed >> 16) % 16;
 		cmd = k >= 11 ? bad[k - 11 < 4 ? k - 11 : 0] :
 		      hurry ? good_reset[k] : good[k];
-		while (READ_ONCE(sh_mem->quiet))
-			pause_ms(1);
-		__sync_fetch_and_add(&sh_mem->writing, 1);
-		if (READ_ONCE(sh_mem->quiet)) {
-			__sync_fetch_and_sub(&sh_mem->writing, 1);
+		if (!quiet_enter(&sh_mem->writing))
 			continue;
-		}
 		fd = open(CONTROL, O_WRONLY);
 		if (fd < 0) {
-			__sync_fetch_and_sub(&sh_mem->writing, 1);
+			quiet_leave(&sh_mem->writing);
 			if (!absent_errno(errno))
 				report_bad("open control: %s", strerror(errno));
 			sh_mem->writes_absent++;
@@ -286,7 +299,7 @@ static void control_writer(unsigned int seed, bool hurry)
 		else
 			sh_mem->writes_einval++;
 		close(fd);
-		__sync_fetch_and_sub(&sh_mem->writing, 1);
+		quiet_leave(&sh_mem->writing);
 		if (hurry)
 			hurried_pause();
 		else
@@ -904,11 +917,10 @@ static void trace_blocker(int unused)
 	(void)unused;
 	for (;;) {
 		/* no open while an unload is tried: see file_reader() */
-		while (READ_ONCE(sh_mem->quiet))
-			pause_ms(1);
-		__sync_fetch_and_add(&sh_mem->reading, 1);
-		fd = READ_ONCE(sh_mem->quiet) ? -1 : open(TRACE, O_RDONLY);
-		__sync_fetch_and_sub(&sh_mem->reading, 1);
+		if (!quiet_enter(&sh_mem->reading))
+			continue;
+		fd = open(TRACE, O_RDONLY);
+		quiet_leave(&sh_mem->reading);
 		if (fd < 0) {
 			if (READ_ONCE(sh_mem->quiet))
 				continue;
