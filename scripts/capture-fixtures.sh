@@ -11,24 +11,13 @@ set -u
 . "$(dirname "$0")/../tests/lib.sh"
 
 "$TOP/scripts/deps.sh" demo || die "cannot install the dependencies"
-guest_tools || die "cannot build the guest programs"
 vers=("$@")
 [ ${#vers[@]} -gt 0 ] || vers=(5.10 6.1 6.12)
 for ver in "${vers[@]}"; do
-	build_module "$ver" || die "build failed, see $OUT/$ver/build.log"
-	make_initramfs "$ver" || die "cannot make the initramfs"
-	# the demo mode runs /usr/share/skbprof/demo.sh: run the capture instead
-	root=$OUT/$ver/initramfs
-	cp "$TOP/tests/qemu/capture.sh" "$root/usr/share/skbprof/demo.sh"
-	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$OUT/$ver/initramfs.cpio.gz"
-	boot "$ver" demo 600 >&2 || die "capture run failed: $OUT/$ver/demo/"
+	run_script "$ver" "$TOP/tests/qemu/capture.sh" 600 >&2 ||
+		die "capture run failed: $OUT/$ver/demo/"
 	dst=$TOP/tests/host/fixtures/$ver
 	rm -rf "$dst/t0" "$dst/t1"
-	awk -v dst="$dst" '
-		/^=== BEGIN / { f = dst "/" $3; d = f; sub(/\/[^\/]*$/, "", d);
-				system("mkdir -p " d); printf "" > f; next }
-		/^=== END$/ { close(f); f = ""; next }
-		f != "" { print > f }
-	' "$OUT/$ver/demo/result.txt"
+	split_sections "$OUT/$ver/demo/result.txt" "$dst"
 	log "fixtures of $ver in $dst"
 done

@@ -208,7 +208,7 @@ make_initramfs() {
 	chmod 755 "$root/init"
 	cp "$b/src/module/skbprof.ko" "$root/lib/skbprof/"
 	cp "$b/src/selftest/skbprof_selftest_warn.ko" "$root/lib/skbprof/"
-	cp "$TOP/tests/qemu/demo.sh" "$root/usr/share/skbprof/"
+	cp "${GUEST_DEMO:-$TOP/tests/qemu/demo.sh}" "$root/usr/share/skbprof/demo.sh"
 	while read -r f prog; do
 		add_prog "$root" "$f" "/bin/$prog" || return 1
 	done < <(guest_bins "${KARCH:-}")
@@ -458,6 +458,28 @@ boot() {
 	fi
 	[ $bad -eq 0 ] && echo "ok $ver/$mode: clean run"
 	return $bad
+}
+
+# run_script VER SCRIPT TIMEOUT: build the module and the guest programs
+# and boot VER in demo mode with SCRIPT in the demo's place; its output is
+# $OUT/VER/demo/result.txt, and INITRAMFS_EXTRA still adds files.
+run_script() {
+	local ver=$1 script=$2 timeout=$3
+	guest_tools || { log "cannot build the guest programs"; return 1; }
+	build_module "$ver" || { log "build failed, see $OUT/$ver/build.log"; return 1; }
+	GUEST_DEMO=$script make_initramfs "$ver" || { log "cannot make the initramfs"; return 1; }
+	boot "$ver" demo "$timeout"
+}
+
+# split_sections FILE DIR: each "=== BEGIN NAME" ... "=== END" section of
+# a guest's output FILE as DIR/NAME (NAME may hold directories).
+split_sections() {
+	awk -v dst="$2" '
+		/^=== BEGIN / { f = dst "/" $3; d = f; sub(/\/[^\/]*$/, "", d);
+				system("mkdir -p " d); printf "" > f; next }
+		/^=== END$/ { close(f); f = ""; next }
+		f != "" { print > f }
+	' "$1"
 }
 
 # arch_make ARCH DIR ARG...: make ARG... in DIR for ARCH: the host's

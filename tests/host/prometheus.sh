@@ -99,28 +99,20 @@ else
 fi
 
 # the guest: the unit's command before and after the traffic, and after rmmod
+guest_files() {
+	mkdir -p "$1/etc/default"
+	cp "$TOP/systemd/skbprof.default" "$1/etc/default/skbprof"
+	printf 'UDP_OK=%s\nUDP_CLOSED=%s\nTCP_BYTES=%s\nTUN_SENT=%s\n' "$UDP_OK" "$UDP_CLOSED" "$TCP_BYTES" "$TUN_SENT" \
+		> "$1/usr/share/skbprof/prom-live.env"
+}
 guest_run() {
 	local root=$OUT/$ver/initramfs
-	guest_tools || { fail guest "cannot build the guest programs"; return 1; }
-	build_module "$ver" || { fail guest "build failed: $OUT/$ver/build.log"; return 1; }
-	make_initramfs "$ver" || { fail guest "cannot make the initramfs"; return 1; }
-	# the demo mode runs /usr/share/skbprof/demo.sh: run prom-live.sh
-	cp "$TOP/tests/qemu/prom-live.sh" "$root/usr/share/skbprof/demo.sh"
-	mkdir -p "$root/etc/default"
-	cp "$TOP/systemd/skbprof.default" "$root/etc/default/skbprof"
-	printf 'UDP_OK=%s\nUDP_CLOSED=%s\nTCP_BYTES=%s\nTUN_SENT=%s\n' "$UDP_OK" "$UDP_CLOSED" "$TCP_BYTES" "$TUN_SENT" \
-		> "$root/usr/share/skbprof/prom-live.env"
-	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) > "$OUT/$ver/initramfs.cpio.gz"
-	if ! boot "$ver" demo 600 > "$tmp/boot.lines"; then
+	if ! INITRAMFS_EXTRA=guest_files run_script "$ver" "$TOP/tests/qemu/prom-live.sh" 600 > "$tmp/boot.lines"; then
 		fail guest "the guest run failed: $(grep FAIL "$tmp/boot.lines" | head -n 3 | tr '\n' '|') ($OUT/$ver/demo/, $OUT/prometheus-guest.log)"
 		return 1
 	fi
 	mkdir -p "$tmp/guest"
-	awk -v dst="$tmp/guest" '
-		/^=== BEGIN / { f = dst "/" $3; printf "" > f; next }
-		/^=== END$/ { close(f); f = ""; next }
-		f != "" { print > f }
-	' "$OUT/$ver/demo/result.txt"
+	split_sections "$OUT/$ver/demo/result.txt" "$tmp/guest"
 	cp "$root/usr/share/skbprof/prom-live.env" "$tmp/guest/"
 	rm -rf "$OUT/prometheus-guest"
 	cp -r "$tmp/guest" "$OUT/prometheus-guest"
