@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Kernel API differences between the supported kernels (Debian's 5.10, 6.1
- * and 6.12), in one place.  Callers use the wrappers below and stay free of
- * version checks.
+ * Kernel API differences between the supported kernels (Debian's 5.10, 6.1,
+ * 6.12 and 7.2), in one place.  Callers use the wrappers below and stay
+ * free of version checks.
  *
- * Debian's 6.1 sublevel is above 255, which LINUX_VERSION_CODE cannot
- * represent (KERNEL_VERSION() saturates the sublevel), so checks here only
- * ever compare major.minor, or test for a feature directly.
+ * Every difference is decided by the kernel's own headers, never by its
+ * version: distributions backport interfaces (RHEL 9's 5.14 and Ubuntu's
+ * 5.15 have 5.17's drop reasons, RHEL 9.3 6.4's drop reason tables), so a
+ * version number can pick the wrong branch.  Either a macro of the header
+ * itself is tested here, or module/Kbuild greps the header for the
+ * declaration and defines SKBPROF_HAVE_... ("Kernel differences" in
+ * Documentation/skbprof.rst lists them all).  The version in a comment
+ * below is only the upstream release that brought the change.
  */
 #ifndef _SKBPROF_COMPAT_H
 #define _SKBPROF_COMPAT_H
@@ -14,10 +19,6 @@
 #include <linux/rcupdate.h>
 #include <linux/skbuff.h>
 #include <linux/types.h>
-#include <linux/version.h>
-
-#define SKBPROF_KERNEL_AT_LEAST(maj, min) \
-	(KERNEL_VERSION(maj, min, 0) <= LINUX_VERSION_CODE)
 
 /*
  * PREEMPT_RT (Debian's -rt flavour) is refused at build time.  There a
@@ -33,12 +34,13 @@
 
 /*
  * The position of tcp_recvmsg()'s flags among its arguments: 5.19 dropped
- * the nonblock one before them.
+ * the nonblock one before them (module/Kbuild tests <net/tcp.h> for it;
+ * RHEL 9.3 still has it).
  */
-#if SKBPROF_KERNEL_AT_LEAST(5, 19)
-#define SKBPROF_TCP_RECVMSG_FLAGS_ARG	3
-#else
+#ifdef SKBPROF_HAVE_TCP_RECVMSG_NONBLOCK
 #define SKBPROF_TCP_RECVMSG_FLAGS_ARG	4
+#else
+#define SKBPROF_TCP_RECVMSG_FLAGS_ARG	3
 #endif
 
 /*
@@ -63,8 +65,11 @@
  *   before 5.17:  (skb, location)
  *   5.17 to 6.10: (skb, location, reason)
  *   6.11 on:      (skb, location, reason, rx_sk)
- *   7.x:          rx_sk became const; module/Kbuild tests the header for
- *                 it and defines SKBPROF_KFREE_SKB_CONST_RX_SK
+ *   7.x:          rx_sk became const
+ * module/Kbuild tests <trace/events/skb.h> for each and defines
+ * SKBPROF_HAVE_KFREE_SKB_REASON, SKBPROF_HAVE_KFREE_SKB_RX_SK and
+ * SKBPROF_KFREE_SKB_CONST_RX_SK (RHEL 9 and Ubuntu's 5.15 have the
+ * reason).
  * SKBPROF_TP_KFREE_SKB_ARGS is the probe's parameter list.
  * SKBPROF_DEFINE_KFREE_SKB_PROBE(name, handler) defines a probe @name with
  * the running kernel's prototype that calls
@@ -82,12 +87,12 @@
 	void *data, struct sk_buff *skb, void *location, \
 	enum skb_drop_reason reason, const struct sock *rx_sk
 #define SKBPROF_TP_KFREE_SKB_REASON	((u32)reason)
-#elif SKBPROF_KERNEL_AT_LEAST(6, 11)
+#elif defined(SKBPROF_HAVE_KFREE_SKB_RX_SK)
 #define SKBPROF_TP_KFREE_SKB_ARGS \
 	void *data, struct sk_buff *skb, void *location, \
 	enum skb_drop_reason reason, struct sock *rx_sk
 #define SKBPROF_TP_KFREE_SKB_REASON	((u32)reason)
-#elif SKBPROF_KERNEL_AT_LEAST(5, 17)
+#elif defined(SKBPROF_HAVE_KFREE_SKB_REASON)
 #define SKBPROF_TP_KFREE_SKB_ARGS \
 	void *data, struct sk_buff *skb, void *location, \
 	enum skb_drop_reason reason
@@ -103,7 +108,7 @@
  * for the tracepoint's call, and of any family or state (a time-wait or
  * request socket too).  NULL before 6.11.
  */
-#if defined(SKBPROF_KFREE_SKB_CONST_RX_SK) || SKBPROF_KERNEL_AT_LEAST(6, 11)
+#ifdef SKBPROF_HAVE_KFREE_SKB_RX_SK
 #define SKBPROF_TP_KFREE_SKB_RX_SK	((const struct sock *)rx_sk)
 #else
 #define SKBPROF_TP_KFREE_SKB_RX_SK	((const struct sock *)NULL)
@@ -129,8 +134,11 @@ static void name(SKBPROF_TP_KFREE_SKB_ARGS)				\
  *   TCP_OLD_SEQUENCE: the part of TCP_INVALID_SEQUENCE before the
  *            window (6.12 on; module/Kbuild tests the header for it and
  *            defines SKBPROF_DROP_TCP_OLD_SEQUENCE).
+ * module/Kbuild finds the first five among the drop reasons (in
+ * <linux/skbuff.h>, <net/dropreason.h> or <net/dropreason-core.h>; RHEL
+ * 9.2 on has them) and defines SKBPROF_HAVE_TCP_DROP_REASONS.
  */
-#if SKBPROF_KERNEL_AT_LEAST(6, 0)
+#ifdef SKBPROF_HAVE_TCP_DROP_REASONS
 #define SKBPROF_TCP_DROP_REASONS
 #endif
 
@@ -146,16 +154,20 @@ static void name(SKBPROF_TP_KFREE_SKB_ARGS)				\
  *            unknown and the numbers are printed.
  *   before 5.17: no reasons.
  * skbprof_drop_reason_name() returns the name or NULL; the caller holds
- * rcu_read_lock() and copies the name out before dropping it.
+ * rcu_read_lock() and copies the name out before dropping it.  Reasons
+ * are there where the kfree_skb tracepoint passes one; module/Kbuild
+ * finds <net/dropreason.h> (SKBPROF_HAVE_DROPREASON_H) and drop_reasons[]
+ * in it (SKBPROF_HAVE_DROP_REASONS_ARRAY); the subsystems' tables define
+ * SKB_DROP_REASON_SUBSYS_SHIFT.  RHEL 9.0 and 9.1 have reasons without a
+ * table, 9.2 drop_reasons[], 9.3 the subsystems' tables.
  */
-#if SKBPROF_KERNEL_AT_LEAST(5, 17)
+#ifdef SKBPROF_HAVE_KFREE_SKB_REASON
 #define SKBPROF_HAVE_DROP_REASONS	1
 #else
 #define SKBPROF_HAVE_DROP_REASONS	0
 #endif
 
-/* The drop reasons' own header, with drop_reasons[], appeared in 6.0. */
-#if SKBPROF_KERNEL_AT_LEAST(6, 0)
+#ifdef SKBPROF_HAVE_DROPREASON_H
 #include <net/dropreason.h>
 #endif
 
@@ -174,7 +186,7 @@ static inline const char *skbprof_drop_reason_name(u32 reason)
 		return NULL;
 	return list->reasons[idx];
 }
-#elif SKBPROF_KERNEL_AT_LEAST(6, 0)
+#elif defined(SKBPROF_HAVE_DROP_REASONS_ARRAY)
 #define SKBPROF_DROP_REASON_TABLE	"drop_reasons"
 static inline const char *skbprof_drop_reason_name(u32 reason)
 {
@@ -231,15 +243,22 @@ static inline const char *skbprof_drop_reason_name(u32 reason)
  * that.
  */
 
-/* The kretprobe a kretprobe_instance belongs to. */
-#if SKBPROF_KERNEL_AT_LEAST(5, 11)
+/*
+ * The kretprobe a kretprobe_instance belongs to: get_kretprobe() from 5.11
+ * (module/Kbuild tests <linux/kprobes.h>), the field before.
+ */
+#ifdef SKBPROF_HAVE_GET_KRETPROBE
 #define skbprof_kretprobe_of(ri)	get_kretprobe(ri)
 #else
 #define skbprof_kretprobe_of(ri)	((ri)->rp)
 #endif
 
-/* Where a kretprobe_instance's function returns to. */
-#if SKBPROF_KERNEL_AT_LEAST(5, 18)
+/*
+ * Where a kretprobe_instance's function returns to: get_kretprobe_retaddr()
+ * from 5.18, with rethook (module/Kbuild tests <linux/kprobes.h>; RHEL
+ * 9.2 on has it), the field before.
+ */
+#ifdef SKBPROF_HAVE_GET_KRETPROBE_RETADDR
 #define skbprof_kretprobe_retaddr(ri)	get_kretprobe_retaddr(ri)
 #else
 #define skbprof_kretprobe_retaddr(ri)	((unsigned long)(ri)->ret_addr)
@@ -253,9 +272,10 @@ static inline const char *skbprof_drop_reason_name(u32 reason)
  * return of sk_stream_alloc_skb(), which tcp_fragment(), tso_fragment(),
  * tcp_mtu_probe(), tcp_connect() and tcp_send_syn_data() call too: the
  * return address tells the application's skbs from those.  Both are
- * exported (GPL) wherever they exist.  skbprof_tcp_app_allocators() puts
- * their addresses in @addr, which has room for
- * SKBPROF_TCP_APP_ALLOCATORS_MAX, and returns how many.
+ * exported (GPL) wherever they exist; module/Kbuild tests <net/tcp.h>
+ * for do_tcp_sendpages() (RHEL 9.3 still has it).
+ * skbprof_tcp_app_allocators() puts their addresses in @addr, which has
+ * room for SKBPROF_TCP_APP_ALLOCATORS_MAX, and returns how many.
  */
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
@@ -269,7 +289,7 @@ static inline unsigned int skbprof_tcp_app_allocators(unsigned long *addr)
 	unsigned int n = 0;
 
 	addr[n++] = (unsigned long)tcp_sendmsg_locked;
-#if !SKBPROF_KERNEL_AT_LEAST(6, 5)
+#ifdef SKBPROF_HAVE_DO_TCP_SENDPAGES
 	addr[n++] = (unsigned long)do_tcp_sendpages;
 #endif
 	return n;
@@ -313,10 +333,12 @@ static inline unsigned long skbprof_function_end(unsigned long addr)
  *            function of asm/ftrace.h from the start, not a macro.
  * SKBPROF_FREGS is the parameter's type, SKBPROF_FTRACE_OPS_FLAGS the
  * ops' flags, skbprof_ftrace_arg(f, n) the traced function's argument n.
+ * module/Kbuild tests ftrace_func_t in <linux/ftrace.h> for struct
+ * ftrace_regs (SKBPROF_HAVE_FTRACE_REGS); the flags changed with it.
  */
 #include <linux/ftrace.h>
 
-#if !SKBPROF_KERNEL_AT_LEAST(5, 11)
+#ifndef SKBPROF_HAVE_FTRACE_REGS
 #define SKBPROF_FREGS	struct pt_regs
 #define SKBPROF_FTRACE_OPS_FLAGS \
 	(FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION_SAFE)
@@ -382,10 +404,11 @@ static inline int skbprof_ftrace_set_filter_ips(struct ftrace_ops *ops,
 #endif
 
 /*
- * Arguments of probes on skb:consume_skb: its location came in 6.3.  (For
+ * Arguments of probes on skb:consume_skb: its location came in 6.3
+ * (module/Kbuild tests <trace/events/skb.h>; RHEL 9.3 has it).  (For
  * skb:kfree_skb see SKBPROF_TP_KFREE_SKB_ARGS above.)
  */
-#if SKBPROF_KERNEL_AT_LEAST(6, 3)
+#ifdef SKBPROF_HAVE_CONSUME_SKB_LOCATION
 #define SKBPROF_TP_CONSUME_SKB_ARGS \
 	void *data, struct sk_buff *skb, void *location
 #else

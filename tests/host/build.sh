@@ -53,6 +53,23 @@ else
 	ok make-without-jsonc "module built; $(grep 'needs json-c' <<< "$out")"
 fi
 
+# module/Kbuild's feature tests ("Kernel differences" in
+# Documentation/skbprof.rst) find in 6.1's headers what 6.1 has, as
+# compat.h's version checks decided before them: a pattern that stops
+# matching, or matches too much, shows here.
+want="-DSKBPROF_HAVE_DO_TCP_SENDPAGES -DSKBPROF_HAVE_DROPREASON_H
+-DSKBPROF_HAVE_DROP_REASONS_ARRAY -DSKBPROF_HAVE_FTRACE_REGS
+-DSKBPROF_HAVE_FTRACE_SET_FILTER_IPS -DSKBPROF_HAVE_GET_KRETPROBE
+-DSKBPROF_HAVE_GET_KRETPROBE_RETADDR -DSKBPROF_HAVE_KFREE_SKB_REASON
+-DSKBPROF_HAVE_TCP_DROP_REASONS"
+got=$(grep -s -o -- '-DSKBPROF_[A-Z0-9_]*' "$tmp/src/module/.probes.o.cmd" |
+	grep -v -x -- -DSKBPROF_VERSION | sort -u)
+if [ "$(tr ' ' '\n' <<< "$want" | sort -u)" != "$got" ]; then
+	fail feature-tests "6.1's headers give: $(tr '\n' ' ' <<< "$got")"
+else
+	ok feature-tests "6.1's headers give the $(wc -l <<< "$got") features 6.1 has"
+fi
+
 out=$(make -C "$tmp/src" tools PKG_CONFIG=false 2>&1)
 rc=$?
 if [ $rc -eq 0 ] || ! grep -q "needs json-c.*apt-get install $need" <<< "$out"; then
