@@ -417,23 +417,51 @@ static bool tcp_dup_drop(const struct sk_buff *skb, u32 reason,
 }
 
 /*
- * kfree_skb: the kernel dropped @skb.  In order: its timelines end, in
- * the one visit that also tells how far the packet got and who sent it
- * (as a duplicate when TCP had its data: tcp_dup_drop()); the drop is
- * counted with that; its lifetime ends.
+ * A drop, for drops_record(): where the kernel dropped the skb, why, and
+ * room for what its timeline knew.
+ */
+struct drop_site {
+	void *location;
+	u32 reason;
+	struct skbprof_seen *seen;
+};
+
+/*
+ * Every free path's end of @skb, as @why says, in order: its timelines
+ * end, in the one visit that also tells how far the packet got and who
+ * sent it; a drop (@drop, or NULL) is counted with that; its lifetime
+ * ends, coalesced when its data joined another skb.  Inline, with @why
+ * and @drop constants at each call but the drop's: each free path keeps
+ * only its own work.
+ */
+static __always_inline void skb_gone(struct sk_buff *skb, enum lat_end why,
+				     const struct drop_site *drop)
+{
+	bool tracked = lat_free(skb, why, drop ? drop->seen : NULL);
+
+	if (drop)
+		drops_record(skb, drop->location, drop->reason,
+			     tracked ? drop->seen : NULL);
+	if (why == END_COALESCED)
+		lifetime_coalesced(skb);
+	else
+		lifetime_end(skb);
+}
+
+/*
+ * kfree_skb: the kernel dropped @skb, counted as a duplicate when TCP had
+ * its data (tcp_dup_drop()).
  */
 static void free_dropped(void *data, struct sk_buff *skb, void *location,
 			 u32 reason, const struct sock *rx_sk)
 {
 	struct skbprof_seen seen;
-	bool tracked;
+	const struct drop_site drop = { location, reason, &seen };
 
 	if (!hit(data))
 		return;
-	tracked = lat_free(skb, tcp_dup_drop(skb, reason, rx_sk) ?
-			   END_DUPLICATE : END_DROPPED, &seen);
-	drops_record(skb, location, reason, tracked ? &seen : NULL);
-	lifetime_end(skb);
+	skb_gone(skb, tcp_dup_drop(skb, reason, rx_sk) ?
+		 END_DUPLICATE : END_DROPPED, &drop);
 }
 
 SKBPROF_DEFINE_KFREE_SKB_PROBE(tp_kfree_skb, free_dropped)
@@ -441,27 +469,23 @@ SKBPROF_DEFINE_KFREE_SKB_PROBE(tp_kfree_skb, free_dropped)
 static void tp_consume_skb(SKBPROF_TP_CONSUME_SKB_ARGS)
 {
 	SKBPROF_TP_ENTER();
-	if (!hit(data))
-		return;
-	lat_free(skb, END_FREED, NULL);
-	lifetime_end(skb);
+	if (hit(data))
+		skb_gone(skb, END_FREED, NULL);
 }
 
 /* 5.10's tcp_drop() discards with __kfree_skb(): a marked one is old */
 static void en_free(struct cand *c, SKBPROF_FREGS *f,
 		    struct pt_regs *regs)
 {
-	lat_free(ARG(0), tcp_dup_marked(ARG(0)) ? END_DUPLICATE : END_FREED,
+	skb_gone(ARG(0), tcp_dup_marked(ARG(0)) ? END_DUPLICATE : END_FREED,
 		 NULL);
-	lifetime_end(ARG(0));
 }
 
 /* kfree_skb_partial: the skb's data joined another skb (TCP coalescing) */
 static void en_free_partial(struct cand *c, SKBPROF_FREGS *f,
 			    struct pt_regs *regs)
 {
-	lat_free(ARG(0), END_COALESCED, NULL);
-	lifetime_coalesced(ARG(0));
+	skb_gone(ARG(0), END_COALESCED, NULL);
 }
 
 struct expand_arg {
