@@ -40,6 +40,7 @@
 #include "drops_table.h"
 #include "pktinfo.h"
 #include "pkttrace.h"
+#include "sample.h"
 #include "skbprof.h"
 #include "stages.h"
 
