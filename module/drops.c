@@ -40,6 +40,7 @@
 #include "drops_table.h"
 #include "pktinfo.h"
 #include "pkttrace.h"
+#include "sample.h"
 #include "skbprof.h"
 #include "stages.h"
 
@@ -366,25 +367,8 @@ static int drops_seq_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static const struct seq_operations drops_seq_ops = {
-	.start	= drops_seq_start,
-	.next	= drops_seq_next,
-	.stop	= drops_seq_stop,
-	.show	= drops_seq_show,
-};
-
-static int drops_open(struct inode *inode, struct file *file)
-{
-	return skbprof_snapshot_open(file, &drops_seq_ops, drops_snapshot);
-}
-
-static const struct file_operations drops_fops = {
-	.owner		= THIS_MODULE,
-	.open		= drops_open,
-	.read		= seq_read,
-	.llseek		= seq_lseek,
-	.release	= skbprof_snapshot_release,
-};
+SKBPROF_DEFINE_SNAPSHOT_FILE(drops, drops_snapshot, drops_seq_start,
+			     drops_seq_next, drops_seq_stop, drops_seq_show);
 
 static void drops_reset(void)
 {

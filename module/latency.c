@@ -760,45 +760,11 @@ static int cgroups_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static const struct seq_operations procs_seq_ops = {
-	.start	= procs_start,
-	.next	= procs_next,
-	.stop	= procs_stop,
-	.show	= procs_show,
-};
+SKBPROF_DEFINE_SNAPSHOT_FILE(procs, procs_snapshot, procs_start, procs_next,
+			     procs_stop, procs_show);
 
-static int procs_open(struct inode *inode, struct file *file)
-{
-	return skbprof_snapshot_open(file, &procs_seq_ops, procs_snapshot);
-}
-
-static const struct file_operations procs_fops = {
-	.owner		= THIS_MODULE,
-	.open		= procs_open,
-	.read		= seq_read,
-	.llseek		= seq_lseek,
-	.release	= skbprof_snapshot_release,
-};
-
-static const struct seq_operations cgroups_seq_ops = {
-	.start	= procs_start,
-	.next	= procs_next,
-	.stop	= procs_stop,
-	.show	= cgroups_show,
-};
-
-static int cgroups_open(struct inode *inode, struct file *file)
-{
-	return skbprof_snapshot_open(file, &cgroups_seq_ops, cgroups_snapshot);
-}
-
-static const struct file_operations cgroups_fops = {
-	.owner		= THIS_MODULE,
-	.open		= cgroups_open,
-	.read		= seq_read,
-	.llseek		= seq_lseek,
-	.release	= skbprof_snapshot_release,
-};
+SKBPROF_DEFINE_SNAPSHOT_FILE(cgroups, cgroups_snapshot, procs_start,
+			     procs_next, procs_stop, cgroups_show);
 
 /*
  * A timeline or lifetime in flight: "inflight KIND point P age_ns A FLOW

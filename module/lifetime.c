@@ -45,7 +45,7 @@
 #include "gro.h"
 #include "hist.h"
 #include "lifetime.h"
-#include "pktinfo.h"
+#include "sample.h"
 #include "stamp.h"
 
 /* How a followed lifetime ended without being a sample. */

@@ -367,13 +367,6 @@ void skbprof_clean_comm(char *c, const char *comm)
 		strscpy(c, "-", TASK_COMM_LEN);
 }
 
-DEFINE_PER_CPU(u32[SKBPROF_SAMPLERS], skbprof_sample_ticks);
-
-void skbprof_sample_restart(enum skbprof_sampler which, unsigned int cpu)
-{
-	per_cpu(skbprof_sample_ticks[which], cpu) = 0;
-}
-
 /* Before any probe: the device cache follows every device from the start. */
 static int pktinfo_init(void)
 {

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The probes part: the candidates that serve the timeline points, their
- * registration at load, their arming per view, and their lines in stats
- * (probes.c).  It drives the timelines (timeline.h), the drops view
- * (drops.h) and lifetime (lifetime.h); nothing calls it but
- * main.c, through its part.
+ * The probes part: the candidates that serve the timeline points
+ * (probes.c), their registration at load, their arming per view, and
+ * their lines in stats (its engine, probe_engine.c).  It drives the
+ * timelines (timeline.h), the drops view (drops.h) and lifetime
+ * (lifetime.h); nothing calls it but main.c, through its part.
  */
 #ifndef _SKBPROF_PROBES_H
 #define _SKBPROF_PROBES_H

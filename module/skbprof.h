@@ -135,6 +135,33 @@ static const struct file_operations __name##_fops = {			\
 }
 
 /*
+ * A file that walks a snapshot (skbprof_snapshot_open()): its
+ * seq_operations, open and __name##_fops, walking what @__take returns
+ * with @__start, @__next, @__stop and @__show.
+ */
+#define SKBPROF_DEFINE_SNAPSHOT_FILE(__name, __take, __start, __next,	\
+				     __stop, __show)			\
+static const struct seq_operations __name##_seq_ops = {			\
+	.start	= __start,						\
+	.next	= __next,						\
+	.stop	= __stop,						\
+	.show	= __show,						\
+};									\
+									\
+static int __name##_open(struct inode *inode, struct file *file)	\
+{									\
+	return skbprof_snapshot_open(file, &__name##_seq_ops, __take);	\
+}									\
+									\
+static const struct file_operations __name##_fops = {			\
+	.owner		= THIS_MODULE,					\
+	.open		= __name##_open,				\
+	.read		= seq_read,					\
+	.llseek		= seq_lseek,					\
+	.release	= skbprof_snapshot_release,			\
+}
+
+/*
  * For a part's reset: run @reset(cpu) for every possible CPU, on each
  * online CPU itself with interrupts off, so that no handler is half-way
  * in that CPU's data, and here for the offline ones, which run none.

@@ -47,6 +47,7 @@
 #include "latency.h"
 #include "pktinfo.h"
 #include "pkttrace.h"
+#include "sample.h"
 #include "lat_stamp.h"
 #include "timeline.h"
 
