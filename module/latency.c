@@ -807,7 +807,6 @@ static const struct file_operations cgroups_fops = {
  */
 static void show_live(struct seq_file *m, const struct stamp *st, bool row)
 {
-	static const char *const kinds[] = { "rx", "tx", "life" };
 	static const struct skbprof_tuple unknown;
 	const struct lat_stamp *s = lat_of_const(st);
 	bool life = st->kind == STAMP_LIFE;
@@ -818,7 +817,7 @@ static void show_live(struct seq_file *m, const struct stamp *st, bool row)
 			 row ? SKBPROF_FLOW_COLUMNS : SKBPROF_FLOW_ROW);
 	seq_printf(m, row ? "%s %u %llu %s %d\n" :
 		   "inflight %s point %u age_ns %llu %s pid %d\n",
-		   st->kind < ARRAY_SIZE(kinds) ? kinds[st->kind] : "?",
+		   stamp_kind_name(st->kind),
 		   life ? 0 : s->point, ktime_get_ns() - st->t_start, flow,
 		   life ? 0 : s->pid);
 }
@@ -887,7 +886,7 @@ void latency_stats(struct seq_file *m)
 	for (k = 0; k < 2; k++)
 		for (r = 0; r < END_REASONS; r++)
 			seq_printf(m, "incomplete_%s_%s %llu\n",
-				   k == STAMP_RX ? "rx" : "tx", end_names[r],
+				   skbprof_dir_name(k), end_names[r],
 				   inc[k][r]);
 	for (k = 0; k < 2; k++) {
 		static const char *const vn[] = {
@@ -902,7 +901,7 @@ void latency_stats(struct seq_file *m)
 			for_each_possible_cpu(cpu)
 				sum += READ_ONCE(per_cpu(lat_verdicts, cpu)[k][r]);
 			seq_printf(m, "timelines_%s_%s %llu\n",
-				   k == STAMP_RX ? "rx" : "tx", vn[r], sum);
+				   skbprof_dir_name(k), vn[r], sum);
 		}
 	}
 	for_each_possible_cpu(cpu)

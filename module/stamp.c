@@ -92,6 +92,13 @@ struct stamp_cpu {
 	u64 remote_refills;
 } ____cacheline_aligned_in_smp;
 
+const char *stamp_kind_name(unsigned int kind)
+{
+	if (kind == STAMP_LIFE)
+		return "life";
+	return kind < SKBPROF_DIRS ? skbprof_dir_name(kind) : "?";
+}
+
 static void *pools[POOLS];
 static size_t entry_size[POOLS];
 static unsigned int capacity;		/* of each pool */

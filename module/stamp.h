@@ -43,6 +43,9 @@ enum stamp_kind {
 	STAMP_KINDS
 };
 
+/* "rx", "tx" (skbprof_dir_name()), "life"; "?" out of range. */
+const char *stamp_kind_name(unsigned int kind);
+
 struct stamp {
 	struct hlist_nulls_node node;
 	union {

@@ -55,12 +55,6 @@ module_param(max_age_ms, uint, 0400);
 MODULE_PARM_DESC(max_age_ms,
 		 "Timelines and lifetimes older than this are evicted (at least 1, default 60000 ms)");
 
-/* The points' names in the verbose trace; the transport's is its own. */
-static const char *const point_names[2][LAT_MAX_POINTS] = {
-	[STAMP_RX] = { "drv", "ip", "l4", "app" },
-	[STAMP_TX] = { "app", "l4", "ip", "dev", "drv" },
-};
-
 static u64 max_age_ns;
 static struct delayed_work reaper;
 
@@ -267,6 +261,7 @@ static bool stamp_matches(const struct lat_stamp *s, const struct skbprof_filter
 	return skbprof_filter_match(f, &pi);
 }
 
+/* A point's name in the verbose trace; the transport's is its own. */
 static const char *point_name(const struct lat_stamp *s, unsigned int point)
 {
 	bool l4 = (s->s.kind == STAMP_RX && point == RXP_L4) ||
@@ -276,7 +271,7 @@ static const char *point_name(const struct lat_stamp *s, unsigned int point)
 		return "tcp";
 	if (l4 && s->proto == IPPROTO_UDP)
 		return "udp";
-	return point_names[s->s.kind][point];
+	return skbprof_point_name(s->s.kind, point);
 }
 
 /* The probes' names by @via, for the verbose trace (lat_via_names()). */
@@ -325,7 +320,7 @@ static int hit_fmt(char *buf, size_t size, const void *data,
 				 SKBPROF_FLOW_RECORD);
 		return scnprintf(buf, size,
 				 "kind=hit dir=%s point=%s symbol=%s mono_ns=%llu offset_ns=%llu %s",
-				 e->kind == STAMP_RX ? "rx" : "tx", e->point,
+				 skbprof_dir_name(e->kind), e->point,
 				 e->symbol, e->t, e->offset, flow);
 	}
 	sec = div_u64_rem(e->t, NSEC_PER_SEC, &ns);
@@ -389,7 +384,7 @@ static int timeline_fmt(char *buf, size_t size, const void *data,
 	if (e->cgroup)
 		snprintf(cgroup, sizeof(cgroup), "%llu", e->cgroup);
 	n = scnprintf(buf, size, rec ? "kind=%s stages=" : "%s",
-		      rec ? (e->kind == STAMP_RX ? "rx" : "tx") :
+		      rec ? skbprof_dir_name(e->kind) :
 			    (e->kind == STAMP_RX ? "RX" : "TX"));
 	for (i = 0; i < e->n; i++) {
 		const char *name = skbprof_stages[e->stage[i]].name;
