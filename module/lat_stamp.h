@@ -2,8 +2,8 @@
 /*
  * A timeline's entry in the stamp table (stamp.h), and the timeline's
  * vocabulary: the points it reached and when, what the filter and
- * sampling made of it, how it ended, and what it learnt of its packet
- * (flow, sender, device).  The timelines (timeline.c) write it; the
+ * sampling made of it, and what it learnt of its packet (flow, sender,
+ * device); how it ended is stamp.h's enum stamp_end.  The timelines (timeline.c) write it; the
  * aggregation (latency.c) reads the entries they hand it.
  */
 #ifndef _SKBPROF_LAT_STAMP_H
@@ -37,24 +37,6 @@ enum lat_queue {
 	LAT_NOT_QUEUED,
 	LAT_QUEUED,		/* in a backlog */
 	LAT_DEQUEUED,		/* taken: t_point[0] to t_dequeued */
-};
-
-/* How a timeline ended without reaching its last point. */
-enum lat_end {
-	END_DROPPED,	/* kfree_skb */
-	END_FREED,	/* consumed or released before the end */
-	END_EVICTED,	/* older than max_age */
-	END_RESTARTED,	/* its first point came again */
-	END_REKEYED,	/* the skb's head was reallocated */
-	END_SEGMENTED,	/* software GSO cut the skb, kretprobes off */
-	/* outcomes of a frame whose data went on in another skb: */
-	END_MERGED,	/* GRO merged it into another skb, then freed it */
-	END_REUSED,	/* GRO merged it, and its skb is the next frame's */
-	END_COALESCED,	/* its data joined another skb (kfree_skb_partial) */
-	END_DUPLICATE,	/* TCP discarded it: its data had come already */
-	END_DISARMED,	/* its view was switched off (control) */
-	END_ORPHANED,	/* another skb came with its head: its free was missed */
-	END_REASONS
 };
 
 struct lat_stamp {

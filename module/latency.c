@@ -45,20 +45,6 @@ static unsigned int cgroups_rows = 64;
 module_param(cgroups_rows, uint, 0400);
 MODULE_PARM_DESC(cgroups_rows,
 		 "Cgroup rows per CPU in cgroups (power of two, default 64)");
-static const char *const end_names[END_REASONS] = {
-	[END_DROPPED] = "dropped",
-	[END_FREED] = "freed",
-	[END_EVICTED] = "evicted",
-	[END_RESTARTED] = "restarted",
-	[END_REKEYED] = "rekeyed",
-	[END_SEGMENTED] = "segmented",
-	[END_MERGED] = "merged",
-	[END_REUSED] = "reused",
-	[END_COALESCED] = "coalesced",
-	[END_DUPLICATE] = "duplicate",
-	[END_DISARMED] = "disarmed",
-	[END_ORPHANED] = "orphaned",
-};
 
 /* The worst packet of a stage since the last reset. */
 struct exemplar {
@@ -124,7 +110,7 @@ struct row_table {
 struct lat_cpu {
 	struct hist stage[SKBPROF_TIMELINE_STAGES];
 	struct exemplar worst[SKBPROF_TIMELINE_STAGES];
-	u64 incomplete[2][END_REASONS];
+	u64 incomplete[END_REASONS][2];	/* [why][kind] */
 	u64 procs_overflow;
 	u64 cgroups_overflow;
 	/* software GSO: timelines forked, segments given one, not given one */
@@ -377,11 +363,11 @@ void latency_settle(struct lat_stamp *s, u64 end)
 }
 
 /* A measured timeline ended early (the others were never measured). */
-void latency_incomplete(const struct lat_stamp *s, enum lat_end why)
+void latency_incomplete(const struct lat_stamp *s, enum stamp_end why)
 {
 	if ((s->s.kind == STAMP_RX || s->s.kind == STAMP_TX) &&
 	    s->verdict == LAT_KEEP)
-		this_lat()->incomplete[s->s.kind][why]++;
+		this_lat()->incomplete[why][s->s.kind]++;
 }
 
 void latency_gso(unsigned int segs, unsigned int full)
@@ -869,6 +855,7 @@ static void gso_stats(struct seq_file *m)
 
 void latency_stats(struct seq_file *m)
 {
+	static const unsigned long timeline_ends = STAMP_ENDS_TIMELINE;
 	u64 inc[2][END_REASONS] = {}, overflow = 0, cg_overflow = 0;
 	u64 unseen = 0;
 	unsigned int cpu, k, r;
@@ -879,14 +866,14 @@ void latency_stats(struct seq_file *m)
 
 		for (k = 0; k < 2; k++)
 			for (r = 0; r < END_REASONS; r++)
-				inc[k][r] += READ_ONCE(c->incomplete[k][r]);
+				inc[k][r] += READ_ONCE(c->incomplete[r][k]);
 		overflow += READ_ONCE(c->procs_overflow);
 		cg_overflow += READ_ONCE(c->cgroups_overflow);
 	}
 	for (k = 0; k < 2; k++)
-		for (r = 0; r < END_REASONS; r++)
+		for_each_set_bit(r, &timeline_ends, END_REASONS)
 			seq_printf(m, "incomplete_%s_%s %llu\n",
-				   skbprof_dir_name(k), end_names[r],
+				   skbprof_dir_name(k), stamp_end_name(r),
 				   inc[k][r]);
 	for (k = 0; k < 2; k++) {
 		static const char *const vn[] = {

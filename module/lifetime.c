@@ -48,30 +48,10 @@
 #include "pktinfo.h"
 #include "stamp.h"
 
-/* How a followed lifetime ended without being a sample. */
-enum life_outcome {
-	LIFE_FORKED,	/* cut into GSO segments, which carry it on */
-	LIFE_MERGED,	/* GRO merged the frame into another skb */
-	LIFE_REUSED,	/* ... and napi_gro_frags() kept its skb */
-	LIFE_COALESCED,	/* its data joined another skb (kfree_skb_partial) */
-	LIFE_DISARMED,	/* the view was switched off */
-	LIFE_ORPHANED,	/* its free was missed: another skb has its address */
-	LIFE_OUTCOMES
-};
-
-static const char *const outcome_names[LIFE_OUTCOMES] = {
-	[LIFE_FORKED] = "forked",
-	[LIFE_MERGED] = "merged",
-	[LIFE_REUSED] = "reused",
-	[LIFE_COALESCED] = "coalesced",
-	[LIFE_DISARMED] = "disarmed",
-	[LIFE_ORPHANED] = "orphaned",
-};
-
 /* Per CPU; written with interrupts off, merged on read. */
 struct life_cpu {
 	struct hist h;
-	u64 outcomes[LIFE_OUTCOMES];
+	u64 outcomes[END_REASONS];	/* STAMP_ENDS_LIFE */
 };
 
 static struct life_cpu __percpu *life_cpu;
@@ -100,7 +80,7 @@ static u32 lifetime_sample(void)
 }
 
 /* Interrupts off. */
-static void count_outcome(enum life_outcome o)
+static void count_outcome(enum stamp_end o)
 {
 	this_cpu_ptr(life_cpu)->outcomes[o]++;
 }
@@ -145,7 +125,7 @@ void lifetime_start(const struct sk_buff *skb, u64 called)
 		goto out;
 	}
 	if (!fresh)
-		count_outcome(LIFE_ORPHANED);
+		count_outcome(END_ORPHANED);
 	s->t_start = now;
 	stamp_unlock(s, flags);
 out:
@@ -174,7 +154,7 @@ static void life_end(const struct sk_buff *skb, bool coalesced)
 	ns = ktime_get_mono_fast_ns() - s->t_start;
 	g = this_cpu_ptr(&life_gro);
 	if (coalesced) {
-		count_outcome(LIFE_COALESCED);
+		count_outcome(END_COALESCED);
 	} else if (gro_frame(skb) && !g->freed) {
 		g->freed = true;
 		g->ns = ns;
@@ -273,7 +253,7 @@ void lifetime_segmented(const struct sk_buff *skb,
 	}
 	if (followed && !kept) {
 		local_irq_save(flags);
-		count_outcome(LIFE_FORKED);
+		count_outcome(END_FORKED);
 		local_irq_restore(flags);
 	}
 out:
@@ -297,7 +277,7 @@ void lifetime_gro_end(const struct gro_end *end)
 		local_irq_save(flags);
 		g->freed = false;
 		if (end->fate != GRO_FATE_PASSED)
-			count_outcome(LIFE_MERGED);
+			count_outcome(END_MERGED);
 		else
 			hist_add(&this_cpu_ptr(life_cpu)->h, g->ns);
 		local_irq_restore(flags);
@@ -310,7 +290,7 @@ void lifetime_gro_end(const struct gro_end *end)
 	s = stamp_lock((unsigned long)end->skb, STAMP_LIFE, false, &flags);
 	if (!s)
 		return;
-	count_outcome(end->fate == GRO_FATE_HELD ? LIFE_MERGED : LIFE_REUSED);
+	count_outcome(end->fate == GRO_FATE_HELD ? END_MERGED : END_REUSED);
 	stamp_remove(s, flags);
 }
 
@@ -389,7 +369,7 @@ static void lifetime_reset(void)
 /* Under the stamp's bucket lock, interrupts off. */
 static void swept(struct stamp *s)
 {
-	count_outcome(LIFE_DISARMED);
+	count_outcome(END_DISARMED);
 }
 
 /*
@@ -409,22 +389,23 @@ static void lifetime_sweep(const struct skbprof_config *cfg)
 		struct life_gro *g = per_cpu_ptr(&life_gro, cpu);
 
 		if (g->freed)
-			per_cpu_ptr(life_cpu, cpu)->outcomes[LIFE_DISARMED]++;
+			per_cpu_ptr(life_cpu, cpu)->outcomes[END_DISARMED]++;
 		g->freed = false;
 	}
 }
 
 static void lifetime_stats(struct seq_file *m)
 {
+	static const unsigned long life_ends = STAMP_ENDS_LIFE;
 	unsigned int cpu, o;
 	u64 n;
 
 	seq_printf(m, "lifetime_sample %u\n", lifetime_sample());
-	for (o = 0; o < LIFE_OUTCOMES; o++) {
+	for_each_set_bit(o, &life_ends, END_REASONS) {
 		n = 0;
 		for_each_possible_cpu(cpu)
 			n += READ_ONCE(per_cpu_ptr(life_cpu, cpu)->outcomes[o]);
-		seq_printf(m, "lifetime_%s %llu\n", outcome_names[o], n);
+		seq_printf(m, "lifetime_%s %llu\n", stamp_end_name(o), n);
 	}
 }
 

@@ -99,6 +99,27 @@ const char *stamp_kind_name(unsigned int kind)
 	return kind < SKBPROF_DIRS ? skbprof_dir_name(kind) : "?";
 }
 
+static const char *const end_names[END_REASONS] = {
+	[END_DROPPED] = "dropped",
+	[END_FREED] = "freed",
+	[END_EVICTED] = "evicted",
+	[END_RESTARTED] = "restarted",
+	[END_REKEYED] = "rekeyed",
+	[END_SEGMENTED] = "segmented",
+	[END_FORKED] = "forked",
+	[END_MERGED] = "merged",
+	[END_REUSED] = "reused",
+	[END_COALESCED] = "coalesced",
+	[END_DUPLICATE] = "duplicate",
+	[END_DISARMED] = "disarmed",
+	[END_ORPHANED] = "orphaned",
+};
+
+const char *stamp_end_name(unsigned int end)
+{
+	return end < END_REASONS ? end_names[end] : "?";
+}
+
 static void *pools[POOLS];
 static size_t entry_size[POOLS];
 static unsigned int capacity;		/* of each pool */

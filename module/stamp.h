@@ -46,6 +46,40 @@ enum stamp_kind {
 /* "rx", "tx" (skbprof_dir_name()), "life"; "?" out of range. */
 const char *stamp_kind_name(unsigned int kind);
 
+/*
+ * How the following of a packet ended without reaching its end: a
+ * timeline (lat_stamp.h) before its last point, a lifetime (lifetime.c)
+ * otherwise than by a free that is a sample.  Each kind counts the ends
+ * it can have (STAMP_ENDS_*), under their names (stamp_end_name()).
+ */
+enum stamp_end {
+	END_DROPPED,	/* kfree_skb */
+	END_FREED,	/* consumed or released before the end */
+	END_EVICTED,	/* older than max_age */
+	END_RESTARTED,	/* its first point came again */
+	END_REKEYED,	/* the skb's head was reallocated */
+	END_SEGMENTED,	/* software GSO cut the skb, kretprobes off */
+	END_FORKED,	/* cut into GSO segments, which carry it on */
+	/* outcomes of a frame whose data went on in another skb: */
+	END_MERGED,	/* GRO merged it into another skb, then freed it */
+	END_REUSED,	/* GRO merged it, and its skb is the next frame's */
+	END_COALESCED,	/* its data joined another skb (kfree_skb_partial) */
+	END_DUPLICATE,	/* TCP discarded it: its data had come already */
+	END_DISARMED,	/* its view was switched off (control) */
+	END_ORPHANED,	/* another skb came with its head: its free was missed */
+	END_REASONS
+};
+
+/* The ends a timeline counts (incomplete_rx_*, incomplete_tx_*). */
+#define STAMP_ENDS_TIMELINE	(GENMASK(END_REASONS - 1, 0) & ~BIT(END_FORKED))
+/* The ends a lifetime counts (lifetime_*). */
+#define STAMP_ENDS_LIFE		(BIT(END_FORKED) | BIT(END_MERGED) |	\
+				 BIT(END_REUSED) | BIT(END_COALESCED) |	\
+				 BIT(END_DISARMED) | BIT(END_ORPHANED))
+
+/* "dropped", "freed", ...: the counters' names; "?" out of range. */
+const char *stamp_end_name(unsigned int end);
+
 struct stamp {
 	struct hlist_nulls_node node;
 	union {

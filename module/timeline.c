@@ -153,8 +153,8 @@ static inline bool foreign(const struct lat_stamp *s, const struct sk_buff *skb)
 }
 
 /* Why @s, found under @skb's head where its packet cannot be, ends. */
-static inline enum lat_end gone_why(const struct lat_stamp *s,
-				    const struct sk_buff *skb, u64 now)
+static inline enum stamp_end gone_why(const struct lat_stamp *s,
+				      const struct sk_buff *skb, u64 now)
 {
 	if (stale(s, now))
 		return END_EVICTED;
@@ -438,7 +438,7 @@ static void trace_timeline(const struct lat_stamp *s)
 }
 
 /* A timeline ends before its last point: the stages it measured count. */
-static void end_early(struct lat_stamp *s, enum lat_end why)
+static void end_early(struct lat_stamp *s, enum stamp_end why)
 {
 	latency_settle(s, 0);
 	latency_incomplete(s, why);
@@ -1284,7 +1284,7 @@ static void seen_fill(const struct lat_stamp *s, u8 kind,
  */
 void lat_rx_gro_end(const struct gro_end *end)
 {
-	enum lat_end why;
+	enum stamp_end why;
 	unsigned long flags;
 	struct lat_stamp *s;
 
@@ -1311,8 +1311,9 @@ void lat_rx_gro_end(const struct gro_end *end)
  * Why the receive timeline @s of @skb ends at its free: a frame GRO took
  * and freed before it reached the stack was merged into another skb.
  */
-static enum lat_end rx_free_why(const struct lat_stamp *s,
-				const struct sk_buff *skb, enum lat_end why)
+static enum stamp_end rx_free_why(const struct lat_stamp *s,
+				  const struct sk_buff *skb,
+				  enum stamp_end why)
 {
 	if (why == END_FREED && s->point == RXP_DRV && gro_frame(skb))
 		return END_MERGED;
@@ -1326,7 +1327,7 @@ static enum lat_end rx_free_why(const struct lat_stamp *s,
  * False when there is none.
  */
 static bool free_kind(const struct sk_buff *skb, unsigned long key, u8 kind,
-		      enum lat_end why, bool last, struct skbprof_seen *seen)
+		      enum stamp_end why, bool last, struct skbprof_seen *seen)
 {
 	unsigned long flags;
 	struct lat_stamp *s;
@@ -1354,7 +1355,7 @@ static bool free_kind(const struct sk_buff *skb, unsigned long key, u8 kind,
  * the first found telling *@seen.
  */
 bool lat_free_found(const struct sk_buff *skb, unsigned long key,
-		    enum lat_end why, struct skbprof_seen *seen)
+		    enum stamp_end why, struct skbprof_seen *seen)
 {
 	bool last = !skb_cloned(skb);
 
@@ -1414,7 +1415,7 @@ void lat_rekey(const struct sk_buff *skb, const void *old_head)
 
 /* The @kind timeline under @key ends with @why, if @skb owns it. */
 static void end_owned(const struct sk_buff *skb, unsigned long key, u8 kind,
-		      enum lat_end why)
+		      enum stamp_end why)
 {
 	unsigned long flags;
 	struct lat_stamp *s;
