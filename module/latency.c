@@ -860,7 +860,6 @@ void latency_stats(struct seq_file *m)
 	u64 unseen = 0;
 	unsigned int cpu, k, r;
 
-	stamp_stats(m);
 	for_each_possible_cpu(cpu) {
 		const struct lat_cpu *c = lcpu[cpu];
 

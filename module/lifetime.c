@@ -4,8 +4,8 @@
  * followed to its free, and the time between goes into a per-CPU
  * histogram.  The probes are probes.c's constructor groups and free
  * paths, armed while the view is on; a followed skb has a stamp of kind
- * STAMP_LIFE in the stamp table (timeline.c sets it up and reaps it),
- * under the skb's own address.
+ * STAMP_LIFE in the stamp table (stamp.h), under the skb's own address.
+ * This part evicts, resets and sweeps those stamps, and no others.
  *
  * A lifetime follows the packet, not the skb, where the packet changes
  * shape (the timelines' rules, latency.c):
@@ -40,6 +40,7 @@
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
+#include <linux/workqueue.h>
 
 #include "config.h"
 #include "gro.h"
@@ -67,6 +68,8 @@ struct life_gro {
 };
 
 static DEFINE_PER_CPU(struct life_gro, life_gro);
+
+static struct delayed_work reaper;
 
 /* The configuration's `lifetime N`: one allocation in N followed, 0 off. */
 static u32 lifetime_sample(void)
@@ -361,9 +364,25 @@ static void reset_cpu(unsigned int cpu)
 	memset(c->outcomes, 0, sizeof(c->outcomes));
 }
 
+/*
+ * The stamps go first: a lifetime that began before the reset would end
+ * in the fresh histogram.
+ */
 static void lifetime_reset(void)
 {
+	stamp_reap(BIT(STAMP_LIFE), 0, 0, NULL);
 	skbprof_reset_cpus(reset_cpu);
+}
+
+/*
+ * Stale lifetimes go, counted by the table.  None is left while the view
+ * is off (lifetime_sweep()), and the table is not walked for them then.
+ */
+static void reap(struct work_struct *w)
+{
+	if (lifetime_sample())
+		stamp_evict_old(BIT(STAMP_LIFE), NULL);
+	schedule_delayed_work(&reaper, STAMP_REAP_PERIOD);
 }
 
 /* Under the stamp's bucket lock, interrupts off. */
@@ -418,12 +437,15 @@ static int lifetime_init(void)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu)
 		reset_cpu(cpu);
+	INIT_DELAYED_WORK(&reaper, reap);
+	schedule_delayed_work(&reaper, STAMP_REAP_PERIOD);
 	return 0;
 }
 
 static void lifetime_exit(void)
 {
 	/* the probes part, which calls in here, is down */
+	cancel_delayed_work_sync(&reaper);
 	free_percpu(life_cpu);
 	life_cpu = NULL;
 }

@@ -21,6 +21,12 @@
  * and restarts, and a found entry is only trusted once stamp_lock() has
  * taken its bucket's lock and found it again in the chain.  Every change to an
  * entry (insert, update, remove) is made under its bucket's lock.
+ *
+ * The table is a part of its own (skbprof_stamp_part), up before its
+ * users: it allocates the pools, keeps the table's counters (table_*)
+ * and the age past which an entry is stale (max_age_ms).  Each user
+ * removes its own kinds' entries, when they end, go stale
+ * (stamp_evict_old()), or are reset or swept: none removes another's.
  */
 #ifndef _SKBPROF_STAMP_H
 #define _SKBPROF_STAMP_H
@@ -138,13 +144,20 @@ static inline bool stamp_none(unsigned long key, u8 kind, bool count_miss)
 	return true;
 }
 
+/* The age past which an entry is stale (max_age_ms), in ns. */
+extern u64 stamp_max_age_ns;
+
 /*
- * @timeline_size: the size of a timeline's entry (RX and TX kinds), which
- * begins with its struct stamp; a lifetime's is a struct stamp.
+ * Is @s older than max_age_ms?  @now may have been read before another
+ * CPU stamped @s: a stamp younger than @now is fresh, not 584 years old.
  */
-int stamp_init(size_t timeline_size);
-/* Callers must have stopped every user and waited for RCU readers. */
-void stamp_exit(void);
+static inline bool stamp_stale(const struct stamp *s, u64 now)
+{
+	return (s64)(now - s->t_start) > (s64)stamp_max_age_ns;
+}
+
+/* How often each user evicts its stale entries (stamp_evict_old()). */
+#define STAMP_REAP_PERIOD	HZ
 
 /*
  * Find the live entry of (key, kind) and lock it: NULL when there is none.
@@ -214,7 +227,15 @@ unsigned int stamp_reap(unsigned int kinds, u64 now, u64 max_age,
 void stamp_show_live(struct seq_file *m, unsigned int max,
 		     void (*show)(struct seq_file *m, const struct stamp *s));
 
-void stamp_reset_counters(void);
-void stamp_stats(struct seq_file *m);
+/*
+ * Remove the entries of @kinds (BIT(STAMP_*)) older than max_age_ms,
+ * counted as the table's evictions, calling @gone (if any) on each
+ * first, under its bucket's lock.  Process context.
+ */
+unsigned int stamp_evict_old(unsigned int kinds, void (*gone)(struct stamp *s));
+
+struct skbprof_part;
+/* The table as a part: init, exit, reset and stats of the table_* keys. */
+extern const struct skbprof_part skbprof_stamp_part;
 
 #endif /* _SKBPROF_STAMP_H */

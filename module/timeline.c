@@ -3,8 +3,9 @@
  * The timelines: the per-packet state machine of stage latency, across
  * the receive and transmit paths.  The probes (probes.c) report points
  * (timeline.h); finished measurements go to the aggregation (latency.h),
- * which makes them histograms and files.  The stamp table it sets up also
- * holds lifetime.c's stamps.
+ * which makes them histograms and files.  Its entries are the RX and TX
+ * kinds of the stamp table (stamp.h), a part of its own that lifetime.c
+ * shares; this part ends, evicts, resets and sweeps only those.
  *
  * A timeline lives in the stamp table under skb->head, which the clones
  * TCP transmits share with the write-queue skb, and under its direction:
@@ -50,12 +51,6 @@
 #include "lat_stamp.h"
 #include "timeline.h"
 
-static unsigned int max_age_ms = 60000;
-module_param(max_age_ms, uint, 0400);
-MODULE_PARM_DESC(max_age_ms,
-		 "Timelines and lifetimes older than this are evicted (at least 1, default 60000 ms)");
-
-static u64 max_age_ns;
 static struct delayed_work reaper;
 
 /* The time of a point: CLOCK_MONOTONIC, ns. */
@@ -66,8 +61,6 @@ static __always_inline u64 lat_clock(void)
 		return ktime_get_coarse_ns();
 	return ktime_get_mono_fast_ns();
 }
-
-#define REAP_PERIOD	HZ
 
 static inline unsigned long head_key(const struct sk_buff *skb)
 {
@@ -130,13 +123,9 @@ static void tuple_from_sk(const struct sock *sk, const struct flowi4 *fl4,
 	}
 }
 
-/*
- * @now may have been read before another CPU stamped @s: a stamp younger
- * than @now is fresh, not 584 years old.
- */
 static inline bool stale(const struct lat_stamp *s, u64 now)
 {
-	return (s64)(now - s->s.t_start) > (s64)max_age_ns;
+	return stamp_stale(&s->s, now);
 }
 
 /*
@@ -1582,17 +1571,13 @@ out:
 
 static void reaped(struct stamp *st)
 {
-	/* a lifetime's eviction is the table's to count */
-	if (st->kind != STAMP_LIFE)
-		end_early(lat_of(st), END_EVICTED);
+	end_early(lat_of(st), END_EVICTED);
 }
 
 static void reap(struct work_struct *w)
 {
-	/* lifetimes too: the table is this part's */
-	stamp_reap(BIT(STAMP_RX) | BIT(STAMP_TX) | BIT(STAMP_LIFE),
-		   ktime_get_ns(), max_age_ns, reaped);
-	schedule_delayed_work(&reaper, REAP_PERIOD);
+	stamp_evict_old(BIT(STAMP_RX) | BIT(STAMP_TX), reaped);
+	schedule_delayed_work(&reaper, STAMP_REAP_PERIOD);
 }
 
 /* ---- the part ---- */
@@ -1604,17 +1589,14 @@ static void reset_ticks(unsigned int cpu)
 }
 
 /*
- * The stamps go first: a timeline that started before the reset would
- * end in the fresh histograms (the lifetimes' too, which lifetime.c
- * resets after this part).
+ * The timelines go first: one that started before the reset would end
+ * in the fresh histograms.
  */
 static void timeline_reset(void)
 {
-	stamp_reap(BIT(STAMP_RX) | BIT(STAMP_TX) | BIT(STAMP_LIFE), 0, 0,
-		   NULL);
+	stamp_reap(BIT(STAMP_RX) | BIT(STAMP_TX), 0, 0, NULL);
 	latency_reset();
 	skbprof_reset_cpus(reset_ticks);
-	stamp_reset_counters();
 }
 
 /* a timeline's: the sweep reaps no lifetime */
@@ -1644,32 +1626,18 @@ static int timeline_init(void)
 	int err;
 
 	skbprof_stages_init();
-	/* 0 would make every stamp stale at once */
-	if (!max_age_ms) {
-		pr_err("max_age_ms=0: must be at least 1\n");
-		return -EINVAL;
-	}
-	max_age_ns = (u64)max_age_ms * NSEC_PER_MSEC;
 	err = latency_init();
 	if (err)
 		return err;
-	err = stamp_init(sizeof(struct lat_stamp));
-	if (err)
-		goto err_latency;
 	INIT_DELAYED_WORK(&reaper, reap);
-	schedule_delayed_work(&reaper, REAP_PERIOD);
+	schedule_delayed_work(&reaper, STAMP_REAP_PERIOD);
 	return 0;
-
-err_latency:
-	latency_exit();
-	return err;
 }
 
 static void timeline_exit(void)
 {
 	/* main.c removed the files, and the probes part is down */
 	cancel_delayed_work_sync(&reaper);
-	stamp_exit();
 	latency_exit();
 }
 
