@@ -3,8 +3,9 @@
  * A timeline's entry in the stamp table (stamp.h), and the timeline's
  * vocabulary: the points it reached and when, what the filter and
  * sampling made of it, and what it learnt of its packet (flow, sender,
- * device); how it ended is stamp.h's enum stamp_end.  The timelines (timeline.c) write it; the
- * aggregation (latency.c) reads the entries they hand it.
+ * device); how it ended is stamp.h's enum stamp_end.  The timelines
+ * (timeline.c) write it; the aggregation (latency.c) and the trace part
+ * (pkttrace.c) read the entries they hand them.
  */
 #ifndef _SKBPROF_LAT_STAMP_H
 #define _SKBPROF_LAT_STAMP_H
@@ -68,6 +69,12 @@ struct lat_stamp {
 	char dev[IFNAMSIZ];	/* "": not known */
 	struct skbprof_tuple tuple;	/* family 0: not known */
 };
+
+/* Has the timeline reached @point? */
+static inline bool lat_reached(const struct lat_stamp *s, unsigned int point)
+{
+	return s->reached & BIT(point);
+}
 
 /* Where the stage ending at point @i began: the point before, or the core. */
 static inline u64 lat_stage_from(const struct lat_stamp *s, unsigned int i)

@@ -29,7 +29,6 @@
 #include <linux/in.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
-#include <linux/moduleparam.h>
 #include <linux/netdevice.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
@@ -157,11 +156,6 @@ static inline bool followed(const struct skbprof_config *cfg, u8 kind)
 						 SKBPROF_TX_STAGES);
 }
 
-static inline bool reached(const struct lat_stamp *s, unsigned int point)
-{
-	return s->reached & BIT(point);
-}
-
 /* Mark @point reached by @skb at @now, through probe @via. */
 static void reach(struct lat_stamp *s, const struct sk_buff *skb, u8 point,
 		  u16 via, u64 now)
@@ -250,19 +244,6 @@ static bool stamp_matches(const struct lat_stamp *s, const struct skbprof_filter
 	return skbprof_filter_match(f, &pi);
 }
 
-/* A point's name in the verbose trace; the transport's is its own. */
-static const char *point_name(const struct lat_stamp *s, unsigned int point)
-{
-	bool l4 = (s->s.kind == STAMP_RX && point == RXP_L4) ||
-		  (s->s.kind == STAMP_TX && point == TXP_L4);
-
-	if (l4 && s->proto == IPPROTO_TCP)
-		return "tcp";
-	if (l4 && s->proto == IPPROTO_UDP)
-		return "udp";
-	return skbprof_point_name(s->s.kind, point);
-}
-
 /* The probes' names by @via, for the verbose trace (lat_via_names()). */
 static const char *(*via_name)(unsigned int via);
 
@@ -271,159 +252,17 @@ void lat_via_names(const char *(*name)(unsigned int via))
 	WRITE_ONCE(via_name, name);
 }
 
-/* 23104 ns as "23.104us": US_FMT of div_u64(ns, NSEC_PER_USEC), us_frac(ns) */
-#define US_FMT		"%llu.%03uus"
-
-static unsigned int us_frac(u64 ns)
-{
-	u32 rem;
-
-	div_u64_rem(ns, NSEC_PER_USEC, &rem);
-	return rem;
-}
-
-/* A probe hit of a kept packet (verbose trace). */
-struct hit_event {
-	struct skbprof_tuple tuple;
-	u64 t;			/* CLOCK_MONOTONIC, as ktime_get_mono_fast_ns() */
-	u64 offset;		/* from the timeline's first point */
-	const char *point;	/* these: the module's own strings */
-	const char *symbol;
-	u8 kind;
-};
-
 /*
- * "HIT RX ip ip_rcv_core 12.000000001 +3.250us | UDP a:p > b:p", or
- * "kind=hit dir=rx point=ip symbol=ip_rcv_core mono_ns=.. offset_ns=.. flow"
+ * Verbose trace: one probe hit of a kept packet, by probe @via.  Out of
+ * line, as the points' paths call it only for kept packets under a
+ * verbose trace.
  */
-static int hit_fmt(char *buf, size_t size, const void *data,
-		   enum skbprof_trace_form form, const char *sym)
-{
-	const struct hit_event *e = data;
-	char flow[SKBPROF_FLOW_LEN];
-	u64 sec;
-	u32 ns;
-
-	if (form == SKBPROF_TRACE_RECORD) {
-		skbprof_fmt_flow(flow, sizeof(flow), &e->tuple,
-				 SKBPROF_FLOW_RECORD);
-		return scnprintf(buf, size,
-				 "kind=hit dir=%s point=%s symbol=%s mono_ns=%llu offset_ns=%llu %s",
-				 skbprof_dir_name(e->kind), e->point,
-				 e->symbol, e->t, e->offset, flow);
-	}
-	sec = div_u64_rem(e->t, NSEC_PER_SEC, &ns);
-	skbprof_fmt_flow(flow, sizeof(flow), &e->tuple, SKBPROF_FLOW_TRACE);
-	return scnprintf(buf, size, "HIT %s %s %s %llu.%09u +" US_FMT " | %s",
-			 e->kind == STAMP_RX ? "RX" : "TX", e->point,
-			 e->symbol, sec, ns, div_u64(e->offset, NSEC_PER_USEC),
-			 us_frac(e->offset), flow);
-}
-
-/*
- * Verbose trace: one probe hit of a kept packet, with its time
- * (CLOCK_MONOTONIC, as ktime_get_mono_fast_ns()) and its offset from the
- * timeline's first point.
- */
-static void trace_hit(const struct lat_stamp *s, unsigned int point, u16 via,
-		      u64 t)
+static noinline void trace_hit(const struct lat_stamp *s,
+			       unsigned int point, u16 via, u64 t)
 {
 	const char *(*name)(unsigned int via) = READ_ONCE(via_name);
-	struct hit_event e = {
-		.tuple = s->tuple,
-		.t = t,
-		.offset = t - s->s.t_start,
-		.point = point_name(s, point),
-		.symbol = name ? name(via) : "?",
-		.kind = s->s.kind,
-	};
 
-	skbprof_trace_event(hit_fmt, &e, 0);
-}
-
-/* The most stages one packet's line names. */
-#define TL_STAGES	8
-
-/* A completed, kept packet. */
-struct timeline_event {
-	struct skbprof_tuple tuple;
-	u64 cgroup;			/* 0: not known */
-	u64 ns[TL_STAGES];
-	s32 pid;
-	u8 stage[TL_STAGES];
-	u8 n, kind;
-	char comm[TASK_COMM_LEN];	/* cleaned: no blanks */
-};
-
-/*
- * "RX drv-ip 23.104us ip-udp 5.200us udp-app 189.000us | UDP a:p > b:p |
- * cgroup 1234 | comm pid" ("cgroup -" when not known), or "kind=rx
- * stages=drv-ip:23104,ip-udp:5200,udp-app:189000 proto=UDP src=a sport=p
- * dst=b dport=p cgroup=1234 comm=comm pid=pid" (ns; "cgroup=-")
- */
-static int timeline_fmt(char *buf, size_t size, const void *data,
-			enum skbprof_trace_form form, const char *sym)
-{
-	const struct timeline_event *e = data;
-	bool rec = form == SKBPROF_TRACE_RECORD;
-	char flow[SKBPROF_FLOW_LEN], cgroup[24] = "-";
-	unsigned int i;
-	int n;
-
-	if (e->cgroup)
-		snprintf(cgroup, sizeof(cgroup), "%llu", e->cgroup);
-	n = scnprintf(buf, size, rec ? "kind=%s stages=" : "%s",
-		      rec ? skbprof_dir_name(e->kind) :
-			    (e->kind == STAMP_RX ? "RX" : "TX"));
-	for (i = 0; i < e->n; i++) {
-		const char *name = skbprof_stages[e->stage[i]].name;
-
-		if (rec)
-			n += scnprintf(buf + n, size - n, "%s%s:%llu",
-				       i ? "," : "", name, e->ns[i]);
-		else
-			n += scnprintf(buf + n, size - n, " %s " US_FMT, name,
-				       div_u64(e->ns[i], NSEC_PER_USEC),
-				       us_frac(e->ns[i]));
-	}
-	if (rec && !e->n)
-		n += scnprintf(buf + n, size - n, "-");
-	skbprof_fmt_flow(flow, sizeof(flow), &e->tuple,
-			 rec ? SKBPROF_FLOW_RECORD : SKBPROF_FLOW_TRACE);
-	return n + scnprintf(buf + n, size - n, rec ?
-			     " %s cgroup=%s comm=%s pid=%d" :
-			     " | %s | cgroup %s | %s %d", flow, cgroup,
-			     e->comm, e->pid);
-}
-
-/* One event per completed, kept packet: its stages, flow, cgroup, process. */
-static void trace_timeline(const struct lat_stamp *s)
-{
-	struct timeline_event e = {
-		.tuple = s->tuple,
-		.pid = s->pid,
-		.kind = s->s.kind,
-	};
-	unsigned int i;
-	int st;
-
-	if (s->queued == LAT_DEQUEUED &&
-	    (s->stages & BIT(SKBPROF_STAGE_BACKLOG))) {
-		e.stage[e.n] = SKBPROF_STAGE_BACKLOG;
-		e.ns[e.n++] = s->t_dequeued - s->t_point[0];
-	}
-	for (i = 1; i <= skbprof_last_point(s->s.kind) && e.n < TL_STAGES; i++) {
-		st = skbprof_stage_ending(s->s.kind, i, s->proto);
-		if (st < 0 || !(s->stages & BIT(st)) || !reached(s, i) ||
-		    !reached(s, i - 1))
-			continue;
-		e.stage[e.n] = st;
-		e.ns[e.n++] = s->t_point[i] - lat_stage_from(s, i);
-	}
-	skbprof_clean_comm(e.comm, s->pid ? s->comm : "");
-	if (s->pid && s->cgroup)
-		e.cgroup = s->cgroup;
-	skbprof_trace_event(timeline_fmt, &e, 0);
+	skbprof_trace_hit(s, point, name ? name(via) : "?", t);
 }
 
 /* A timeline ends before its last point: the stages it measured count. */
@@ -458,7 +297,7 @@ static noinline void decide(struct lat_stamp *s, const struct skbprof_config *cf
 	if (s->verdict != LAT_KEEP)
 		return;
 	for (i = 0; i <= s->point; i++) {
-		if (reached(s, i) && cfg->trace == SKBPROF_TRACE_VERBOSE)
+		if (lat_reached(s, i) && cfg->trace == SKBPROF_TRACE_VERBOSE)
 			trace_hit(s, i, s->via[i], s->t_point[i]);
 	}
 }
@@ -492,7 +331,7 @@ static void finish(struct lat_stamp *s, const struct skbprof_config *cfg,
 		return;
 	latency_settle(s, now);
 	if (cfg->trace != SKBPROF_TRACE_OFF)
-		trace_timeline(s);
+		skbprof_trace_timeline(s);
 }
 
 /*
@@ -726,7 +565,7 @@ static noinline void start_kept(u8 kind, const struct sk_buff *skb,
 		call_first(s, skb, cfg, udp_cork);
 	learn_first(s, skb, cfg, sk, fl4, proto);
 	s->verdict = LAT_KEEP;
-	if (cfg->trace == SKBPROF_TRACE_VERBOSE && reached(s, 0))
+	if (cfg->trace == SKBPROF_TRACE_VERBOSE && lat_reached(s, 0))
 		trace_hit(s, 0, s->via[0], s->t_point[0]);
 	if (also) {
 		reach(s, skb, also, via, now);
