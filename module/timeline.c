@@ -469,24 +469,10 @@ static bool first_point_again(struct lat_stamp *s, const struct sk_buff *skb,
 }
 
 /*
- * The first point came for @s, a stamp already under @skb's key: false
- * when @s stays (first_point_again()), true when it was ended and cleared
- * for a new start.
- */
-static bool restart(struct lat_stamp *s, const struct sk_buff *skb,
-		    const struct skbprof_config *cfg, u16 via, u64 now)
-{
-	if (first_point_again(s, skb, cfg, via, now))
-		return false;
-	end_early(s, gone_why(s, skb, now));
-	lat_stamp_clear(s);
-	return true;
-}
-
-/*
- * The entry a new @kind timeline of @skb starts in, locked, its old
- * timeline ended: NULL when the table is full, or when the entry under
- * the key stays (restart(): another probe of the same first point).
+ * The insert step of a start: the entry a new @kind timeline of @skb
+ * starts in, locked and cleared.  A stamp already under the key is ended
+ * first, unless it stays (first_point_again(): another probe of the same
+ * first point), and then, like a full table, there is none: NULL.
  */
 static struct lat_stamp *__start_lock(const struct sk_buff *skb, u8 kind,
 				      const struct skbprof_config *cfg,
@@ -498,12 +484,14 @@ static struct lat_stamp *__start_lock(const struct sk_buff *skb, u8 kind,
 	s = lat_lock_insert(head_key(skb), kind, &fresh, flags);
 	if (!s)
 		return NULL;
-	if (!fresh && !restart(s, skb, cfg, via, now)) {
-		lat_unlock(s, *flags);
-		return NULL;
+	if (!fresh) {
+		if (first_point_again(s, skb, cfg, via, now)) {
+			lat_unlock(s, *flags);
+			return NULL;
+		}
+		end_early(s, gone_why(s, skb, now));
 	}
-	if (fresh)
-		lat_stamp_clear(s);
+	lat_stamp_clear(s);
 	__release(stamp_bucket);	/* held: the caller unlocks */
 	return s;
 }
