@@ -2,9 +2,10 @@
 /*
  * A timeline's entry in the stamp table (stamp.h), and the timeline's
  * vocabulary: the points it reached and when, what the filter and
- * sampling made of it, how it ended, and what it learnt of its packet
- * (flow, sender, device).  The timelines (timeline.c) write it; the
- * aggregation (latency.c) reads the entries they hand it.
+ * sampling made of it, and what it learnt of its packet (flow, sender,
+ * device); how it ended is stamp.h's enum stamp_end.  The timelines
+ * (timeline.c) write it; the aggregation (latency.c) and the trace part
+ * (pkttrace.c) read the entries they hand them.
  */
 #ifndef _SKBPROF_LAT_STAMP_H
 #define _SKBPROF_LAT_STAMP_H
@@ -39,24 +40,6 @@ enum lat_queue {
 	LAT_DEQUEUED,		/* taken: t_point[0] to t_dequeued */
 };
 
-/* How a timeline ended without reaching its last point. */
-enum lat_end {
-	END_DROPPED,	/* kfree_skb */
-	END_FREED,	/* consumed or released before the end */
-	END_EVICTED,	/* older than max_age */
-	END_RESTARTED,	/* its first point came again */
-	END_REKEYED,	/* the skb's head was reallocated */
-	END_SEGMENTED,	/* software GSO cut the skb, kretprobes off */
-	/* outcomes of a frame whose data went on in another skb: */
-	END_MERGED,	/* GRO merged it into another skb, then freed it */
-	END_REUSED,	/* GRO merged it, and its skb is the next frame's */
-	END_COALESCED,	/* its data joined another skb (kfree_skb_partial) */
-	END_DUPLICATE,	/* TCP discarded it: its data had come already */
-	END_DISARMED,	/* its view was switched off (control) */
-	END_ORPHANED,	/* another skb came with its head: its free was missed */
-	END_REASONS
-};
-
 struct lat_stamp {
 	struct stamp s;		/* first: key, kind, t_start (the first point) */
 	/* the timeline, from here on; lat_stamp_clear() zeroes up to @via */
@@ -86,6 +69,12 @@ struct lat_stamp {
 	char dev[IFNAMSIZ];	/* "": not known */
 	struct skbprof_tuple tuple;	/* family 0: not known */
 };
+
+/* Has the timeline reached @point? */
+static inline bool lat_reached(const struct lat_stamp *s, unsigned int point)
+{
+	return s->reached & BIT(point);
+}
 
 /* Where the stage ending at point @i began: the point before, or the core. */
 static inline u64 lat_stage_from(const struct lat_stamp *s, unsigned int i)

@@ -45,20 +45,6 @@ static unsigned int cgroups_rows = 64;
 module_param(cgroups_rows, uint, 0400);
 MODULE_PARM_DESC(cgroups_rows,
 		 "Cgroup rows per CPU in cgroups (power of two, default 64)");
-static const char *const end_names[END_REASONS] = {
-	[END_DROPPED] = "dropped",
-	[END_FREED] = "freed",
-	[END_EVICTED] = "evicted",
-	[END_RESTARTED] = "restarted",
-	[END_REKEYED] = "rekeyed",
-	[END_SEGMENTED] = "segmented",
-	[END_MERGED] = "merged",
-	[END_REUSED] = "reused",
-	[END_COALESCED] = "coalesced",
-	[END_DUPLICATE] = "duplicate",
-	[END_DISARMED] = "disarmed",
-	[END_ORPHANED] = "orphaned",
-};
 
 /* The worst packet of a stage since the last reset. */
 struct exemplar {
@@ -124,7 +110,7 @@ struct row_table {
 struct lat_cpu {
 	struct hist stage[SKBPROF_TIMELINE_STAGES];
 	struct exemplar worst[SKBPROF_TIMELINE_STAGES];
-	u64 incomplete[2][END_REASONS];
+	u64 incomplete[END_REASONS][2];	/* [why][kind] */
 	u64 procs_overflow;
 	u64 cgroups_overflow;
 	/* software GSO: timelines forked, segments given one, not given one */
@@ -377,11 +363,11 @@ void latency_settle(struct lat_stamp *s, u64 end)
 }
 
 /* A measured timeline ended early (the others were never measured). */
-void latency_incomplete(const struct lat_stamp *s, enum lat_end why)
+void latency_incomplete(const struct lat_stamp *s, enum stamp_end why)
 {
 	if ((s->s.kind == STAMP_RX || s->s.kind == STAMP_TX) &&
 	    s->verdict == LAT_KEEP)
-		this_lat()->incomplete[s->s.kind][why]++;
+		this_lat()->incomplete[why][s->s.kind]++;
 }
 
 void latency_gso(unsigned int segs, unsigned int full)
@@ -773,7 +759,6 @@ SKBPROF_DEFINE_SNAPSHOT_FILE(cgroups, cgroups_snapshot, procs_start,
  */
 static void show_live(struct seq_file *m, const struct stamp *st, bool row)
 {
-	static const char *const kinds[] = { "rx", "tx", "life" };
 	static const struct skbprof_tuple unknown;
 	const struct lat_stamp *s = lat_of_const(st);
 	bool life = st->kind == STAMP_LIFE;
@@ -784,7 +769,7 @@ static void show_live(struct seq_file *m, const struct stamp *st, bool row)
 			 row ? SKBPROF_FLOW_COLUMNS : SKBPROF_FLOW_ROW);
 	seq_printf(m, row ? "%s %u %llu %s %d\n" :
 		   "inflight %s point %u age_ns %llu %s pid %d\n",
-		   st->kind < ARRAY_SIZE(kinds) ? kinds[st->kind] : "?",
+		   stamp_kind_name(st->kind),
 		   life ? 0 : s->point, ktime_get_ns() - st->t_start, flow,
 		   life ? 0 : s->pid);
 }
@@ -836,24 +821,24 @@ static void gso_stats(struct seq_file *m)
 
 void latency_stats(struct seq_file *m)
 {
+	static const unsigned long timeline_ends = STAMP_ENDS_TIMELINE;
 	u64 inc[2][END_REASONS] = {}, overflow = 0, cg_overflow = 0;
 	u64 unseen = 0;
 	unsigned int cpu, k, r;
 
-	stamp_stats(m);
 	for_each_possible_cpu(cpu) {
 		const struct lat_cpu *c = lcpu[cpu];
 
 		for (k = 0; k < 2; k++)
 			for (r = 0; r < END_REASONS; r++)
-				inc[k][r] += READ_ONCE(c->incomplete[k][r]);
+				inc[k][r] += READ_ONCE(c->incomplete[r][k]);
 		overflow += READ_ONCE(c->procs_overflow);
 		cg_overflow += READ_ONCE(c->cgroups_overflow);
 	}
 	for (k = 0; k < 2; k++)
-		for (r = 0; r < END_REASONS; r++)
+		for_each_set_bit(r, &timeline_ends, END_REASONS)
 			seq_printf(m, "incomplete_%s_%s %llu\n",
-				   k == STAMP_RX ? "rx" : "tx", end_names[r],
+				   skbprof_dir_name(k), stamp_end_name(r),
 				   inc[k][r]);
 	for (k = 0; k < 2; k++) {
 		static const char *const vn[] = {
@@ -868,7 +853,7 @@ void latency_stats(struct seq_file *m)
 			for_each_possible_cpu(cpu)
 				sum += READ_ONCE(per_cpu(lat_verdicts, cpu)[k][r]);
 			seq_printf(m, "timelines_%s_%s %llu\n",
-				   k == STAMP_RX ? "rx" : "tx", vn[r], sum);
+				   skbprof_dir_name(k), vn[r], sum);
 		}
 	}
 	for_each_possible_cpu(cpu)

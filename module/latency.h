@@ -29,7 +29,7 @@
  */
 void latency_settle(struct lat_stamp *s, u64 end);
 /* The timeline @s ended without reaching its last point, because @why. */
-void latency_incomplete(const struct lat_stamp *s, enum lat_end why);
+void latency_incomplete(const struct lat_stamp *s, enum stamp_end why);
 /*
  * The filter's and sampling's verdicts per direction, per CPU: counted
  * where a timeline starts, before any lock, so with this_cpu ops, which

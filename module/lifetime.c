@@ -4,8 +4,8 @@
  * followed to its free, and the time between goes into a per-CPU
  * histogram.  The probes are probes.c's constructor groups and free
  * paths, armed while the view is on; a followed skb has a stamp of kind
- * STAMP_LIFE in the stamp table (timeline.c sets it up and reaps it),
- * under the skb's own address.
+ * STAMP_LIFE in the stamp table (stamp.h), under the skb's own address.
+ * This part evicts, resets and sweeps those stamps, and no others.
  *
  * A lifetime follows the packet, not the skb, where the packet changes
  * shape (the timelines' rules, latency.c):
@@ -40,6 +40,7 @@
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/seq_file.h>
+#include <linux/workqueue.h>
 
 #include "config.h"
 #include "gro.h"
@@ -48,30 +49,10 @@
 #include "sample.h"
 #include "stamp.h"
 
-/* How a followed lifetime ended without being a sample. */
-enum life_outcome {
-	LIFE_FORKED,	/* cut into GSO segments, which carry it on */
-	LIFE_MERGED,	/* GRO merged the frame into another skb */
-	LIFE_REUSED,	/* ... and napi_gro_frags() kept its skb */
-	LIFE_COALESCED,	/* its data joined another skb (kfree_skb_partial) */
-	LIFE_DISARMED,	/* the view was switched off */
-	LIFE_ORPHANED,	/* its free was missed: another skb has its address */
-	LIFE_OUTCOMES
-};
-
-static const char *const outcome_names[LIFE_OUTCOMES] = {
-	[LIFE_FORKED] = "forked",
-	[LIFE_MERGED] = "merged",
-	[LIFE_REUSED] = "reused",
-	[LIFE_COALESCED] = "coalesced",
-	[LIFE_DISARMED] = "disarmed",
-	[LIFE_ORPHANED] = "orphaned",
-};
-
 /* Per CPU; written with interrupts off, merged on read. */
 struct life_cpu {
 	struct hist h;
-	u64 outcomes[LIFE_OUTCOMES];
+	u64 outcomes[END_REASONS];	/* STAMP_ENDS_LIFE */
 };
 
 static struct life_cpu __percpu *life_cpu;
@@ -88,6 +69,8 @@ struct life_gro {
 
 static DEFINE_PER_CPU(struct life_gro, life_gro);
 
+static struct delayed_work reaper;
+
 /* The configuration's `lifetime N`: one allocation in N followed, 0 off. */
 static u32 lifetime_sample(void)
 {
@@ -100,7 +83,7 @@ static u32 lifetime_sample(void)
 }
 
 /* Interrupts off. */
-static void count_outcome(enum life_outcome o)
+static void count_outcome(enum stamp_end o)
 {
 	this_cpu_ptr(life_cpu)->outcomes[o]++;
 }
@@ -145,7 +128,7 @@ void lifetime_start(const struct sk_buff *skb, u64 called)
 		goto out;
 	}
 	if (!fresh)
-		count_outcome(LIFE_ORPHANED);
+		count_outcome(END_ORPHANED);
 	s->t_start = now;
 	stamp_unlock(s, flags);
 out:
@@ -174,7 +157,7 @@ static void life_end(const struct sk_buff *skb, bool coalesced)
 	ns = ktime_get_mono_fast_ns() - s->t_start;
 	g = this_cpu_ptr(&life_gro);
 	if (coalesced) {
-		count_outcome(LIFE_COALESCED);
+		count_outcome(END_COALESCED);
 	} else if (gro_frame(skb) && !g->freed) {
 		g->freed = true;
 		g->ns = ns;
@@ -273,7 +256,7 @@ void lifetime_segmented(const struct sk_buff *skb,
 	}
 	if (followed && !kept) {
 		local_irq_save(flags);
-		count_outcome(LIFE_FORKED);
+		count_outcome(END_FORKED);
 		local_irq_restore(flags);
 	}
 out:
@@ -297,7 +280,7 @@ void lifetime_gro_end(const struct gro_end *end)
 		local_irq_save(flags);
 		g->freed = false;
 		if (end->fate != GRO_FATE_PASSED)
-			count_outcome(LIFE_MERGED);
+			count_outcome(END_MERGED);
 		else
 			hist_add(&this_cpu_ptr(life_cpu)->h, g->ns);
 		local_irq_restore(flags);
@@ -310,7 +293,7 @@ void lifetime_gro_end(const struct gro_end *end)
 	s = stamp_lock((unsigned long)end->skb, STAMP_LIFE, false, &flags);
 	if (!s)
 		return;
-	count_outcome(end->fate == GRO_FATE_HELD ? LIFE_MERGED : LIFE_REUSED);
+	count_outcome(end->fate == GRO_FATE_HELD ? END_MERGED : END_REUSED);
 	stamp_remove(s, flags);
 }
 
@@ -381,15 +364,31 @@ static void reset_cpu(unsigned int cpu)
 	memset(c->outcomes, 0, sizeof(c->outcomes));
 }
 
+/*
+ * The stamps go first: a lifetime that began before the reset would end
+ * in the fresh histogram.
+ */
 static void lifetime_reset(void)
 {
+	stamp_reap(BIT(STAMP_LIFE), 0, 0, NULL);
 	skbprof_reset_cpus(reset_cpu);
+}
+
+/*
+ * Stale lifetimes go, counted by the table.  None is left while the view
+ * is off (lifetime_sweep()), and the table is not walked for them then.
+ */
+static void reap(struct work_struct *w)
+{
+	if (lifetime_sample())
+		stamp_evict_old(BIT(STAMP_LIFE), NULL);
+	schedule_delayed_work(&reaper, STAMP_REAP_PERIOD);
 }
 
 /* Under the stamp's bucket lock, interrupts off. */
 static void swept(struct stamp *s)
 {
-	count_outcome(LIFE_DISARMED);
+	count_outcome(END_DISARMED);
 }
 
 /*
@@ -409,22 +408,23 @@ static void lifetime_sweep(const struct skbprof_config *cfg)
 		struct life_gro *g = per_cpu_ptr(&life_gro, cpu);
 
 		if (g->freed)
-			per_cpu_ptr(life_cpu, cpu)->outcomes[LIFE_DISARMED]++;
+			per_cpu_ptr(life_cpu, cpu)->outcomes[END_DISARMED]++;
 		g->freed = false;
 	}
 }
 
 static void lifetime_stats(struct seq_file *m)
 {
+	static const unsigned long life_ends = STAMP_ENDS_LIFE;
 	unsigned int cpu, o;
 	u64 n;
 
 	seq_printf(m, "lifetime_sample %u\n", lifetime_sample());
-	for (o = 0; o < LIFE_OUTCOMES; o++) {
+	for_each_set_bit(o, &life_ends, END_REASONS) {
 		n = 0;
 		for_each_possible_cpu(cpu)
 			n += READ_ONCE(per_cpu_ptr(life_cpu, cpu)->outcomes[o]);
-		seq_printf(m, "lifetime_%s %llu\n", outcome_names[o], n);
+		seq_printf(m, "lifetime_%s %llu\n", stamp_end_name(o), n);
 	}
 }
 
@@ -437,12 +437,15 @@ static int lifetime_init(void)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu)
 		reset_cpu(cpu);
+	INIT_DELAYED_WORK(&reaper, reap);
+	schedule_delayed_work(&reaper, STAMP_REAP_PERIOD);
 	return 0;
 }
 
 static void lifetime_exit(void)
 {
 	/* the probes part, which calls in here, is down */
+	cancel_delayed_work_sync(&reaper);
 	free_percpu(life_cpu);
 	life_cpu = NULL;
 }

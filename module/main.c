@@ -30,6 +30,7 @@
 #include "probes.h"
 #include "softnet.h"
 #include "skbprof.h"
+#include "stamp.h"
 
 /* /sys/kernel/debug/skbprof/, made once every part is up. */
 static struct dentry *skbprof_debugfs;
@@ -60,14 +61,15 @@ static int skbprof_init_fault(int step)
  * configuration of the module parameters in force, which the others read
  * at their init (the trace part allocates its buffer for trace=on).  The
  * device cache (pktinfo) follows every device before anything reads one.  The
- * views (the timelines with their stamp table, which lifetime shares, the
- * drop tables and softnet) come before the probes that feed them, which
- * go first at unload.
+ * stamp table comes before the timelines and lifetimes kept in it.  The
+ * views (the timelines, lifetime, the drop tables and softnet) come before
+ * the probes that feed them, which go first at unload.
  */
 static const struct skbprof_part *const parts[] = {
 	&skbprof_control_part,
 	&skbprof_pktinfo_part,
 	&skbprof_trace_part,
+	&skbprof_stamp_part,
 	&skbprof_latency_part,
 	&skbprof_lifetime_part,
 	&skbprof_drops_part,

@@ -14,18 +14,24 @@
  * overwritten before being read, the reader gets "# lost N events" in
  * their place.  An open trace file pins the module, as every file here
  * does.
+ *
+ * The timelines' events are formatted here too, both forms: timeline.c
+ * hands over a timeline (skbprof_trace_hit(), skbprof_trace_timeline()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/fs.h>
+#include <linux/in.h>
 #include <linux/irq_work.h>
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/poll.h>
 #include <linux/ring_buffer.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
 #include <linux/time64.h>
@@ -34,6 +40,8 @@
 #include <linux/wait.h>
 
 #include "config.h"
+#include "lat_stamp.h"
+#include "pktinfo.h"
 #include "pkttrace.h"
 #include "skbprof.h"
 
@@ -124,6 +132,175 @@ void skbprof_trace_add(skbprof_trace_fmt_t fmt, const void *data, size_t len,
 		return;
 	if (wq_has_sleeper(&pkttrace_wait))
 		irq_work_queue(&pkttrace_iw);
+}
+
+/* ---- the timelines' events (timeline.c hands them a timeline) ---- */
+
+/* A point's name in the verbose trace; the transport's is its own. */
+static const char *point_name(const struct lat_stamp *s, unsigned int point)
+{
+	bool l4 = (s->s.kind == STAMP_RX && point == RXP_L4) ||
+		  (s->s.kind == STAMP_TX && point == TXP_L4);
+
+	if (l4 && s->proto == IPPROTO_TCP)
+		return "tcp";
+	if (l4 && s->proto == IPPROTO_UDP)
+		return "udp";
+	return skbprof_point_name(s->s.kind, point);
+}
+
+/* 23104 ns as "23.104us": US_FMT of div_u64(ns, NSEC_PER_USEC), us_frac(ns) */
+#define US_FMT		"%llu.%03uus"
+
+static unsigned int us_frac(u64 ns)
+{
+	u32 rem;
+
+	div_u64_rem(ns, NSEC_PER_USEC, &rem);
+	return rem;
+}
+
+/* A probe hit of a kept packet (verbose trace). */
+struct hit_event {
+	struct skbprof_tuple tuple;
+	u64 t;			/* CLOCK_MONOTONIC, as ktime_get_mono_fast_ns() */
+	u64 offset;		/* from the timeline's first point */
+	const char *point;	/* these: the module's own strings */
+	const char *symbol;
+	u8 kind;
+};
+
+/*
+ * "HIT RX ip ip_rcv_core 12.000000001 +3.250us | UDP a:p > b:p", or
+ * "kind=hit dir=rx point=ip symbol=ip_rcv_core mono_ns=.. offset_ns=.. flow"
+ */
+static int hit_fmt(char *buf, size_t size, const void *data,
+		   enum skbprof_trace_form form, const char *sym)
+{
+	const struct hit_event *e = data;
+	char flow[SKBPROF_FLOW_LEN];
+	u64 sec;
+	u32 ns;
+
+	if (form == SKBPROF_TRACE_RECORD) {
+		skbprof_fmt_flow(flow, sizeof(flow), &e->tuple,
+				 SKBPROF_FLOW_RECORD);
+		return scnprintf(buf, size,
+				 "kind=hit dir=%s point=%s symbol=%s mono_ns=%llu offset_ns=%llu %s",
+				 skbprof_dir_name(e->kind), e->point,
+				 e->symbol, e->t, e->offset, flow);
+	}
+	sec = div_u64_rem(e->t, NSEC_PER_SEC, &ns);
+	skbprof_fmt_flow(flow, sizeof(flow), &e->tuple, SKBPROF_FLOW_TRACE);
+	return scnprintf(buf, size, "HIT %s %s %s %llu.%09u +" US_FMT " | %s",
+			 e->kind == STAMP_RX ? "RX" : "TX", e->point,
+			 e->symbol, sec, ns, div_u64(e->offset, NSEC_PER_USEC),
+			 us_frac(e->offset), flow);
+}
+
+/*
+ * Verbose trace: one probe hit of a kept packet, with its time
+ * (CLOCK_MONOTONIC, as ktime_get_mono_fast_ns()) and its offset from the
+ * timeline's first point.
+ */
+void skbprof_trace_hit(const struct lat_stamp *s, unsigned int point,
+		       const char *symbol, u64 t)
+{
+	struct hit_event e = {
+		.tuple = s->tuple,
+		.t = t,
+		.offset = t - s->s.t_start,
+		.point = point_name(s, point),
+		.symbol = symbol,
+		.kind = s->s.kind,
+	};
+
+	skbprof_trace_event(hit_fmt, &e, 0);
+}
+
+/* The most stages one packet's line names. */
+#define TL_STAGES	8
+
+/* A completed, kept packet. */
+struct timeline_event {
+	struct skbprof_tuple tuple;
+	u64 cgroup;			/* 0: not known */
+	u64 ns[TL_STAGES];
+	s32 pid;
+	u8 stage[TL_STAGES];
+	u8 n, kind;
+	char comm[TASK_COMM_LEN];	/* cleaned: no blanks */
+};
+
+/*
+ * "RX drv-ip 23.104us ip-udp 5.200us udp-app 189.000us | UDP a:p > b:p |
+ * cgroup 1234 | comm pid" ("cgroup -" when not known), or "kind=rx
+ * stages=drv-ip:23104,ip-udp:5200,udp-app:189000 proto=UDP src=a sport=p
+ * dst=b dport=p cgroup=1234 comm=comm pid=pid" (ns; "cgroup=-")
+ */
+static int timeline_fmt(char *buf, size_t size, const void *data,
+			enum skbprof_trace_form form, const char *sym)
+{
+	const struct timeline_event *e = data;
+	bool rec = form == SKBPROF_TRACE_RECORD;
+	char flow[SKBPROF_FLOW_LEN], cgroup[24] = "-";
+	unsigned int i;
+	int n;
+
+	if (e->cgroup)
+		snprintf(cgroup, sizeof(cgroup), "%llu", e->cgroup);
+	n = scnprintf(buf, size, rec ? "kind=%s stages=" : "%s",
+		      rec ? skbprof_dir_name(e->kind) :
+			    (e->kind == STAMP_RX ? "RX" : "TX"));
+	for (i = 0; i < e->n; i++) {
+		const char *name = skbprof_stages[e->stage[i]].name;
+
+		if (rec)
+			n += scnprintf(buf + n, size - n, "%s%s:%llu",
+				       i ? "," : "", name, e->ns[i]);
+		else
+			n += scnprintf(buf + n, size - n, " %s " US_FMT, name,
+				       div_u64(e->ns[i], NSEC_PER_USEC),
+				       us_frac(e->ns[i]));
+	}
+	if (rec && !e->n)
+		n += scnprintf(buf + n, size - n, "-");
+	skbprof_fmt_flow(flow, sizeof(flow), &e->tuple,
+			 rec ? SKBPROF_FLOW_RECORD : SKBPROF_FLOW_TRACE);
+	return n + scnprintf(buf + n, size - n, rec ?
+			     " %s cgroup=%s comm=%s pid=%d" :
+			     " | %s | cgroup %s | %s %d", flow, cgroup,
+			     e->comm, e->pid);
+}
+
+/* One event per completed, kept packet: its stages, flow, cgroup, process. */
+void skbprof_trace_timeline(const struct lat_stamp *s)
+{
+	struct timeline_event e = {
+		.tuple = s->tuple,
+		.pid = s->pid,
+		.kind = s->s.kind,
+	};
+	unsigned int i;
+	int st;
+
+	if (s->queued == LAT_DEQUEUED &&
+	    (s->stages & BIT(SKBPROF_STAGE_BACKLOG))) {
+		e.stage[e.n] = SKBPROF_STAGE_BACKLOG;
+		e.ns[e.n++] = s->t_dequeued - s->t_point[0];
+	}
+	for (i = 1; i <= skbprof_last_point(s->s.kind) && e.n < TL_STAGES; i++) {
+		st = skbprof_stage_ending(s->s.kind, i, s->proto);
+		if (st < 0 || !(s->stages & BIT(st)) || !lat_reached(s, i) ||
+		    !lat_reached(s, i - 1))
+			continue;
+		e.stage[e.n] = st;
+		e.ns[e.n++] = s->t_point[i] - lat_stage_from(s, i);
+	}
+	skbprof_clean_comm(e.comm, s->pid ? s->comm : "");
+	if (s->pid && s->cgroup)
+		e.cgroup = s->cgroup;
+	skbprof_trace_event(timeline_fmt, &e, 0);
 }
 
 static bool pkttrace_has_data(void)

@@ -54,6 +54,17 @@ typedef int (*skbprof_trace_fmt_t)(char *buf, size_t size, const void *data,
 void skbprof_trace_add(skbprof_trace_fmt_t fmt, const void *data, size_t len,
 		       unsigned long sym);
 
+struct lat_stamp;
+/*
+ * The verbose trace's event of a probe hit at @point of the kept timeline
+ * @s, served by the probe @symbol (a string of the module's, kept) at @t
+ * (CLOCK_MONOTONIC, as ktime_get_mono_fast_ns()).
+ */
+void skbprof_trace_hit(const struct lat_stamp *s, unsigned int point,
+		       const char *symbol, u64 t);
+/* The event of a completed, kept timeline: stages, flow, cgroup, process. */
+void skbprof_trace_timeline(const struct lat_stamp *s);
+
 extern const struct skbprof_part skbprof_trace_part;
 
 #endif /* _SKBPROF_PKTTRACE_H */

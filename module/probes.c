@@ -434,7 +434,7 @@ struct drop_site {
  * and @drop constants at each call but the drop's: each free path keeps
  * only its own work.
  */
-static __always_inline void skb_gone(struct sk_buff *skb, enum lat_end why,
+static __always_inline void skb_gone(struct sk_buff *skb, enum stamp_end why,
 				     const struct drop_site *drop)
 {
 	bool tracked = lat_free(skb, why, drop ? drop->seen : NULL);

@@ -52,6 +52,19 @@ const char *skbprof_dir_name(unsigned int dir)
 	return dir == SKBPROF_RX ? "rx" : dir == SKBPROF_TX ? "tx" : "-";
 }
 
+static const char *const point_names[SKBPROF_DIRS][SKBPROF_MAX_POINTS] = {
+	[SKBPROF_RX] = { "drv", "ip", "l4", "app" },
+	[SKBPROF_TX] = { "app", "l4", "ip", "dev", "drv" },
+};
+
+const char *skbprof_point_name(unsigned int dir, unsigned int point)
+{
+	if (dir >= SKBPROF_DIRS || point >= SKBPROF_MAX_POINTS ||
+	    !point_names[dir][point])
+		return "?";
+	return point_names[dir][point];
+}
+
 const char *skbprof_reached_name(u8 reached)
 {
 	if (reached < SKBPROF_TIMELINE_STAGES)

@@ -101,6 +101,12 @@ const char *skbprof_stage_name(unsigned int stage);
 /* "rx" or "tx". */
 const char *skbprof_dir_name(unsigned int dir);
 
+/*
+ * A point of a @dir timeline: "drv", "ip", "l4", "app", "dev"; "?" out
+ * of range.
+ */
+const char *skbprof_point_name(unsigned int dir, unsigned int point);
+
 /* The last point of a @dir timeline. */
 static inline u8 skbprof_last_point(unsigned int dir)
 {

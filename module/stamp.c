@@ -38,6 +38,7 @@
 #include <linux/cpuhotplug.h>
 #include <linux/hash.h>
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
@@ -48,12 +49,21 @@
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
 
+#include "lat_stamp.h"	/* the size of a timeline's entry */
+#include "skbprof.h"
 #include "stamp.h"
 
 static unsigned int table_size = 16384;
 module_param(table_size, uint, 0400);
 MODULE_PARM_DESC(table_size,
 		 "Packets the stamp table can follow at once (default 16384)");
+
+static unsigned int max_age_ms = 60000;
+module_param(max_age_ms, uint, 0400);
+MODULE_PARM_DESC(max_age_ms,
+		 "Timelines and lifetimes older than this are evicted (at least 1, default 60000 ms)");
+
+u64 stamp_max_age_ns;
 
 /* The largest batch moved between a CPU and the depot or another CPU. */
 #define STAMP_BATCH	32
@@ -91,6 +101,34 @@ struct stamp_cpu {
 	u64 depot_refills;
 	u64 remote_refills;
 } ____cacheline_aligned_in_smp;
+
+const char *stamp_kind_name(unsigned int kind)
+{
+	if (kind == STAMP_LIFE)
+		return "life";
+	return kind < SKBPROF_DIRS ? skbprof_dir_name(kind) : "?";
+}
+
+static const char *const end_names[END_REASONS] = {
+	[END_DROPPED] = "dropped",
+	[END_FREED] = "freed",
+	[END_EVICTED] = "evicted",
+	[END_RESTARTED] = "restarted",
+	[END_REKEYED] = "rekeyed",
+	[END_SEGMENTED] = "segmented",
+	[END_FORKED] = "forked",
+	[END_MERGED] = "merged",
+	[END_REUSED] = "reused",
+	[END_COALESCED] = "coalesced",
+	[END_DUPLICATE] = "duplicate",
+	[END_DISARMED] = "disarmed",
+	[END_ORPHANED] = "orphaned",
+};
+
+const char *stamp_end_name(unsigned int end)
+{
+	return end < END_REASONS ? end_names[end] : "?";
+}
 
 static void *pools[POOLS];
 static size_t entry_size[POOLS];
@@ -473,7 +511,7 @@ static unsigned int in_use(enum stamp_pool p)
 	return nfree > capacity ? 0 : capacity - nfree;
 }
 
-void stamp_reset_counters(void)
+static void stamp_reset_counters(void)
 {
 	int cpu;
 
@@ -492,7 +530,7 @@ void stamp_reset_counters(void)
 	}
 }
 
-void stamp_stats(struct seq_file *m)
+static void stamp_stats(struct seq_file *m)
 {
 	u64 inserts = 0, misses = 0, evictions = 0, life_evictions = 0;
 	u64 full = 0, depot_refills = 0, remote_refills = 0;
@@ -563,7 +601,13 @@ static inline void stamp_check_layout(void)
 		     offsetof(struct stamp_cpu, inserts) < SMP_CACHE_BYTES);
 }
 
-int stamp_init(size_t timeline_size)
+static void stamp_exit(void);
+
+/*
+ * @timeline_size: the size of a timeline's entry (RX and TX kinds), which
+ * begins with its struct stamp; a lifetime's is a struct stamp.
+ */
+static int stamp_init(size_t timeline_size)
 {
 	unsigned int i, nb;
 	enum stamp_pool p;
@@ -634,7 +678,8 @@ int stamp_init(size_t timeline_size)
 	return 0;
 }
 
-void stamp_exit(void)
+/* Every user is down, and no RCU reader is left. */
+static void stamp_exit(void)
 {
 	if (hp_state >= 0)
 		cpuhp_remove_state_nocalls(hp_state);
@@ -648,3 +693,31 @@ void stamp_exit(void)
 	pools[POOL_LIFE] = NULL;
 	pools[POOL_TIMELINE] = NULL;
 }
+
+unsigned int stamp_evict_old(unsigned int kinds, void (*gone)(struct stamp *s))
+{
+	return stamp_reap(kinds, ktime_get_ns(), stamp_max_age_ns, gone);
+}
+
+static int stamp_part_init(void)
+{
+	/* 0 would make every stamp stale at once */
+	if (!max_age_ms) {
+		pr_err("max_age_ms=0: must be at least 1\n");
+		return -EINVAL;
+	}
+	stamp_max_age_ns = (u64)max_age_ms * NSEC_PER_MSEC;
+	return stamp_init(sizeof(struct lat_stamp));
+}
+
+/*
+ * Before the timelines and lifetimes, which each end, evict, reset and
+ * sweep their own entries; the table's counters alone are its own.
+ */
+const struct skbprof_part skbprof_stamp_part = {
+	.name	= "stamp",
+	.init	= stamp_part_init,
+	.exit	= stamp_exit,
+	.reset	= stamp_reset_counters,
+	.stats	= stamp_stats,
+};

@@ -21,6 +21,12 @@
  * and restarts, and a found entry is only trusted once stamp_lock() has
  * taken its bucket's lock and found it again in the chain.  Every change to an
  * entry (insert, update, remove) is made under its bucket's lock.
+ *
+ * The table is a part of its own (skbprof_stamp_part), up before its
+ * users: it allocates the pools, keeps the table's counters (table_*)
+ * and the age past which an entry is stale (max_age_ms).  Each user
+ * removes its own kinds' entries, when they end, go stale
+ * (stamp_evict_old()), or are reset or swept: none removes another's.
  */
 #ifndef _SKBPROF_STAMP_H
 #define _SKBPROF_STAMP_H
@@ -42,6 +48,43 @@ enum stamp_kind {
 	STAMP_LIFE = SKBPROF_DIRS,
 	STAMP_KINDS
 };
+
+/* "rx", "tx" (skbprof_dir_name()), "life"; "?" out of range. */
+const char *stamp_kind_name(unsigned int kind);
+
+/*
+ * How the following of a packet ended without reaching its end: a
+ * timeline (lat_stamp.h) before its last point, a lifetime (lifetime.c)
+ * otherwise than by a free that is a sample.  Each kind counts the ends
+ * it can have (STAMP_ENDS_*), under their names (stamp_end_name()).
+ */
+enum stamp_end {
+	END_DROPPED,	/* kfree_skb */
+	END_FREED,	/* consumed or released before the end */
+	END_EVICTED,	/* older than max_age */
+	END_RESTARTED,	/* its first point came again */
+	END_REKEYED,	/* the skb's head was reallocated */
+	END_SEGMENTED,	/* software GSO cut the skb, kretprobes off */
+	END_FORKED,	/* cut into GSO segments, which carry it on */
+	/* outcomes of a frame whose data went on in another skb: */
+	END_MERGED,	/* GRO merged it into another skb, then freed it */
+	END_REUSED,	/* GRO merged it, and its skb is the next frame's */
+	END_COALESCED,	/* its data joined another skb (kfree_skb_partial) */
+	END_DUPLICATE,	/* TCP discarded it: its data had come already */
+	END_DISARMED,	/* its view was switched off (control) */
+	END_ORPHANED,	/* another skb came with its head: its free was missed */
+	END_REASONS
+};
+
+/* The ends a timeline counts (incomplete_rx_*, incomplete_tx_*). */
+#define STAMP_ENDS_TIMELINE	(GENMASK(END_REASONS - 1, 0) & ~BIT(END_FORKED))
+/* The ends a lifetime counts (lifetime_*). */
+#define STAMP_ENDS_LIFE		(BIT(END_FORKED) | BIT(END_MERGED) |	\
+				 BIT(END_REUSED) | BIT(END_COALESCED) |	\
+				 BIT(END_DISARMED) | BIT(END_ORPHANED))
+
+/* "dropped", "freed", ...: the counters' names; "?" out of range. */
+const char *stamp_end_name(unsigned int end);
 
 struct stamp {
 	struct hlist_nulls_node node;
@@ -101,13 +144,20 @@ static inline bool stamp_none(unsigned long key, u8 kind, bool count_miss)
 	return true;
 }
 
+/* The age past which an entry is stale (max_age_ms), in ns. */
+extern u64 stamp_max_age_ns;
+
 /*
- * @timeline_size: the size of a timeline's entry (RX and TX kinds), which
- * begins with its struct stamp; a lifetime's is a struct stamp.
+ * Is @s older than max_age_ms?  @now may have been read before another
+ * CPU stamped @s: a stamp younger than @now is fresh, not 584 years old.
  */
-int stamp_init(size_t timeline_size);
-/* Callers must have stopped every user and waited for RCU readers. */
-void stamp_exit(void);
+static inline bool stamp_stale(const struct stamp *s, u64 now)
+{
+	return (s64)(now - s->t_start) > (s64)stamp_max_age_ns;
+}
+
+/* How often each user evicts its stale entries (stamp_evict_old()). */
+#define STAMP_REAP_PERIOD	HZ
 
 /*
  * Find the live entry of (key, kind) and lock it: NULL when there is none.
@@ -177,7 +227,15 @@ unsigned int stamp_reap(unsigned int kinds, u64 now, u64 max_age,
 void stamp_show_live(struct seq_file *m, unsigned int max,
 		     void (*show)(struct seq_file *m, const struct stamp *s));
 
-void stamp_reset_counters(void);
-void stamp_stats(struct seq_file *m);
+/*
+ * Remove the entries of @kinds (BIT(STAMP_*)) older than max_age_ms,
+ * counted as the table's evictions, calling @gone (if any) on each
+ * first, under its bucket's lock.  Process context.
+ */
+unsigned int stamp_evict_old(unsigned int kinds, void (*gone)(struct stamp *s));
+
+struct skbprof_part;
+/* The table as a part: init, exit, reset and stats of the table_* keys. */
+extern const struct skbprof_part skbprof_stamp_part;
 
 #endif /* _SKBPROF_STAMP_H */

@@ -3,8 +3,9 @@
  * The timelines: the per-packet state machine of stage latency, across
  * the receive and transmit paths.  The probes (probes.c) report points
  * (timeline.h); finished measurements go to the aggregation (latency.h),
- * which makes them histograms and files.  The stamp table it sets up also
- * holds lifetime.c's stamps.
+ * which makes them histograms and files.  Its entries are the RX and TX
+ * kinds of the stamp table (stamp.h), a part of its own that lifetime.c
+ * shares; this part ends, evicts, resets and sweeps only those.
  *
  * A timeline lives in the stamp table under skb->head, which the clones
  * TCP transmits share with the write-queue skb, and under its direction:
@@ -28,7 +29,6 @@
 #include <linux/in.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
-#include <linux/moduleparam.h>
 #include <linux/netdevice.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
@@ -51,18 +51,6 @@
 #include "lat_stamp.h"
 #include "timeline.h"
 
-static unsigned int max_age_ms = 60000;
-module_param(max_age_ms, uint, 0400);
-MODULE_PARM_DESC(max_age_ms,
-		 "Timelines and lifetimes older than this are evicted (at least 1, default 60000 ms)");
-
-/* The points' names in the verbose trace; the transport's is its own. */
-static const char *const point_names[2][LAT_MAX_POINTS] = {
-	[STAMP_RX] = { "drv", "ip", "l4", "app" },
-	[STAMP_TX] = { "app", "l4", "ip", "dev", "drv" },
-};
-
-static u64 max_age_ns;
 static struct delayed_work reaper;
 
 /* The time of a point: CLOCK_MONOTONIC, ns. */
@@ -73,8 +61,6 @@ static __always_inline u64 lat_clock(void)
 		return ktime_get_coarse_ns();
 	return ktime_get_mono_fast_ns();
 }
-
-#define REAP_PERIOD	HZ
 
 static inline unsigned long head_key(const struct sk_buff *skb)
 {
@@ -137,13 +123,9 @@ static void tuple_from_sk(const struct sock *sk, const struct flowi4 *fl4,
 	}
 }
 
-/*
- * @now may have been read before another CPU stamped @s: a stamp younger
- * than @now is fresh, not 584 years old.
- */
 static inline bool stale(const struct lat_stamp *s, u64 now)
 {
-	return (s64)(now - s->s.t_start) > (s64)max_age_ns;
+	return stamp_stale(&s->s, now);
 }
 
 /*
@@ -160,8 +142,8 @@ static inline bool foreign(const struct lat_stamp *s, const struct sk_buff *skb)
 }
 
 /* Why @s, found under @skb's head where its packet cannot be, ends. */
-static inline enum lat_end gone_why(const struct lat_stamp *s,
-				    const struct sk_buff *skb, u64 now)
+static inline enum stamp_end gone_why(const struct lat_stamp *s,
+				      const struct sk_buff *skb, u64 now)
 {
 	if (stale(s, now))
 		return END_EVICTED;
@@ -173,11 +155,6 @@ static inline bool followed(const struct skbprof_config *cfg, u8 kind)
 {
 	return cfg->stages & (kind == STAMP_RX ? SKBPROF_RX_STAGES :
 						 SKBPROF_TX_STAGES);
-}
-
-static inline bool reached(const struct lat_stamp *s, unsigned int point)
-{
-	return s->reached & BIT(point);
 }
 
 /* Mark @point reached by @skb at @now, through probe @via. */
@@ -268,18 +245,6 @@ static bool stamp_matches(const struct lat_stamp *s, const struct skbprof_filter
 	return skbprof_filter_match(f, &pi);
 }
 
-static const char *point_name(const struct lat_stamp *s, unsigned int point)
-{
-	bool l4 = (s->s.kind == STAMP_RX && point == RXP_L4) ||
-		  (s->s.kind == STAMP_TX && point == TXP_L4);
-
-	if (l4 && s->proto == IPPROTO_TCP)
-		return "tcp";
-	if (l4 && s->proto == IPPROTO_UDP)
-		return "udp";
-	return point_names[s->s.kind][point];
-}
-
 /* The probes' names by @via, for the verbose trace (lat_via_names()). */
 static const char *(*via_name)(unsigned int via);
 
@@ -288,163 +253,21 @@ void lat_via_names(const char *(*name)(unsigned int via))
 	WRITE_ONCE(via_name, name);
 }
 
-/* 23104 ns as "23.104us": US_FMT of div_u64(ns, NSEC_PER_USEC), us_frac(ns) */
-#define US_FMT		"%llu.%03uus"
-
-static unsigned int us_frac(u64 ns)
-{
-	u32 rem;
-
-	div_u64_rem(ns, NSEC_PER_USEC, &rem);
-	return rem;
-}
-
-/* A probe hit of a kept packet (verbose trace). */
-struct hit_event {
-	struct skbprof_tuple tuple;
-	u64 t;			/* CLOCK_MONOTONIC, as ktime_get_mono_fast_ns() */
-	u64 offset;		/* from the timeline's first point */
-	const char *point;	/* these: the module's own strings */
-	const char *symbol;
-	u8 kind;
-};
-
 /*
- * "HIT RX ip ip_rcv_core 12.000000001 +3.250us | UDP a:p > b:p", or
- * "kind=hit dir=rx point=ip symbol=ip_rcv_core mono_ns=.. offset_ns=.. flow"
+ * Verbose trace: one probe hit of a kept packet, by probe @via.  Out of
+ * line, as the points' paths call it only for kept packets under a
+ * verbose trace.
  */
-static int hit_fmt(char *buf, size_t size, const void *data,
-		   enum skbprof_trace_form form, const char *sym)
-{
-	const struct hit_event *e = data;
-	char flow[SKBPROF_FLOW_LEN];
-	u64 sec;
-	u32 ns;
-
-	if (form == SKBPROF_TRACE_RECORD) {
-		skbprof_fmt_flow(flow, sizeof(flow), &e->tuple,
-				 SKBPROF_FLOW_RECORD);
-		return scnprintf(buf, size,
-				 "kind=hit dir=%s point=%s symbol=%s mono_ns=%llu offset_ns=%llu %s",
-				 e->kind == STAMP_RX ? "rx" : "tx", e->point,
-				 e->symbol, e->t, e->offset, flow);
-	}
-	sec = div_u64_rem(e->t, NSEC_PER_SEC, &ns);
-	skbprof_fmt_flow(flow, sizeof(flow), &e->tuple, SKBPROF_FLOW_TRACE);
-	return scnprintf(buf, size, "HIT %s %s %s %llu.%09u +" US_FMT " | %s",
-			 e->kind == STAMP_RX ? "RX" : "TX", e->point,
-			 e->symbol, sec, ns, div_u64(e->offset, NSEC_PER_USEC),
-			 us_frac(e->offset), flow);
-}
-
-/*
- * Verbose trace: one probe hit of a kept packet, with its time
- * (CLOCK_MONOTONIC, as ktime_get_mono_fast_ns()) and its offset from the
- * timeline's first point.
- */
-static void trace_hit(const struct lat_stamp *s, unsigned int point, u16 via,
-		      u64 t)
+static noinline void trace_hit(const struct lat_stamp *s,
+			       unsigned int point, u16 via, u64 t)
 {
 	const char *(*name)(unsigned int via) = READ_ONCE(via_name);
-	struct hit_event e = {
-		.tuple = s->tuple,
-		.t = t,
-		.offset = t - s->s.t_start,
-		.point = point_name(s, point),
-		.symbol = name ? name(via) : "?",
-		.kind = s->s.kind,
-	};
 
-	skbprof_trace_event(hit_fmt, &e, 0);
-}
-
-/* The most stages one packet's line names. */
-#define TL_STAGES	8
-
-/* A completed, kept packet. */
-struct timeline_event {
-	struct skbprof_tuple tuple;
-	u64 cgroup;			/* 0: not known */
-	u64 ns[TL_STAGES];
-	s32 pid;
-	u8 stage[TL_STAGES];
-	u8 n, kind;
-	char comm[TASK_COMM_LEN];	/* cleaned: no blanks */
-};
-
-/*
- * "RX drv-ip 23.104us ip-udp 5.200us udp-app 189.000us | UDP a:p > b:p |
- * cgroup 1234 | comm pid" ("cgroup -" when not known), or "kind=rx
- * stages=drv-ip:23104,ip-udp:5200,udp-app:189000 proto=UDP src=a sport=p
- * dst=b dport=p cgroup=1234 comm=comm pid=pid" (ns; "cgroup=-")
- */
-static int timeline_fmt(char *buf, size_t size, const void *data,
-			enum skbprof_trace_form form, const char *sym)
-{
-	const struct timeline_event *e = data;
-	bool rec = form == SKBPROF_TRACE_RECORD;
-	char flow[SKBPROF_FLOW_LEN], cgroup[24] = "-";
-	unsigned int i;
-	int n;
-
-	if (e->cgroup)
-		snprintf(cgroup, sizeof(cgroup), "%llu", e->cgroup);
-	n = scnprintf(buf, size, rec ? "kind=%s stages=" : "%s",
-		      rec ? (e->kind == STAMP_RX ? "rx" : "tx") :
-			    (e->kind == STAMP_RX ? "RX" : "TX"));
-	for (i = 0; i < e->n; i++) {
-		const char *name = skbprof_stages[e->stage[i]].name;
-
-		if (rec)
-			n += scnprintf(buf + n, size - n, "%s%s:%llu",
-				       i ? "," : "", name, e->ns[i]);
-		else
-			n += scnprintf(buf + n, size - n, " %s " US_FMT, name,
-				       div_u64(e->ns[i], NSEC_PER_USEC),
-				       us_frac(e->ns[i]));
-	}
-	if (rec && !e->n)
-		n += scnprintf(buf + n, size - n, "-");
-	skbprof_fmt_flow(flow, sizeof(flow), &e->tuple,
-			 rec ? SKBPROF_FLOW_RECORD : SKBPROF_FLOW_TRACE);
-	return n + scnprintf(buf + n, size - n, rec ?
-			     " %s cgroup=%s comm=%s pid=%d" :
-			     " | %s | cgroup %s | %s %d", flow, cgroup,
-			     e->comm, e->pid);
-}
-
-/* One event per completed, kept packet: its stages, flow, cgroup, process. */
-static void trace_timeline(const struct lat_stamp *s)
-{
-	struct timeline_event e = {
-		.tuple = s->tuple,
-		.pid = s->pid,
-		.kind = s->s.kind,
-	};
-	unsigned int i;
-	int st;
-
-	if (s->queued == LAT_DEQUEUED &&
-	    (s->stages & BIT(SKBPROF_STAGE_BACKLOG))) {
-		e.stage[e.n] = SKBPROF_STAGE_BACKLOG;
-		e.ns[e.n++] = s->t_dequeued - s->t_point[0];
-	}
-	for (i = 1; i <= skbprof_last_point(s->s.kind) && e.n < TL_STAGES; i++) {
-		st = skbprof_stage_ending(s->s.kind, i, s->proto);
-		if (st < 0 || !(s->stages & BIT(st)) || !reached(s, i) ||
-		    !reached(s, i - 1))
-			continue;
-		e.stage[e.n] = st;
-		e.ns[e.n++] = s->t_point[i] - lat_stage_from(s, i);
-	}
-	skbprof_clean_comm(e.comm, s->pid ? s->comm : "");
-	if (s->pid && s->cgroup)
-		e.cgroup = s->cgroup;
-	skbprof_trace_event(timeline_fmt, &e, 0);
+	skbprof_trace_hit(s, point, name ? name(via) : "?", t);
 }
 
 /* A timeline ends before its last point: the stages it measured count. */
-static void end_early(struct lat_stamp *s, enum lat_end why)
+static void end_early(struct lat_stamp *s, enum stamp_end why)
 {
 	latency_settle(s, 0);
 	latency_incomplete(s, why);
@@ -475,7 +298,7 @@ static noinline void decide(struct lat_stamp *s, const struct skbprof_config *cf
 	if (s->verdict != LAT_KEEP)
 		return;
 	for (i = 0; i <= s->point; i++) {
-		if (reached(s, i) && cfg->trace == SKBPROF_TRACE_VERBOSE)
+		if (lat_reached(s, i) && cfg->trace == SKBPROF_TRACE_VERBOSE)
 			trace_hit(s, i, s->via[i], s->t_point[i]);
 	}
 }
@@ -509,7 +332,7 @@ static void finish(struct lat_stamp *s, const struct skbprof_config *cfg,
 		return;
 	latency_settle(s, now);
 	if (cfg->trace != SKBPROF_TRACE_OFF)
-		trace_timeline(s);
+		skbprof_trace_timeline(s);
 }
 
 /*
@@ -647,24 +470,10 @@ static bool first_point_again(struct lat_stamp *s, const struct sk_buff *skb,
 }
 
 /*
- * The first point came for @s, a stamp already under @skb's key: false
- * when @s stays (first_point_again()), true when it was ended and cleared
- * for a new start.
- */
-static bool restart(struct lat_stamp *s, const struct sk_buff *skb,
-		    const struct skbprof_config *cfg, u16 via, u64 now)
-{
-	if (first_point_again(s, skb, cfg, via, now))
-		return false;
-	end_early(s, gone_why(s, skb, now));
-	lat_stamp_clear(s);
-	return true;
-}
-
-/*
- * The entry a new @kind timeline of @skb starts in, locked, its old
- * timeline ended: NULL when the table is full, or when the entry under
- * the key stays (restart(): another probe of the same first point).
+ * The insert step of a start: the entry a new @kind timeline of @skb
+ * starts in, locked and cleared.  A stamp already under the key is ended
+ * first, unless it stays (first_point_again(): another probe of the same
+ * first point), and then, like a full table, there is none: NULL.
  */
 static struct lat_stamp *__start_lock(const struct sk_buff *skb, u8 kind,
 				      const struct skbprof_config *cfg,
@@ -676,12 +485,14 @@ static struct lat_stamp *__start_lock(const struct sk_buff *skb, u8 kind,
 	s = lat_lock_insert(head_key(skb), kind, &fresh, flags);
 	if (!s)
 		return NULL;
-	if (!fresh && !restart(s, skb, cfg, via, now)) {
-		lat_unlock(s, *flags);
-		return NULL;
+	if (!fresh) {
+		if (first_point_again(s, skb, cfg, via, now)) {
+			lat_unlock(s, *flags);
+			return NULL;
+		}
+		end_early(s, gone_why(s, skb, now));
 	}
-	if (fresh)
-		lat_stamp_clear(s);
+	lat_stamp_clear(s);
 	__release(stamp_bucket);	/* held: the caller unlocks */
 	return s;
 }
@@ -743,7 +554,7 @@ static noinline void start_kept(u8 kind, const struct sk_buff *skb,
 		call_first(s, skb, cfg, udp_cork);
 	learn_first(s, skb, cfg, sk, fl4, proto);
 	s->verdict = LAT_KEEP;
-	if (cfg->trace == SKBPROF_TRACE_VERBOSE && reached(s, 0))
+	if (cfg->trace == SKBPROF_TRACE_VERBOSE && lat_reached(s, 0))
 		trace_hit(s, 0, s->via[0], s->t_point[0]);
 	if (also) {
 		reach(s, skb, also, via, now);
@@ -1290,7 +1101,7 @@ static void seen_fill(const struct lat_stamp *s, u8 kind,
  */
 void lat_rx_gro_end(const struct gro_end *end)
 {
-	enum lat_end why;
+	enum stamp_end why;
 	unsigned long flags;
 	struct lat_stamp *s;
 
@@ -1317,8 +1128,9 @@ void lat_rx_gro_end(const struct gro_end *end)
  * Why the receive timeline @s of @skb ends at its free: a frame GRO took
  * and freed before it reached the stack was merged into another skb.
  */
-static enum lat_end rx_free_why(const struct lat_stamp *s,
-				const struct sk_buff *skb, enum lat_end why)
+static enum stamp_end rx_free_why(const struct lat_stamp *s,
+				  const struct sk_buff *skb,
+				  enum stamp_end why)
 {
 	if (why == END_FREED && s->point == RXP_DRV && gro_frame(skb))
 		return END_MERGED;
@@ -1332,7 +1144,7 @@ static enum lat_end rx_free_why(const struct lat_stamp *s,
  * False when there is none.
  */
 static bool free_kind(const struct sk_buff *skb, unsigned long key, u8 kind,
-		      enum lat_end why, bool last, struct skbprof_seen *seen)
+		      enum stamp_end why, bool last, struct skbprof_seen *seen)
 {
 	unsigned long flags;
 	struct lat_stamp *s;
@@ -1360,7 +1172,7 @@ static bool free_kind(const struct sk_buff *skb, unsigned long key, u8 kind,
  * the first found telling *@seen.
  */
 bool lat_free_found(const struct sk_buff *skb, unsigned long key,
-		    enum lat_end why, struct skbprof_seen *seen)
+		    enum stamp_end why, struct skbprof_seen *seen)
 {
 	bool last = !skb_cloned(skb);
 
@@ -1420,7 +1232,7 @@ void lat_rekey(const struct sk_buff *skb, const void *old_head)
 
 /* The @kind timeline under @key ends with @why, if @skb owns it. */
 static void end_owned(const struct sk_buff *skb, unsigned long key, u8 kind,
-		      enum lat_end why)
+		      enum stamp_end why)
 {
 	unsigned long flags;
 	struct lat_stamp *s;
@@ -1587,17 +1399,13 @@ out:
 
 static void reaped(struct stamp *st)
 {
-	/* a lifetime's eviction is the table's to count */
-	if (st->kind != STAMP_LIFE)
-		end_early(lat_of(st), END_EVICTED);
+	end_early(lat_of(st), END_EVICTED);
 }
 
 static void reap(struct work_struct *w)
 {
-	/* lifetimes too: the table is this part's */
-	stamp_reap(BIT(STAMP_RX) | BIT(STAMP_TX) | BIT(STAMP_LIFE),
-		   ktime_get_ns(), max_age_ns, reaped);
-	schedule_delayed_work(&reaper, REAP_PERIOD);
+	stamp_evict_old(BIT(STAMP_RX) | BIT(STAMP_TX), reaped);
+	schedule_delayed_work(&reaper, STAMP_REAP_PERIOD);
 }
 
 /* ---- the part ---- */
@@ -1609,17 +1417,14 @@ static void reset_ticks(unsigned int cpu)
 }
 
 /*
- * The stamps go first: a timeline that started before the reset would
- * end in the fresh histograms (the lifetimes' too, which lifetime.c
- * resets after this part).
+ * The timelines go first: one that started before the reset would end
+ * in the fresh histograms.
  */
 static void timeline_reset(void)
 {
-	stamp_reap(BIT(STAMP_RX) | BIT(STAMP_TX) | BIT(STAMP_LIFE), 0, 0,
-		   NULL);
+	stamp_reap(BIT(STAMP_RX) | BIT(STAMP_TX), 0, 0, NULL);
 	latency_reset();
 	skbprof_reset_cpus(reset_ticks);
-	stamp_reset_counters();
 }
 
 /* a timeline's: the sweep reaps no lifetime */
@@ -1649,32 +1454,18 @@ static int timeline_init(void)
 	int err;
 
 	skbprof_stages_init();
-	/* 0 would make every stamp stale at once */
-	if (!max_age_ms) {
-		pr_err("max_age_ms=0: must be at least 1\n");
-		return -EINVAL;
-	}
-	max_age_ns = (u64)max_age_ms * NSEC_PER_MSEC;
 	err = latency_init();
 	if (err)
 		return err;
-	err = stamp_init(sizeof(struct lat_stamp));
-	if (err)
-		goto err_latency;
 	INIT_DELAYED_WORK(&reaper, reap);
-	schedule_delayed_work(&reaper, REAP_PERIOD);
+	schedule_delayed_work(&reaper, STAMP_REAP_PERIOD);
 	return 0;
-
-err_latency:
-	latency_exit();
-	return err;
 }
 
 static void timeline_exit(void)
 {
 	/* main.c removed the files, and the probes part is down */
 	cancel_delayed_work_sync(&reaper);
-	stamp_exit();
 	latency_exit();
 }
 

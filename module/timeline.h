@@ -104,7 +104,7 @@ static inline void lat_tx_point(const struct sk_buff *skb,
 
 struct skbprof_seen;
 bool lat_free_found(const struct sk_buff *skb, unsigned long key,
-		    enum lat_end why, struct skbprof_seen *seen);
+		    enum stamp_end why, struct skbprof_seen *seen);
 
 /*
  * @skb is freed: the timelines it carried end, and *@seen (when not NULL)
@@ -112,7 +112,7 @@ bool lat_free_found(const struct sk_buff *skb, unsigned long key,
  * carried none.  Inline: most frees are of packets no timeline follows
  * (any more), one look at each kind's chain.
  */
-static inline bool lat_free(const struct sk_buff *skb, enum lat_end why,
+static inline bool lat_free(const struct sk_buff *skb, enum stamp_end why,
 			    struct skbprof_seen *seen)
 {
 	unsigned long key;
