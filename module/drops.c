@@ -396,7 +396,7 @@ static int drops_rows_seq_show(struct seq_file *m, void *v)
 	if (v == SEQ_START_TOKEN) {
 		const struct drops_snap *snap = m->private;
 
-		seq_printf(m, "# clock boottime_ns=%llu realtime_ns=%llu\n",
+		seq_printf(m, "# boottime_ns=%llu realtime_ns=%llu\n",
 			   snap->boot_ns, snap->real_ns);
 		seq_puts(m, "# count reason proto proto_mixed dev dev_mixed netns cgroup cgroup_mixed stage first_ns last_ns location module\n");
 		return 0;
