@@ -301,30 +301,29 @@ static void join_flow(json_object *r)
 		json_object_object_del(r, cols[i]);
 }
 
-/* A probes row: "type" the mechanism; hits and nmissed, or reason and error. */
+/*
+ * A probes row: "type" the mechanism; hits and nmissed while active, or
+ * reason and, if it failed, error (the reason alone, null, is left out).
+ */
 static void probe_row(json_object *r)
 {
-	json_object *v;
-	const char *why;
-	char *par, buf[64];
+	json_object *v, *reason = json_object_get(json_object_object_get(r, "reason"));
+	const char *e = jget_str(r, "error");
+	bool failed = e;
+	int error = e ? atoi(e) : 0;
 
+	json_object_object_del(r, "error");
+	json_object_object_del(r, "reason");
 	if (json_object_object_get_ex(r, "mechanism", &v))
 		json_object_object_add(r, "type", json_object_get(v));
 	json_object_object_del(r, "mechanism");
-	why = jget_str(r, "why");
-	if (why) {
-		/* "no-such-symbol(-2)" or "another-candidate-serves" */
-		snprintf(buf, sizeof(buf), "%s", why);
-		par = strchr(buf, '(');
-		if (par) {
-			json_object_object_add(r, "error", json_object_new_int(atoi(par + 1)));
-			*par = 0;
-		}
-		json_object_object_add(r, "reason", json_object_new_string(buf));
-		json_object_object_del(r, "hits");
-		json_object_object_del(r, "nmissed");
-	}
-	json_object_object_del(r, "why");
+	if (!reason)
+		return;
+	if (failed)
+		json_object_object_add(r, "error", json_object_new_int(error));
+	json_object_object_add(r, "reason", reason);
+	json_object_object_del(r, "hits");
+	json_object_object_del(r, "nmissed");
 }
 
 /* Apply @fn to every row of @o's @key. */
