@@ -260,7 +260,7 @@ static void counter_lines(char *text, json_object *o, json_object *counters)
 
 	while ((line = next_line(&p))) {
 		v = strchr(line, ' ');
-		if (!v || v == line)
+		if (!v || v == line || *line == '#')
 			continue;
 		*v++ = 0;
 		if (is_uint(v))

@@ -593,6 +593,279 @@ long long snmp_value(const char *proto, const char *field)
 /* ---- what the module says ---- */
 
 /*
+ * The machine files' grammar (Documentation/skbprof.rst, "Machine
+ * files"), the only one read here:
+ *
+ *   # key=value key=value	meta lines: every token holds a '='
+ *   # name name ... rest...	the header, once: no token holds a '='
+ *   value value ... a b c	a row: one token per column, "-" for none;
+ *				a last column named "*..." takes the rest
+ *				(none too)
+ *
+ * Nothing else: no blank line, no '#' line after the header, no row
+ * before it, no row with a token too many or too few.  A record is one
+ * line of key=value tokens.
+ */
+
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Cut @s into its tokens in place: how many, at most @max into @tok. */
+static int tokens(char *s, char **tok, int max, bool rest)
+{
+	int n = 0;
+
+	for (;;) {
+		while (blank(*s))
+			s++;
+		if (!*s)
+			return n;
+		if (n == max)
+			return n + 1;	/* one too many */
+		tok[n++] = s;
+		if (rest && n == max) {	/* the rest column: to the end */
+			s += strlen(s);
+			while (blank(s[-1]))
+				*--s = 0;
+			return n;
+		}
+		while (*s && !blank(*s))
+			s++;
+		if (*s)
+			*s++ = 0;
+	}
+}
+
+static bool has_eq(char *const *tok, int n, bool all)
+{
+	int i, eq = 0;
+
+	for (i = 0; i < n; i++)
+		eq += strchr(tok[i], '=') != NULL;
+	return all ? eq == n : eq > 0;
+}
+
+/* Make room in array *@arrp of @n elements of @size for @more. */
+static bool grow(void *arrp, int n, size_t size, int more)
+{
+	void **a = arrp, *na = realloc(*a, (n + more) * size);
+
+	if (na)
+		*a = na;
+	return na != NULL;
+}
+
+int table_parse(struct table *t, char *text, const char *what)
+{
+	char *line, *save = NULL, *tok[256];
+	int n, lineno = 0;
+	bool rest = false;
+
+	memset(t, 0, sizeof(*t));
+	t->text = text;
+	if (!text)
+		return fail("cannot read %s: %s", what, strerror(errno));
+	for (line = text; line; line = save) {
+		save = strchr(line, '\n');
+		if (save)
+			*save++ = 0;
+		else if (!*line)
+			break;		/* after the last newline */
+		lineno++;
+		if (!*line)
+			goto bad;
+		if (*line == '#' && !t->ncols) {
+			n = tokens(line + 1, tok, 256, false);
+			if (n > 0 && n <= 256 && has_eq(tok, n, true)) {
+				if (!grow(&t->meta, t->nmeta, sizeof(char *), n))
+					goto nomem;
+				memcpy(t->meta + t->nmeta, tok, n * sizeof(char *));
+				t->nmeta += n;
+				continue;
+			}
+			if (n <= 0 || n > 256 || has_eq(tok, n, false))
+				goto bad;
+			t->name = malloc(n * sizeof(char *));
+			if (!t->name)
+				goto nomem;
+			memcpy(t->name, tok, n * sizeof(char *));
+			t->ncols = n;
+			n = strlen(tok[n - 1]);
+			rest = n > 3 && !strcmp(tok[t->ncols - 1] + n - 3, "...");
+			continue;
+		}
+		if (*line == '#' || !t->ncols)
+			goto bad;
+		if (!grow(&t->cell, t->nrows * t->ncols, sizeof(char *),
+			  t->ncols))
+			goto nomem;
+		n = tokens(line, t->cell + t->nrows * t->ncols, t->ncols, rest);
+		if (rest && n == t->ncols - 1)	/* an empty rest column */
+			t->cell[t->nrows * t->ncols + n++] = "";
+		if (n != t->ncols)
+			goto bad;
+		t->nrows++;
+	}
+	if (!t->ncols)
+		return fail("%s has no header line", what);
+	return 0;
+nomem:
+	return fail("%s: out of memory", what);
+bad:
+	return fail("%s: line %d is not a machine table's", what, lineno);
+}
+
+int table_read(struct table *t, const char *file)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s%s", file[0] == '/' ? "" :
+		 DEBUGFS_DIR "/", file);
+	return table_parse(t, read_file(path), file);
+}
+
+void table_free(struct table *t)
+{
+	free(t->text);
+	free(t->meta);
+	free(t->name);
+	free(t->cell);
+	memset(t, 0, sizeof(*t));
+}
+
+int table_col(const struct table *t, const char *name)
+{
+	int i;
+
+	for (i = 0; i < t->ncols; i++)
+		if (!strcmp(t->name[i], name))
+			return i;
+	return -1;
+}
+
+const char *table_meta(const struct table *t, const char *key)
+{
+	size_t n = strlen(key);
+	int i;
+
+	for (i = 0; i < t->nmeta; i++)
+		if (!strncmp(t->meta[i], key, n) && t->meta[i][n] == '=')
+			return t->meta[i] + n + 1;
+	return NULL;
+}
+
+const char *table_str(const struct table *t, int row, const char *col)
+{
+	int c = table_col(t, col);
+
+	if (c < 0 || row < 0 || row >= t->nrows)
+		return NULL;
+	return t->cell[row * t->ncols + c];
+}
+
+long long table_num(const struct table *t, int row, const char *col)
+{
+	const char *s = table_str(t, row, col);
+	char *end;
+	long long v;
+
+	if (!s)
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	return errno || end == s || *end ? -1 : v;
+}
+
+/* Does row @row match the (column, value) pairs of @ap? */
+static bool row_matches(const struct table *t, int row, va_list ap)
+{
+	const char *col, *val, *cell;
+
+	while ((col = va_arg(ap, const char *))) {
+		val = va_arg(ap, const char *);
+		cell = table_str(t, row, col);
+		if (!cell || (val && strcmp(cell, val)))
+			return false;
+	}
+	return true;
+}
+
+static int vfind(const struct table *t, int from, va_list ap)
+{
+	va_list aq;
+	bool hit;
+
+	for (; from < t->nrows; from++) {
+		va_copy(aq, ap);
+		hit = row_matches(t, from, aq);
+		va_end(aq);
+		if (hit)
+			return from;
+	}
+	return -1;
+}
+
+int table_find(const struct table *t, int from, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, from);
+	r = vfind(t, from, ap);
+	va_end(ap);
+	return r;
+}
+
+long long table_sum(const struct table *t, const char *col, ...)
+{
+	long long sum = 0, v;
+	va_list ap, aq;
+	int r = 0;
+
+	va_start(ap, col);
+	for (;; r++) {
+		va_copy(aq, ap);
+		r = vfind(t, r, aq);
+		va_end(aq);
+		if (r < 0)
+			break;
+		v = table_num(t, r, col);
+		if (v < 0) {
+			sum = -1;
+			break;
+		}
+		sum += v;
+	}
+	va_end(ap);
+	return sum;
+}
+
+const char *record_get(const char *line, const char *key, char *buf,
+		       size_t len)
+{
+	size_t n = strlen(key), v;
+	const char *p = line;
+
+	while (*p && *p != '\n') {
+		while (blank(*p))
+			p++;
+		v = strcspn(p, " \t\n");
+		if (v > n && !strncmp(p, key, n) && p[n] == '=') {
+			v -= n + 1;
+			if (v >= len)
+				v = len - 1;
+			memcpy(buf, p + n + 1, v);
+			buf[v] = 0;
+			return buf;
+		}
+		p += v;
+	}
+	return NULL;
+}
+
+/*
  * Packets the CPUs' backlogs dropped for want of room (the second column
  * of /proc/net/softnet_stat, in hex): what loopback loses before IP.
  */

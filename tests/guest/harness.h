@@ -193,6 +193,56 @@ int drop_cap(int cap);
 
 /* ---- what the module says ---- */
 
+/*
+ * A machine file of the module (Documentation/skbprof.rst, "Machine
+ * files"): a table, read whole.  Cells are found by column name, never by
+ * position; a number cell that is "-" (none) reads as -1.
+ */
+struct table {
+	char *text;		/* the file, cut into the cells */
+	char **meta;		/* "key=value" tokens of the meta lines */
+	int nmeta;
+	char **name;		/* the header's column names */
+	int ncols;
+	char **cell;		/* nrows * ncols, row by row */
+	int nrows;
+};
+
+/*
+ * Read machine file @file (of DEBUGFS_DIR, or a path) into @t; 0, or -1
+ * after fail() saying why (unreadable, or not the grammar).  table_parse()
+ * does the same with @text (malloc'd; @t owns it from then on, even on
+ * failure).
+ */
+int table_read(struct table *t, const char *file);
+int table_parse(struct table *t, char *text, const char *what);
+void table_free(struct table *t);
+/* The column named @name (as the header has it, "buckets..." too); -1. */
+int table_col(const struct table *t, const char *name);
+/* The value of meta key @key; NULL without it. */
+const char *table_meta(const struct table *t, const char *key);
+/*
+ * The first row from row @from on whose cells equal the values of the
+ * (column name, value) pairs that follow, up to a NULL name: its index,
+ * or -1.  A NULL value matches any cell.
+ */
+int table_find(const struct table *t, int from, ...)
+	__attribute__((sentinel));
+/* Row @row's cell of column @col: a string, NULL without that column. */
+const char *table_str(const struct table *t, int row, const char *col);
+/* The same as a number: -1 for "-", a missing column or not a number. */
+long long table_num(const struct table *t, int row, const char *col);
+/* The sum of column @col over the rows that table_find()'s pairs match. */
+long long table_sum(const struct table *t, const char *col, ...)
+	__attribute__((sentinel));
+/*
+ * Field @key of record @line ("key=value key=value ...", up to its
+ * newline): its value, copied into @buf of @len bytes; NULL without it.
+ */
+const char *record_get(const char *line, const char *key, char *buf,
+		       size_t len);
+
+
 /* A row of the latency file: "<dir> <stage> count min ... avg". */
 struct row {
 	unsigned long long count, min, p50, p90, p99, max, avg;
