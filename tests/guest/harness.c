@@ -990,40 +990,27 @@ unsigned long long row_count(const char *text, const char *dir,
 
 long long stat_value(const char *key)
 {
-	char *s = read_file(DEBUGFS_DIR "/stats"), *p;
-	size_t n = strlen(key);
-	long long v = -1;
+	struct table t;
+	long long v;
 
-	for (p = s; p && *p; ) {
-		if (!strncmp(p, key, n) && p[n] == ' ') {
-			v = atoll(p + n + 1);
-			break;
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	free(s);
+	if (table_read(&t, "counters"))
+		return -1;
+	v = table_num(&t, table_find(&t, 0, "name", key, NULL), "value");
+	table_free(&t);
 	return v;
 }
 
-/* "probe GROUP SYM TYPE active hits N nmissed M": of @group, or any. */
+/* The active probes' nmissed of the probes table: of @group, or all. */
 static long long nmissed_of(const char *group)
 {
-	char *s = read_file(DEBUGFS_DIR "/stats"), *p, *m;
-	size_t glen = group ? strlen(group) : 0;
-	long long sum = 0;
+	struct table t;
+	long long sum;
 
-	if (!s)
+	if (table_read(&t, "probes"))
 		return -1;
-	for (p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-		if (!strncmp(p, "probe ", 6) &&
-		    (!group || (!strncmp(p + 6, group, glen) &&
-				p[6 + glen] == ' ')) &&
-		    (m = strstr(p, " nmissed ")) &&
-		    m < p + strcspn(p, "\n"))
-			sum += atoll(m + 9);
-	free(s);
+	sum = table_sum(&t, "nmissed", "group", group, "state", "active",
+			NULL);
+	table_free(&t);
 	return sum;
 }
 

@@ -257,7 +257,7 @@ unsigned long long row_count(const char *text, const char *dir,
 /* A "key value" line of stats; -1 when missing. */
 long long stat_value(const char *key);
 /*
- * The kprobe layer's skipped hits (stats' "nmissed"), summed over the
+ * The kprobe layer's skipped hits (probes' "nmissed"), summed over the
  * active probes; not reset by reset.  -1 when stats is unreadable.
  */
 long long probes_nmissed(void);
