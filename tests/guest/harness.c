@@ -717,13 +717,19 @@ bad:
 	return fail("%s: line %d is not a machine table's", what, lineno);
 }
 
-int table_read(struct table *t, const char *file)
+/* read_file() of @file of DEBUGFS_DIR, or of path @file. */
+static char *read_file_at(const char *file)
 {
 	char path[256];
 
 	snprintf(path, sizeof(path), "%s%s", file[0] == '/' ? "" :
 		 DEBUGFS_DIR "/", file);
-	return table_parse(t, read_file(path), file);
+	return read_file(path);
+}
+
+int table_read(struct table *t, const char *file)
+{
+	return table_parse(t, read_file_at(file), file);
 }
 
 void table_free(struct table *t)
@@ -840,6 +846,94 @@ long long table_sum(const struct table *t, const char *col, ...)
 	}
 	va_end(ap);
 	return sum;
+}
+
+/* @text with every run of blanks one space, and a newline before it. */
+static char *squeeze(const char *text)
+{
+	char *s = malloc(strlen(text) + 2), *o = s;
+
+	if (!s)
+		return NULL;
+	*o++ = '\n';
+	for (; *text; text++)
+		if (blank(*text)) {
+			if (o[-1] != ' ' && o[-1] != '\n')
+				*o++ = ' ';
+		} else if (*text == '\n' && o[-1] == ' ') {
+			o[-1] = '\n';
+		} else {
+			*o++ = *text;
+		}
+	*o = 0;
+	return s;
+}
+
+/* Does @human (squeezed) have row @r of @t, columns @cols, as a line? */
+static bool shows_row(const char *human, const struct table *t, int r,
+		      const char *const *cols, char *line, size_t size)
+{
+	size_t len = snprintf(line, size, "\n");
+	const char *c;
+
+	for (; *cols; cols++) {
+		c = table_str(t, r, *cols);
+		len += snprintf(line + len, len < size ? size - len : 0, "%s%s",
+				len > 1 ? " " : "", c ? c : "(none)");
+	}
+	if (len + 1 >= size)
+		return false;
+	strcat(line, "\n");
+	return strstr(human, line) != NULL;
+}
+
+int view_shows(const char *view, const char *machine,
+	       const char *const *cols)
+{
+	char *a = NULL, *b = NULL, *h = NULL, *hs = NULL, line[512];
+	struct table t = { NULL };
+	int i, r, err = -1;
+
+	for (i = 0; i < 50; i++, sleep_ms(100)) {
+		free(a);
+		free(b);
+		free(h);
+		a = read_file_at(machine);
+		h = read_file_at(view);
+		b = read_file_at(machine);
+		if (a && b && h && !strcmp(a, b))
+			break;
+	}
+	if (!a || !b || !h || strcmp(a, b)) {
+		fail("%s and %s: unreadable, or %s never the same twice",
+		     view, machine, machine);
+		goto out;
+	}
+	hs = squeeze(h);
+	if (!hs || table_parse(&t, a, machine)) {
+		a = NULL;
+		goto out;
+	}
+	a = NULL;
+	if (!t.nrows) {
+		fail("%s has no row to check %s by", machine, view);
+		goto out;
+	}
+	for (r = 0; r < t.nrows; r++)
+		if (!shows_row(hs, &t, r, cols, line, sizeof(line))) {
+			note("%s:\n%s", view, h);
+			fail("%s lacks %s's row '%.*s'", view, machine,
+			     (int)strlen(line + 1) - 1, line + 1);
+			goto out;
+		}
+	err = 0;
+out:
+	table_free(&t);
+	free(a);
+	free(b);
+	free(h);
+	free(hs);
+	return err;
 }
 
 const char *record_get(const char *line, const char *key, char *buf,
@@ -988,6 +1082,11 @@ unsigned long long row_count(const char *text, const char *dir,
 	return latency_row(text, dir, stage, &r) ? 0 : r.count;
 }
 
+long long counter_of(const struct table *t, const char *key)
+{
+	return table_num(t, table_find(t, 0, "name", key, NULL), "value");
+}
+
 long long stat_value(const char *key)
 {
 	struct table t;
@@ -995,9 +1094,44 @@ long long stat_value(const char *key)
 
 	if (table_read(&t, "counters"))
 		return -1;
-	v = table_num(&t, table_find(&t, 0, "name", key, NULL), "value");
+	v = counter_of(&t, key);
 	table_free(&t);
 	return v;
+}
+
+const char *stat_str(const char *key)
+{
+	static char val[128];
+	struct table t;
+	const char *v = NULL;
+
+	if (!table_read(&t, "counters"))
+		v = table_str(&t, table_find(&t, 0, "name", key, NULL), "value");
+	snprintf(val, sizeof(val), "%s", v ? v : "");
+	table_free(&t);
+	return val;
+}
+
+struct stat_want {
+	const char *key;
+	long long want;
+};
+
+static bool stat_reached(void *arg)
+{
+	const struct stat_want *w = arg;
+
+	return stat_value(w->key) >= w->want;
+}
+
+bool stat_wait(const char *key, long long want)
+{
+	struct stat_want w = { key, want };
+
+	if (wait_until(stat_reached, &w, WAIT_MS))
+		return true;
+	note("%s below %lld after %d ms", key, want, WAIT_MS);
+	return false;
 }
 
 /* The active probes' nmissed of the probes table: of @group, or all. */

@@ -236,6 +236,16 @@ long long table_num(const struct table *t, int row, const char *col);
 long long table_sum(const struct table *t, const char *col, ...)
 	__attribute__((sentinel));
 /*
+ * A human view against its machine table: human view @view (stats,
+ * latency, ...) has, for every row of machine table @machine, a line of
+ * that row's cells of columns @cols (NULL-ended) in that order, blanks
+ * between them.  Read while the table stays the same; 0, or -1 after
+ * fail() names the row the view lacks.  The one place a test reads a
+ * human view's figures.
+ */
+int view_shows(const char *view, const char *machine,
+	       const char *const *cols);
+/*
  * Field @key of record @line ("key=value key=value ...", up to its
  * newline): its value, copied into @buf of @len bytes; NULL without it.
  */
@@ -254,8 +264,17 @@ int latency_row(const char *text, const char *dir, const char *stage,
 /* Its count; 0 without the row (no sample). */
 unsigned long long row_count(const char *text, const char *dir,
 			     const char *stage);
-/* A "key value" line of stats; -1 when missing. */
+/* The value of counter @key (the counters file); -1 when missing. */
 long long stat_value(const char *key);
+/* The same of a counters table @t read before, for figures of one read. */
+long long counter_of(const struct table *t, const char *key);
+/*
+ * Wait (bounded: WAIT_MS) until counter @key reaches @want; whether it
+ * did (a note says when not).
+ */
+bool stat_wait(const char *key, long long want);
+/* The same as a string, in a static buffer; "" when missing. */
+const char *stat_str(const char *key);
 /*
  * The kprobe layer's skipped hits (probes' "nmissed"), summed over the
  * active probes; not reset by reset.  -1 when stats is unreadable.
