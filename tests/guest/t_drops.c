@@ -346,44 +346,6 @@ static void drops_wait(const char *why, const char *const *syms,
 		     why ? why : "any", WAIT_MS);
 }
 
-static long long stat_get(const char *key)
-{
-	char *s = read_file(STATS), *p;
-	size_t len = strlen(key);
-	long long v = -1;
-
-	if (!s)
-		return -1;
-	for (p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-		if (!strncmp(p, key, len) && p[len] == ' ') {
-			v = atoll(p + len + 1);
-			break;
-		}
-	free(s);
-	return v;
-}
-
-struct stat_want {
-	const char *key;
-	long long want;
-};
-
-static bool stat_reached(void *arg)
-{
-	const struct stat_want *w = arg;
-
-	return stat_get(w->key) >= w->want;
-}
-
-/* Wait until the stats line @key reaches @want, as drops_wait(). */
-static void stat_wait(const char *key, long long want)
-{
-	struct stat_want w = { key, want };
-
-	if (!wait_until(stat_reached, &w, WAIT_MS))
-		note("%s below %lld after %d ms", key, want, WAIT_MS);
-}
-
 /* The socket's own drop count (SO_MEMINFO, as ss -m shows it). */
 static unsigned int sock_drops(int fd)
 {
@@ -405,26 +367,6 @@ static int peek_count(int fd, size_t len)
 	       (ssize_t)len)
 		n++;
 	return n;
-}
-
-/* A "key value" line of stats, as a string ("" if missing). */
-static const char *stat_str(const char *key)
-{
-	static char val[128];
-	char *s = read_file(STATS), *p;
-	size_t len = strlen(key);
-
-	val[0] = 0;
-	if (!s)
-		return val;
-	for (p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-		if (!strncmp(p, key, len) && p[len] == ' ') {
-			snprintf(val, sizeof(val), "%.*s",
-				 (int)strcspn(p + len + 1, "\n"), p + len + 1);
-			break;
-		}
-	free(s);
-	return val;
 }
 
 /* ---- traffic ---------------------------------------------------------- */
@@ -1100,7 +1042,7 @@ TEST(drops_clean_tcp_transfer)
 		clean = rtx1 == rtx0 && !cdrops && !sdrops;
 		if (clean) {
 			CHECK_EQ(tab.n, 0);
-			CHECK_EQ(stat_get("drops_total"), 0);
+			CHECK_EQ(stat_value("drops_total"), 0);
 		} else {
 			struct socks_drops d = { fd, s.fd, 0, 0, 0 };
 
@@ -1160,16 +1102,16 @@ TEST(drops_reset_clears)
 		return -1;
 	CHECK(rows_sum(reason("NO_SOCKET"), syms, &rows) >= 5,
 	      "drops before the reset not seen");
-	CHECK(stat_get("drops_total") >= 5, "drops_total before reset");
+	CHECK(stat_value("drops_total") >= 5, "drops_total before reset");
 
 	if (drops_reset() || drops_read())
 		return -1;
 	drops_note();
 	CHECK_EQ(tab.n, 0);
-	CHECK_EQ(stat_get("drops_total"), 0);
-	CHECK_EQ(stat_get("drops_overflow"), 0);
-	CHECK_EQ(stat_get("drops_keys_used"), 0);
-	CHECK_EQ(stat_get("drops_keys_max"), 256);
+	CHECK_EQ(stat_value("drops_total"), 0);
+	CHECK_EQ(stat_value("drops_overflow"), 0);
+	CHECK_EQ(stat_value("drops_keys_used"), 0);
+	CHECK_EQ(stat_value("drops_keys_max"), 256);
 	/* where the reason names come from, per kernel */
 	CHECK(!strcmp(stat_str("drops_reasons"),
 		      kver() < 600 ? "none" : kver() < 604 ?
@@ -1199,7 +1141,7 @@ TEST(drops_reset_clears)
 		return -1;
 	CHECK_EQ(after - before, 3);
 	CHECK_EQ(rows_sum(reason("NO_SOCKET"), syms, &rows), 3);
-	CHECK_EQ(stat_get("drops_keys_used"), 1);
+	CHECK_EQ(stat_value("drops_keys_used"), 1);
 	return 0;
 }
 
@@ -1237,12 +1179,12 @@ TEST(drops_key_overflow)
 
 	CHECK_EQ(au - bu, 11);
 	CHECK_EQ(at - bt, 7);
-	CHECK_EQ(stat_get("drops_keys_max"), 1);
-	CHECK_EQ(stat_get("drops_keys_used"), 1);
+	CHECK_EQ(stat_value("drops_keys_max"), 1);
+	CHECK_EQ(stat_value("drops_keys_used"), 1);
 	CHECK_EQ(rows_sum(reason("NO_SOCKET"), syms4, &rows), au - bu);
 	CHECK_EQ(tab.n, 1);
-	CHECK_EQ(stat_get("drops_overflow"), at - bt);
-	CHECK_EQ(stat_get("drops_total"), (au - bu) + (at - bt));
+	CHECK_EQ(stat_value("drops_overflow"), at - bt);
+	CHECK_EQ(stat_value("drops_total"), (au - bu) + (at - bt));
 	{
 		char *st = read_file(STATS);
 
@@ -1382,8 +1324,8 @@ TEST(drops_merge_cpus)
 	 * Nothing here lives max_age_ms (60 s): an eviction is the reaper
 	 * taking a stamp made after it read the clock for an old one.
 	 */
-	CHECK_EQ(stat_get("table_evictions"), 0);
-	CHECK_EQ(stat_get("incomplete_rx_evicted"), 0);
+	CHECK_EQ(stat_value("table_evictions"), 0);
+	CHECK_EQ(stat_value("incomplete_rx_evicted"), 0);
 	missed = probes_nmissed();
 	note("%d rows; probes missed %lld hits", rows, missed);
 	for (i = 0; i < tab.n; i++)
@@ -1588,7 +1530,7 @@ TEST(drops_end_timelines_as_dropped)
 		return -1;
 	drops_wait(reason("NO_SOCKET"), syms, 20);
 	stat_wait("incomplete_rx_dropped", 20);
-	ended = stat_get("incomplete_rx_dropped");
+	ended = stat_value("incomplete_rx_dropped");
 	if (drops_read())
 		return -1;
 	rows = rows_sum(reason("NO_SOCKET"), syms, &nrows);
