@@ -314,6 +314,7 @@ static void drops_put_time(struct seq_file *m, u64 ns)
 struct drops_cols {
 	char reason[48];	/* a name, "unknown:N" or "-" */
 	char proto[24];		/* without dt_proto_name()'s '+' */
+	const char *loc;	/* sym, or "?": skbprof_location() */
 	char sym[KSYM_SYMBOL_LEN];
 };
 
@@ -334,7 +335,7 @@ static void drops_cols(struct drops_cols *c, const struct dt_row *r)
 	}
 	dt_proto_name(c->proto, sizeof(c->proto), r);
 	c->proto[strcspn(c->proto, "+")] = 0;
-	skbprof_location(c->sym, r->location);
+	c->loc = skbprof_location(c->sym, r->location);
 }
 
 /*
@@ -378,7 +379,7 @@ static int drops_seq_show(struct seq_file *m, void *v)
 	seq_printf(m, " %-8s %-9s", cgroup, skbprof_reached_name(r->stage));
 	drops_put_time(m, r->first_ns);
 	drops_put_time(m, r->last_ns);
-	seq_printf(m, " %s\n", c.sym);
+	seq_printf(m, " %s\n", c.loc);
 	return 0;
 }
 
@@ -403,7 +404,8 @@ static int drops_rows_seq_show(struct seq_file *m, void *v)
 	}
 
 	drops_cols(&c, r);
-	mod = strstr(c.sym, " [");
+	/* never a raw address: "?" has no module */
+	mod = c.loc == c.sym ? strstr(c.sym, " [") : NULL;
 	if (mod) {
 		*mod = 0;
 		mod += 2;
@@ -423,7 +425,7 @@ static int drops_rows_seq_show(struct seq_file *m, void *v)
 	seq_printf(m, " %d %s %llu %llu %s %s\n",
 		   !!(r->flags & DT_CGROUP_MIXED),
 		   skbprof_reached_name(r->stage), r->first_ns, r->last_ns,
-		   c.sym, mod ? mod : "-");
+		   c.loc, mod ? mod : "-");
 	return 0;
 }
 
