@@ -1037,19 +1037,22 @@ const char *udp_noport_fn(int family)
 
 unsigned long long drops_at(const char *sym)
 {
-	char *s = read_file(DEBUGFS_DIR "/drops"), *line, *save = NULL;
-	unsigned long long sum = 0, c;
+	unsigned long long sum = 0;
 	size_t n = strlen(sym);
+	const char *loc;
+	struct table t;
+	int r;
 
-	for (line = s ? strtok_r(s, "\n", &save) : NULL; line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		const char *loc = strrchr(line, ' ');
-
-		if (loc && !strncmp(loc + 1, sym, n) && loc[1 + n] == '+' &&
-		    sscanf(line, "%llu", &c) == 1)
-			sum += c;
+	if (table_read(&t, "drops_rows")) {
+		table_free(&t);
+		return 0;
 	}
-	free(s);
+	for (r = 0; r < t.nrows; r++) {
+		loc = table_str(&t, r, "location");
+		if (loc && !strncmp(loc, sym, n) && loc[n] == '+')
+			sum += table_num(&t, r, "count");
+	}
+	table_free(&t);
 	return sum;
 }
 
