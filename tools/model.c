@@ -452,7 +452,7 @@ static void boot_secs(json_object *r, const char *col, char *buf, size_t len)
 
 /*
  * The cells of a row: the time columns in wall-clock time with the clock
- * line, else in seconds since boot; the cgroup by its id (@cg NULL) or as
+ * line, else in seconds since boot; the cgroup by its id, or (@names) as
  * cgroup_name() gives it.
  */
 static void drawn_row(json_object *r, const struct clock_ref *clk, bool names,
