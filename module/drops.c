@@ -6,8 +6,9 @@
  * kernel's "this packet was dropped" event) calls drops_record(), which
  * counts drops per (location, reason, stage, network namespace) in a
  * table of the CPU it runs on; see drops_table.h.
- * /sys/kernel/debug/skbprof/drops merges the CPUs' tables when it is
- * opened and prints one row per key, most drops first.
+ * /sys/kernel/debug/skbprof/drops (for people) and drops_rows (for
+ * programs) merge the CPUs' tables when opened and print one row per
+ * key, most drops first.
  * Documentation/skbprof.rst describes the file.
  *
  * The hot path touches only its own CPU's table, with interrupts off
@@ -310,12 +311,43 @@ static void drops_put_time(struct seq_file *m, u64 ns)
 	seq_printf(m, " %10llu.%06u", sec, rem / (u32)NSEC_PER_USEC);
 }
 
+/* The text of a row's columns that both drops and drops_rows show. */
+struct drops_cols {
+	char reason[48];	/* a name, "unknown:N" or "-" */
+	char proto[24];		/* without dt_proto_name()'s '+' */
+	const char *loc;	/* sym, or "?": skbprof_location() */
+	char sym[KSYM_SYMBOL_LEN];
+};
+
+static void drops_cols(struct drops_cols *c, const struct dt_row *r)
+{
+	const char *name;
+
+	strscpy(c->reason, "-", sizeof(c->reason));
+	if (SKBPROF_HAVE_DROP_REASONS) {
+		rcu_read_lock();
+		name = skbprof_drop_reason_name(r->reason);
+		if (name)
+			strscpy(c->reason, name, sizeof(c->reason));
+		else
+			snprintf(c->reason, sizeof(c->reason), "unknown:%u",
+				 r->reason);
+		rcu_read_unlock();
+	}
+	dt_proto_name(c->proto, sizeof(c->proto), r);
+	c->proto[strcspn(c->proto, "+")] = 0;
+	c->loc = skbprof_location(c->sym, r->location);
+}
+
+/*
+ * The human view, for cat: padded columns, a '+' after a protocol,
+ * device or cgroup when the key's drops had several, seconds since boot.
+ */
 static int drops_seq_show(struct seq_file *m, void *v)
 {
 	const struct dt_row *r = v;
-	char sym[KSYM_SYMBOL_LEN];
-	char proto[24], dev[DT_DEVLEN + 1], cgroup[24];
-	const char *reason;
+	char dev[DT_DEVLEN + 1], cgroup[24], proto[25];
+	struct drops_cols c;
 
 	if (v == SEQ_START_TOKEN) {
 		const struct drops_snap *snap = m->private;
@@ -328,26 +360,12 @@ static int drops_seq_show(struct seq_file *m, void *v)
 		return 0;
 	}
 
-	seq_printf(m, "%10llu ", r->count);
-	if (!SKBPROF_HAVE_DROP_REASONS) {
-		seq_printf(m, "%-24s", "-");
-	} else {
-		rcu_read_lock();
-		reason = skbprof_drop_reason_name(r->reason);
-		if (reason)
-			seq_printf(m, "%-24s", reason);
-		else
-			seq_printf(m, "unknown:%-16u", r->reason);
-		rcu_read_unlock();
-	}
-
-	dt_proto_name(proto, sizeof(proto), r);
-	if (r->dev[0])
-		snprintf(dev, sizeof(dev), "%s%s", r->dev,
-			 r->flags & DT_DEV_MIXED ? "+" : "");
-	else
-		snprintf(dev, sizeof(dev), "-%s",
-			 r->flags & DT_DEV_MIXED ? "+" : "");
+	drops_cols(&c, r);
+	seq_printf(m, "%10llu %-24s", r->count, c.reason);
+	snprintf(proto, sizeof(proto), "%s%s", c.proto,
+		 r->flags & DT_PROTO_MIXED ? "+" : "");
+	snprintf(dev, sizeof(dev), "%s%s", r->dev[0] ? r->dev : "-",
+		 r->flags & DT_DEV_MIXED ? "+" : "");
 	seq_printf(m, " %-14s %-16s", proto, dev);
 	if (r->netns)
 		seq_printf(m, " %-10u", r->netns);
@@ -362,13 +380,61 @@ static int drops_seq_show(struct seq_file *m, void *v)
 	seq_printf(m, " %-8s %-9s", cgroup, skbprof_reached_name(r->stage));
 	drops_put_time(m, r->first_ns);
 	drops_put_time(m, r->last_ns);
+	seq_printf(m, " %s\n", c.loc);
+	return 0;
+}
 
-	seq_printf(m, " %s\n", skbprof_location(sym, r->location));
+/*
+ * The machine file, a table (Documentation/skbprof.rst, "Machine
+ * files"): a flag in a column of its own, times in ns since boot, the
+ * location's module (sprint_symbol()'s " [mod]") in a column of its own.
+ */
+static int drops_rows_seq_show(struct seq_file *m, void *v)
+{
+	const struct dt_row *r = v;
+	struct drops_cols c;
+	char *mod;
+
+	if (v == SEQ_START_TOKEN) {
+		const struct drops_snap *snap = m->private;
+
+		seq_printf(m, "# boottime_ns=%llu realtime_ns=%llu\n",
+			   snap->boot_ns, snap->real_ns);
+		seq_puts(m, "# count reason proto proto_mixed dev dev_mixed netns cgroup cgroup_mixed stage first_ns last_ns location module\n");
+		return 0;
+	}
+
+	drops_cols(&c, r);
+	/* never a raw address: "?" has no module */
+	mod = c.loc == c.sym ? strstr(c.sym, " [") : NULL;
+	if (mod) {
+		*mod = 0;
+		mod += 2;
+		mod[strcspn(mod, "]")] = 0;
+	}
+	seq_printf(m, "%llu %s %s %d %s %d", r->count, c.reason, c.proto,
+		   !!(r->flags & DT_PROTO_MIXED), r->dev[0] ? r->dev : "-",
+		   !!(r->flags & DT_DEV_MIXED));
+	if (r->netns)
+		seq_printf(m, " %u", r->netns);
+	else
+		seq_puts(m, " -");
+	if (r->cgroup)
+		seq_printf(m, " %llu", r->cgroup);
+	else
+		seq_puts(m, " -");
+	seq_printf(m, " %d %s %llu %llu %s %s\n",
+		   !!(r->flags & DT_CGROUP_MIXED),
+		   skbprof_reached_name(r->stage), r->first_ns, r->last_ns,
+		   c.loc, mod ? mod : "-");
 	return 0;
 }
 
 SKBPROF_DEFINE_SNAPSHOT_FILE(drops, drops_snapshot, drops_seq_start,
 			     drops_seq_next, drops_seq_stop, drops_seq_show);
+SKBPROF_DEFINE_SNAPSHOT_FILE(drops_rows, drops_snapshot, drops_seq_start,
+			     drops_seq_next, drops_seq_stop,
+			     drops_rows_seq_show);
 
 static void drops_reset(void)
 {
@@ -457,6 +523,7 @@ static void drops_exit(void)
 
 static const struct skbprof_file drops_files[] = {
 	{ "drops", 0400, &drops_fops },
+	{ "drops_rows", 0400, &drops_rows_fops },
 };
 
 const struct skbprof_part skbprof_drops_part = {

@@ -103,11 +103,12 @@ struct seq_file;
 /* Draw @h in power-of-two rows (hist_seq.c, kernel only). */
 void hist_seq_log2(struct seq_file *m, const struct hist *h);
 /*
- * The numeric files, latency_buckets and lifetime_buckets (hist_seq.c,
- * kernel only).  hist_seq_buckets_header() prints their two header lines:
- * "# bounds" and every edge of the buckets, ascending (bucket k holds
- * [b_k, b_k+1)), then "# @cols count sum min max p50 p90 p99 avg
- * buckets ...".  hist_seq_buckets() prints the rest of a line: " count sum
+ * The numeric files, latency_buckets, lifetime_buckets and
+ * softnet_buckets (hist_seq.c, kernel only), machine tables.
+ * hist_seq_buckets_header() prints their meta line "# bounds=" and every
+ * edge of the buckets, comma-separated, ascending (bucket k holds [b_k,
+ * b_k+1)), then their header "# @cols count sum min max p50 p90 p99 avg
+ * buckets...".  hist_seq_buckets() prints the rest of a line: " count sum
  * min max p50 p90 p99 avg" (the human views' figures), then
  * " lo:hi:count" for every non-empty bucket, ascending, and the newline;
  * all from @h, one merged copy, so count is the sum of the buckets'.

@@ -56,11 +56,11 @@ void hist_seq_buckets_header(struct seq_file *m, const char *cols)
 {
 	unsigned int i;
 
-	seq_puts(m, "# bounds");
+	seq_puts(m, "# bounds=");
 	for (i = 0; i < HIST_BUCKETS; i++)
-		seq_printf(m, " %llu", hist_bucket_lo(i));
-	seq_printf(m, " %llu\n", hist_bucket_hi(HIST_BUCKETS - 1));
-	seq_printf(m, "# %scount sum min max p50 p90 p99 avg buckets (ns; a bucket lo:hi:count holds [lo, hi))\n",
+		seq_printf(m, "%llu,", hist_bucket_lo(i));
+	seq_printf(m, "%llu\n", hist_bucket_hi(HIST_BUCKETS - 1));
+	seq_printf(m, "# %scount sum min max p50 p90 p99 avg buckets...\n",
 		   cols);
 }
 

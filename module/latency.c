@@ -711,7 +711,7 @@ static int procs_show(struct seq_file *m, void *v)
 	const struct hist *h;
 
 	if (v == SEQ_START_TOKEN) {
-		seq_puts(m, "# dir stage pid comm cgroup count p50 p99 max sum (ns)\n");
+		seq_puts(m, "# dir stage pid comm cgroup count p50 p99 max sum\n");
 		return 0;
 	}
 	h = merge_run(m->private, v);
@@ -734,7 +734,7 @@ static int cgroups_show(struct seq_file *m, void *v)
 	const struct hist *h;
 
 	if (v == SEQ_START_TOKEN) {
-		seq_puts(m, "# dir stage cgroup count p50 p99 max sum (ns)\n");
+		seq_puts(m, "# dir stage cgroup count p50 p99 max sum\n");
 		return 0;
 	}
 	h = merge_run(m->private, v);

@@ -347,7 +347,7 @@ static int lifetime_buckets_show(struct seq_file *m, void *v)
 
 	if (!h)
 		return -ENOMEM;
-	hist_seq_buckets_header(m, "");
+	hist_seq_buckets_header(m, "label ");
 	seq_puts(m, "lifetime");
 	hist_seq_buckets(m, h);
 	kvfree(h);

@@ -78,8 +78,8 @@ static const struct skbprof_part *const parts[] = {
 	&skbprof_probes_part,
 };
 
-/* counters: every part's "key value" lines, and nothing else */
-static int counters_show(struct seq_file *m, void *v)
+/* every part's "name value" rows: the counters' and the stats' first */
+static void counter_rows(struct seq_file *m)
 {
 	size_t i;
 
@@ -88,6 +88,13 @@ static int counters_show(struct seq_file *m, void *v)
 	for (i = 0; i < ARRAY_SIZE(parts); i++)
 		if (parts[i]->stats)
 			parts[i]->stats(m);
+}
+
+/* counters: a table of every part's "name value" rows, for programs */
+static int counters_show(struct seq_file *m, void *v)
+{
+	seq_puts(m, "# name value\n");
+	counter_rows(m);
 	return 0;
 }
 
@@ -96,7 +103,7 @@ static int stats_show(struct seq_file *m, void *v)
 {
 	size_t i;
 
-	counters_show(m, v);
+	counter_rows(m);
 	for (i = 0; i < ARRAY_SIZE(parts); i++)
 		if (parts[i]->stats_rows)
 			parts[i]->stats_rows(m);

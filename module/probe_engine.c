@@ -960,7 +960,7 @@ static const char *const type_names[] = {
 /*
  * What stats and the machine tables say of a candidate: its mechanism,
  * its state and, while active, its hits and the hits its mechanism
- * skipped; otherwise why it is not active.
+ * skipped; otherwise why it is not active, and the error if it failed.
  */
 struct cand_view {
 	const char *mech;
@@ -968,7 +968,9 @@ struct cand_view {
 	bool active;
 	u64 hits;
 	unsigned long missed;
-	char why[48];
+	const char *why;
+	bool failed;
+	int err;
 };
 
 static void cand_view(const struct cand *c, struct cand_view *v)
@@ -979,7 +981,9 @@ static void cand_view(const struct cand *c, struct cand_view *v)
 	v->active = c->state == CS_ACTIVE;
 	v->hits = 0;
 	v->missed = 0;
-	v->why[0] = 0;
+	v->why = NULL;
+	v->failed = false;
+	v->err = 0;
 	switch (c->state) {
 	case CS_ACTIVE:
 		v->state = "active";
@@ -1000,17 +1004,17 @@ static void cand_view(const struct cand *c, struct cand_view *v)
 		break;
 	case CS_IDLE:
 		v->state = "idle";
-		strscpy(v->why, "no-view-needs-it", sizeof(v->why));
+		v->why = "no-view-needs-it";
 		break;
 	case CS_FAILED:
 		v->state = "unavailable";
-		snprintf(v->why, sizeof(v->why), "%s(%d)",
-			 c->ftrace_off ? "ftrace-disabled" : why(c->err),
-			 c->err);
+		v->why = c->ftrace_off ? "ftrace-disabled" : why(c->err);
+		v->failed = true;
+		v->err = c->err;
 		break;
 	default:
 		v->state = "standby";
-		strscpy(v->why, "another-candidate-serves", sizeof(v->why));
+		v->why = "another-candidate-serves";
 		break;
 	}
 }
@@ -1109,8 +1113,9 @@ static void group_rows(struct seq_file *m, bool row)
 
 /*
  * Every candidate: "probe GROUP SYMBOL MECH active hits N nmissed M" or
- * "probe GROUP SYMBOL MECH STATE WHY" for stats, or the probes table's
- * row "GROUP SYMBOL MECH STATE HITS NMISSED WHY" ("-" where none).
+ * "probe GROUP SYMBOL MECH STATE WHY[(ERR)]" for stats, or the probes
+ * table's row "GROUP SYMBOL MECH STATE HITS NMISSED REASON ERROR" ("-"
+ * where none).
  */
 static void cand_rows(struct seq_file *m, bool row)
 {
@@ -1125,12 +1130,16 @@ static void cand_rows(struct seq_file *m, bool row)
 			seq_printf(m, "%s%s %s %s %s ", row ? "" : "probe ",
 				   gr->name, gr->c[i].sym, v.mech, v.state);
 			if (row && v.active)
-				seq_printf(m, "%llu %lu -\n", v.hits, v.missed);
+				seq_printf(m, "%llu %lu - -\n", v.hits, v.missed);
+			else if (row && v.failed)
+				seq_printf(m, "- - %s %d\n", v.why, v.err);
 			else if (row)
-				seq_printf(m, "- - %s\n", v.why);
+				seq_printf(m, "- - %s -\n", v.why);
 			else if (v.active)
 				seq_printf(m, "hits %llu nmissed %lu\n", v.hits,
 					   v.missed);
+			else if (v.failed)
+				seq_printf(m, "%s(%d)\n", v.why, v.err);
 			else
 				seq_printf(m, "%s\n", v.why);
 		}
@@ -1160,7 +1169,7 @@ void probe_engine_stats_rows(struct seq_file *m)
 /* The machine forms of those rows: a header, then one row each. */
 static int probes_show(struct seq_file *m, void *v)
 {
-	seq_puts(m, "# group symbol mechanism state hits nmissed why\n");
+	seq_puts(m, "# group symbol mechanism state hits nmissed reason error\n");
 	cand_rows(m, true);
 	return 0;
 }

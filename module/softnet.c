@@ -246,12 +246,15 @@ static int sn_show(struct seq_file *m, bool buckets)
 	rcu_read_lock();
 	on = skbprof_config()->softnet;
 	rcu_read_unlock();
-	seq_printf(m, "# softirqs and NAPI polls per CPU%s\n",
-		   on ? "" : ": off (control: softnet on)");
-	if (buckets)
+	if (buckets) {
+		/* a machine table: a meta line, no comment */
+		seq_printf(m, "# softnet=%s\n", on ? "on" : "off");
 		hist_seq_buckets_header(m, "cpu what ");
-	else
+	} else {
+		seq_printf(m, "# softirqs and NAPI polls per CPU%s\n",
+			   on ? "" : ": off (control: softnet on)");
 		seq_puts(m, "# cpu what count min p50 p90 p99 max avg (ns)\n");
+	}
 	for_each_possible_cpu(cpu) {
 		const struct sn_cpu *c = per_cpu_ptr(sn_cpu, cpu);
 

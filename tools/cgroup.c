@@ -20,7 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "skbprof.h"
+#include "cgroup.h"
+#include "parse.h"
+#include "util.h"
 
 #define MAX_DEPTH		32
 #define MAX_CGROUPS		100000

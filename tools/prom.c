@@ -44,7 +44,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "skbprof.h"
+#include "model.h"
+#include "cgroup.h"
+#include "parse.h"
+#include "util.h"
+#include "views.h"
 
 /* The document being built: a memory stream, printed whole or not at all. */
 static FILE *out;
@@ -776,7 +780,6 @@ static int collect(void)
 {
 	json_object *st, *lat = NULL, *life = NULL, *drp = NULL, *cg = NULL;
 	json_object *dd = NULL, *sn = NULL, *snc = NULL;
-	char *text;
 	const char *s;
 	int rc = 0;
 
@@ -789,11 +792,9 @@ static int collect(void)
 	life = read_buckets("lifetime_buckets", &rc);
 	if (!life)
 		goto out;
-	text = read_view("drops", &rc);
-	if (!text)
+	drp = read_drops(&rc);
+	if (!drp)
 		goto out;
-	drp = parse_drops(text);
-	free(text);
 	/* cgroups, drops_devices, softnet_buckets: a module before them has none */
 	rc = read_table_if("cgroups", "cgroups", &cg);
 	if (!rc)

@@ -17,13 +17,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "skbprof.h"
+#include "cgroup.h"
+#include "model.h"
+#include "parse.h"
+#include "util.h"
+#include "views.h"
 
-struct opts opt = {
-	.root = DEFAULT_ROOT,
-	.interval = 1.0,
-	.top_n = 10,
-};
 
 /* prom -o FILE */
 static const char *output;
@@ -189,7 +188,7 @@ static int control_write(const char *line)
 /* softnet: its file, then its counters; JSON: {"softnet", "counters"} */
 static int softnet_view(void)
 {
-	json_object *o, *c;
+	json_object *o;
 	char *text, *counters;
 	int rc;
 
@@ -208,24 +207,11 @@ static int softnet_view(void)
 		free(counters);
 		return rc;
 	}
-	o = parse_table(text, "softnet");
-	c = parse_table(counters, "counters");
-	json_object_object_add(o, "counters",
-			       json_object_get(json_object_object_get(c, "counters")));
-	json_object_put(c);
 	free(text);
 	free(counters);
-	return print_json(o);
-}
-
-/*
- * The drops devices counted, from drops_devices: NULL from a module
- * without it (*@rc 0), or on an error (*@rc set).
- */
-static char *read_devices(int *rc)
-{
-	*rc = 0;
-	return root_has("drops_devices") ? read_view("drops_devices", rc) : NULL;
+	/* the machine forms: softnet_buckets' figures, softnet_counters */
+	o = read_softnet(&rc);
+	return o ? print_json(o) : rc;
 }
 
 /* Has @text a line that is not a comment? */
@@ -239,9 +225,63 @@ static bool has_rows(const char *text)
 	return false;
 }
 
+/* A new reference to @o's @key. */
+static json_object *copy_rows(json_object *o, const char *key)
+{
+	return json_object_get(json_object_object_get(o, key));
+}
+
+/*
+ * The drops devices counted, from drops_devices: NULL from a module
+ * without it (*@rc 0), or on an error (*@rc set).
+ */
+static char *read_devices(int *rc)
+{
+	*rc = 0;
+	return root_has("drops_devices") ? read_view("drops_devices", rc) : NULL;
+}
+
+/*
+ * drops: drawn from drops_rows, then the devices' drops as drops_devices
+ * has them; JSON: {"clock", "drops", "devices"}.
+ */
+static int drops_view(void)
+{
+	char *devices;
+	json_object *o, *d;
+	int rc;
+
+	devices = read_devices(&rc);
+	if (rc)
+		return rc;
+	if (!opt.json) {
+		rc = print_drops();
+		if (!rc && devices && has_rows(devices))
+			rc = printf("\n# drops the devices counted (not freed by the stack's kfree_skb)\n%s",
+				    devices) < 0 || fflush(stdout) ? EXIT_RUNTIME : 0;
+		free(devices);
+		return rc;
+	}
+	free(devices);
+	o = read_drops(&rc);
+	if (!o)
+		return rc;
+	add_cgroup_paths(json_object_object_get(o, "drops"));
+	if (devices) {
+		d = read_table("drops_devices", "devices", &rc);
+		if (!d) {
+			json_object_put(o);
+			return rc;
+		}
+		json_object_object_add(o, "devices", copy_rows(d, "devices"));
+		json_object_put(d);
+	}
+	return print_json(o);
+}
+
 static int cat_or_json(const char *view)
 {
-	char *text, *devices = NULL;
+	char *text;
 	json_object *o;
 	int rc;
 
@@ -252,25 +292,11 @@ static int cat_or_json(const char *view)
 		    !strcmp(view, "latency") ? read_latency(&rc) : read_lifetime(&rc);
 		return o ? print_json(o) : rc;
 	}
+	if (!strcmp(view, "drops"))
+		return drops_view();
 	text = read_view(view, &rc);
 	if (!text)
 		return rc;
-	if (!strcmp(view, "drops")) {
-		devices = read_devices(&rc);
-		if (rc) {
-			free(text);
-			return rc;
-		}
-	}
-	if (!opt.json && !strcmp(view, "drops")) {
-		rc = print_drops(text);
-		if (!rc && devices && has_rows(devices))
-			rc = printf("\n# drops the devices counted (not freed by the stack's kfree_skb)\n%s",
-				    devices) < 0 || fflush(stdout) ? EXIT_RUNTIME : 0;
-		free(text);
-		free(devices);
-		return rc;
-	}
 	if (!opt.json && (!strcmp(view, "procs") || !strcmp(view, "cgroups"))) {
 		/* cgroups by path, where they resolve */
 		rc = print_cgroup_names(text);
@@ -282,25 +308,17 @@ static int cat_or_json(const char *view)
 		free(text);
 		return rc;
 	}
-	if (!strcmp(view, "drops")) {
-		o = parse_drops(text);
-		add_cgroup_paths(json_object_object_get(o, "drops"));
-		if (devices) {
-			json_object *d = parse_table(devices, "devices");
-
-			json_object_object_add(o, "devices",
-					       json_object_get(json_object_object_get(d, "devices")));
-			json_object_put(d);
-			free(devices);
-		}
-	} else if (!strcmp(view, "control")) {
+	if (!strcmp(view, "control")) {
 		o = parse_control(text);
-	} else {
-		/* procs and cgroups: rows by process or cgroup, with its path */
-		o = parse_table(text, view);
-		add_cgroup_paths(json_object_object_get(o, view));
+		free(text);
+		return print_json(o);
 	}
 	free(text);
+	/* procs and cgroups: rows by process or cgroup, with its path */
+	o = read_table(view, view, &rc);
+	if (!o)
+		return rc;
+	add_cgroup_paths(json_object_object_get(o, view));
 	return print_json(o);
 }
 

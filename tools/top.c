@@ -19,7 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "skbprof.h"
+#include "model.h"
+#include "parse.h"
+#include "util.h"
+#include "views.h"
 
 #define MAX_STAGES	12
 #define MAX_DROPS	10
@@ -396,7 +399,6 @@ out:
  */
 static int snapshot(json_object **lat, json_object **drp, json_object **sn)
 {
-	char *text;
 	int rc;
 
 	rc = read_table_if("softnet_counters", "counters", sn);
@@ -409,16 +411,14 @@ static int snapshot(json_object **lat, json_object **drp, json_object **sn)
 		*sn = NULL;
 		return rc;
 	}
-	text = read_view("drops", &rc);
-	if (!text) {
+	*drp = read_drops(&rc);
+	if (!*drp) {
 		json_object_put(*lat);
 		json_object_put(*sn);
 		*lat = NULL;
 		*sn = NULL;
 		return rc;
 	}
-	*drp = parse_drops(text);
-	free(text);
 	return 0;
 }
 

@@ -16,7 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "skbprof.h"
+#include "model.h"
+#include "parse.h"
+#include "util.h"
+#include "views.h"
 
 static volatile sig_atomic_t stop;
 

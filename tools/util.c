@@ -12,7 +12,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "skbprof.h"
+#include "util.h"
+
+struct opts opt = {
+	.root = DEFAULT_ROOT,
+	.interval = 1.0,
+	.top_n = 10,
+};
 
 int report(int exit_code, int err, const char *fmt, ...)
 {

@@ -593,6 +593,373 @@ long long snmp_value(const char *proto, const char *field)
 /* ---- what the module says ---- */
 
 /*
+ * The machine files' grammar (Documentation/skbprof.rst, "Machine
+ * files"), the only one read here:
+ *
+ *   # key=value key=value	meta lines: every token holds a '='
+ *   # name name ... rest...	the header, once: no token holds a '='
+ *   value value ... a b c	a row: one token per column, "-" for none;
+ *				a last column named "*..." takes the rest
+ *				(none too)
+ *
+ * Nothing else: no blank line, no '#' line after the header, no row
+ * before it, no row with a token too many or too few.  A record is one
+ * line of key=value tokens.
+ */
+
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Cut @s into its tokens in place: how many, at most @max into @tok. */
+static int tokens(char *s, char **tok, int max, bool rest)
+{
+	int n = 0;
+
+	for (;;) {
+		while (blank(*s))
+			s++;
+		if (!*s)
+			return n;
+		if (n == max)
+			return n + 1;	/* one too many */
+		tok[n++] = s;
+		if (rest && n == max) {	/* the rest column: to the end */
+			s += strlen(s);
+			while (blank(s[-1]))
+				*--s = 0;
+			return n;
+		}
+		while (*s && !blank(*s))
+			s++;
+		if (*s)
+			*s++ = 0;
+	}
+}
+
+static bool has_eq(char *const *tok, int n, bool all)
+{
+	int i, eq = 0;
+
+	for (i = 0; i < n; i++)
+		eq += strchr(tok[i], '=') != NULL;
+	return all ? eq == n : eq > 0;
+}
+
+/* Make room in array *@arrp of @n elements of @size for @more. */
+static bool grow(void *arrp, int n, size_t size, int more)
+{
+	void **a = arrp, *na = realloc(*a, (n + more) * size);
+
+	if (na)
+		*a = na;
+	return na != NULL;
+}
+
+int table_parse(struct table *t, char *text, const char *what)
+{
+	char *line, *save = NULL, *tok[256];
+	int n, lineno = 0;
+	bool rest = false;
+
+	memset(t, 0, sizeof(*t));
+	t->text = text;
+	if (!text)
+		return fail("cannot read %s: %s", what, strerror(errno));
+	for (line = text; line; line = save) {
+		save = strchr(line, '\n');
+		if (save)
+			*save++ = 0;
+		else if (!*line)
+			break;		/* after the last newline */
+		lineno++;
+		if (!*line)
+			goto bad;
+		if (*line == '#' && !t->ncols) {
+			n = tokens(line + 1, tok, 256, false);
+			if (n > 0 && n <= 256 && has_eq(tok, n, true)) {
+				if (!grow(&t->meta, t->nmeta, sizeof(char *), n))
+					goto nomem;
+				memcpy(t->meta + t->nmeta, tok, n * sizeof(char *));
+				t->nmeta += n;
+				continue;
+			}
+			if (n <= 0 || n > 256 || has_eq(tok, n, false))
+				goto bad;
+			t->name = malloc(n * sizeof(char *));
+			if (!t->name)
+				goto nomem;
+			memcpy(t->name, tok, n * sizeof(char *));
+			t->ncols = n;
+			n = strlen(tok[n - 1]);
+			rest = n > 3 && !strcmp(tok[t->ncols - 1] + n - 3, "...");
+			continue;
+		}
+		if (*line == '#' || !t->ncols)
+			goto bad;
+		if (!grow(&t->cell, t->nrows * t->ncols, sizeof(char *),
+			  t->ncols))
+			goto nomem;
+		n = tokens(line, t->cell + t->nrows * t->ncols, t->ncols, rest);
+		if (rest && n == t->ncols - 1)	/* an empty rest column */
+			t->cell[t->nrows * t->ncols + n++] = "";
+		if (n != t->ncols)
+			goto bad;
+		t->nrows++;
+	}
+	if (!t->ncols)
+		return fail("%s has no header line", what);
+	return 0;
+nomem:
+	return fail("%s: out of memory", what);
+bad:
+	return fail("%s: line %d is not a machine table's", what, lineno);
+}
+
+/* read_file() of @file of DEBUGFS_DIR, or of path @file. */
+static char *read_file_at(const char *file)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s%s", file[0] == '/' ? "" :
+		 DEBUGFS_DIR "/", file);
+	return read_file(path);
+}
+
+int table_read(struct table *t, const char *file)
+{
+	return table_parse(t, read_file_at(file), file);
+}
+
+void table_free(struct table *t)
+{
+	free(t->text);
+	free(t->meta);
+	free(t->name);
+	free(t->cell);
+	memset(t, 0, sizeof(*t));
+}
+
+int table_col(const struct table *t, const char *name)
+{
+	int i;
+
+	for (i = 0; i < t->ncols; i++)
+		if (!strcmp(t->name[i], name))
+			return i;
+	return -1;
+}
+
+const char *table_meta(const struct table *t, const char *key)
+{
+	size_t n = strlen(key);
+	int i;
+
+	for (i = 0; i < t->nmeta; i++)
+		if (!strncmp(t->meta[i], key, n) && t->meta[i][n] == '=')
+			return t->meta[i] + n + 1;
+	return NULL;
+}
+
+const char *table_str(const struct table *t, int row, const char *col)
+{
+	int c = table_col(t, col);
+
+	if (c < 0 || row < 0 || row >= t->nrows)
+		return NULL;
+	return t->cell[row * t->ncols + c];
+}
+
+long long table_num(const struct table *t, int row, const char *col)
+{
+	const char *s = table_str(t, row, col);
+	char *end;
+	long long v;
+
+	if (!s)
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	return errno || end == s || *end ? -1 : v;
+}
+
+/* Does row @row match the (column, value) pairs of @ap? */
+static bool row_matches(const struct table *t, int row, va_list ap)
+{
+	const char *col, *val, *cell;
+
+	while ((col = va_arg(ap, const char *))) {
+		val = va_arg(ap, const char *);
+		cell = table_str(t, row, col);
+		if (!cell || (val && strcmp(cell, val)))
+			return false;
+	}
+	return true;
+}
+
+static int vfind(const struct table *t, int from, va_list ap)
+{
+	va_list aq;
+	bool hit;
+
+	for (; from < t->nrows; from++) {
+		va_copy(aq, ap);
+		hit = row_matches(t, from, aq);
+		va_end(aq);
+		if (hit)
+			return from;
+	}
+	return -1;
+}
+
+int table_find(const struct table *t, int from, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, from);
+	r = vfind(t, from, ap);
+	va_end(ap);
+	return r;
+}
+
+long long table_sum(const struct table *t, const char *col, ...)
+{
+	long long sum = 0, v;
+	va_list ap, aq;
+	int r = 0;
+
+	va_start(ap, col);
+	for (;; r++) {
+		va_copy(aq, ap);
+		r = vfind(t, r, aq);
+		va_end(aq);
+		if (r < 0)
+			break;
+		v = table_num(t, r, col);
+		if (v < 0) {
+			sum = -1;
+			break;
+		}
+		sum += v;
+	}
+	va_end(ap);
+	return sum;
+}
+
+/* @text with every run of blanks one space, and a newline before it. */
+static char *squeeze(const char *text)
+{
+	char *s = malloc(strlen(text) + 2), *o = s;
+
+	if (!s)
+		return NULL;
+	*o++ = '\n';
+	for (; *text; text++)
+		if (blank(*text)) {
+			if (o[-1] != ' ' && o[-1] != '\n')
+				*o++ = ' ';
+		} else if (*text == '\n' && o[-1] == ' ') {
+			o[-1] = '\n';
+		} else {
+			*o++ = *text;
+		}
+	*o = 0;
+	return s;
+}
+
+/* Does @human (squeezed) have row @r of @t, columns @cols, as a line? */
+static bool shows_row(const char *human, const struct table *t, int r,
+		      const char *const *cols, char *line, size_t size)
+{
+	size_t len = snprintf(line, size, "\n");
+	const char *c;
+
+	for (; *cols; cols++) {
+		c = table_str(t, r, *cols);
+		len += snprintf(line + len, len < size ? size - len : 0, "%s%s",
+				len > 1 ? " " : "", c ? c : "(none)");
+	}
+	if (len + 1 >= size)
+		return false;
+	strcat(line, "\n");
+	return strstr(human, line) != NULL;
+}
+
+int view_shows(const char *view, const char *machine,
+	       const char *const *cols)
+{
+	char *a = NULL, *b = NULL, *h = NULL, *hs = NULL, line[512];
+	struct table t = { NULL };
+	int i, r, err = -1;
+
+	for (i = 0; i < 50; i++, sleep_ms(100)) {
+		free(a);
+		free(b);
+		free(h);
+		a = read_file_at(machine);
+		h = read_file_at(view);
+		b = read_file_at(machine);
+		if (a && b && h && !strcmp(a, b))
+			break;
+	}
+	if (!a || !b || !h || strcmp(a, b)) {
+		fail("%s and %s: unreadable, or %s never the same twice",
+		     view, machine, machine);
+		goto out;
+	}
+	hs = squeeze(h);
+	if (!hs || table_parse(&t, a, machine)) {
+		a = NULL;
+		goto out;
+	}
+	a = NULL;
+	if (!t.nrows) {
+		fail("%s has no row to check %s by", machine, view);
+		goto out;
+	}
+	for (r = 0; r < t.nrows; r++)
+		if (!shows_row(hs, &t, r, cols, line, sizeof(line))) {
+			note("%s:\n%s", view, h);
+			fail("%s lacks %s's row '%.*s'", view, machine,
+			     (int)strlen(line + 1) - 1, line + 1);
+			goto out;
+		}
+	err = 0;
+out:
+	table_free(&t);
+	free(a);
+	free(b);
+	free(h);
+	free(hs);
+	return err;
+}
+
+const char *record_get(const char *line, const char *key, char *buf,
+		       size_t len)
+{
+	size_t n = strlen(key), v;
+	const char *p = line;
+
+	while (*p && *p != '\n') {
+		while (blank(*p))
+			p++;
+		v = strcspn(p, " \t\n");
+		if (v > n && !strncmp(p, key, n) && p[n] == '=') {
+			v -= n + 1;
+			if (v >= len)
+				v = len - 1;
+			memcpy(buf, p + n + 1, v);
+			buf[v] = 0;
+			return buf;
+		}
+		p += v;
+	}
+	return NULL;
+}
+
+/*
  * Packets the CPUs' backlogs dropped for want of room (the second column
  * of /proc/net/softnet_stat, in hex): what loopback loses before IP.
  */
@@ -670,19 +1037,22 @@ const char *udp_noport_fn(int family)
 
 unsigned long long drops_at(const char *sym)
 {
-	char *s = read_file(DEBUGFS_DIR "/drops"), *line, *save = NULL;
-	unsigned long long sum = 0, c;
+	unsigned long long sum = 0;
 	size_t n = strlen(sym);
+	const char *loc;
+	struct table t;
+	int r;
 
-	for (line = s ? strtok_r(s, "\n", &save) : NULL; line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		const char *loc = strrchr(line, ' ');
-
-		if (loc && !strncmp(loc + 1, sym, n) && loc[1 + n] == '+' &&
-		    sscanf(line, "%llu", &c) == 1)
-			sum += c;
+	if (table_read(&t, "drops_rows")) {
+		table_free(&t);
+		return 0;
 	}
-	free(s);
+	for (r = 0; r < t.nrows; r++) {
+		loc = table_str(&t, r, "location");
+		if (loc && !strncmp(loc, sym, n) && loc[n] == '+')
+			sum += table_num(&t, r, "count");
+	}
+	table_free(&t);
 	return sum;
 }
 
@@ -715,42 +1085,69 @@ unsigned long long row_count(const char *text, const char *dir,
 	return latency_row(text, dir, stage, &r) ? 0 : r.count;
 }
 
+long long counter_of(const struct table *t, const char *key)
+{
+	return table_num(t, table_find(t, 0, "name", key, NULL), "value");
+}
+
 long long stat_value(const char *key)
 {
-	char *s = read_file(DEBUGFS_DIR "/stats"), *p;
-	size_t n = strlen(key);
-	long long v = -1;
+	struct table t;
+	long long v;
 
-	for (p = s; p && *p; ) {
-		if (!strncmp(p, key, n) && p[n] == ' ') {
-			v = atoll(p + n + 1);
-			break;
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	free(s);
+	if (table_read(&t, "counters"))
+		return -1;
+	v = counter_of(&t, key);
+	table_free(&t);
 	return v;
 }
 
-/* "probe GROUP SYM TYPE active hits N nmissed M": of @group, or any. */
+const char *stat_str(const char *key)
+{
+	static char val[128];
+	struct table t;
+	const char *v = NULL;
+
+	if (!table_read(&t, "counters"))
+		v = table_str(&t, table_find(&t, 0, "name", key, NULL), "value");
+	snprintf(val, sizeof(val), "%s", v ? v : "");
+	table_free(&t);
+	return val;
+}
+
+struct stat_want {
+	const char *key;
+	long long want;
+};
+
+static bool stat_reached(void *arg)
+{
+	const struct stat_want *w = arg;
+
+	return stat_value(w->key) >= w->want;
+}
+
+bool stat_wait(const char *key, long long want)
+{
+	struct stat_want w = { key, want };
+
+	if (wait_until(stat_reached, &w, WAIT_MS))
+		return true;
+	note("%s below %lld after %d ms", key, want, WAIT_MS);
+	return false;
+}
+
+/* The active probes' nmissed of the probes table: of @group, or all. */
 static long long nmissed_of(const char *group)
 {
-	char *s = read_file(DEBUGFS_DIR "/stats"), *p, *m;
-	size_t glen = group ? strlen(group) : 0;
-	long long sum = 0;
+	struct table t;
+	long long sum;
 
-	if (!s)
+	if (table_read(&t, "probes"))
 		return -1;
-	for (p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-		if (!strncmp(p, "probe ", 6) &&
-		    (!group || (!strncmp(p + 6, group, glen) &&
-				p[6 + glen] == ' ')) &&
-		    (m = strstr(p, " nmissed ")) &&
-		    m < p + strcspn(p, "\n"))
-			sum += atoll(m + 9);
-	free(s);
+	sum = table_sum(&t, "nmissed", "group", group, "state", "active",
+			NULL);
+	table_free(&t);
 	return sum;
 }
 

@@ -193,6 +193,66 @@ int drop_cap(int cap);
 
 /* ---- what the module says ---- */
 
+/*
+ * A machine file of the module (Documentation/skbprof.rst, "Machine
+ * files"): a table, read whole.  Cells are found by column name, never by
+ * position; a number cell that is "-" (none) reads as -1.
+ */
+struct table {
+	char *text;		/* the file, cut into the cells */
+	char **meta;		/* "key=value" tokens of the meta lines */
+	int nmeta;
+	char **name;		/* the header's column names */
+	int ncols;
+	char **cell;		/* nrows * ncols, row by row */
+	int nrows;
+};
+
+/*
+ * Read machine file @file (of DEBUGFS_DIR, or a path) into @t; 0, or -1
+ * after fail() saying why (unreadable, or not the grammar).  table_parse()
+ * does the same with @text (malloc'd; @t owns it from then on, even on
+ * failure).
+ */
+int table_read(struct table *t, const char *file);
+int table_parse(struct table *t, char *text, const char *what);
+void table_free(struct table *t);
+/* The column named @name (as the header has it, "buckets..." too); -1. */
+int table_col(const struct table *t, const char *name);
+/* The value of meta key @key; NULL without it. */
+const char *table_meta(const struct table *t, const char *key);
+/*
+ * The first row from row @from on whose cells equal the values of the
+ * (column name, value) pairs that follow, up to a NULL name: its index,
+ * or -1.  A NULL value matches any cell.
+ */
+int table_find(const struct table *t, int from, ...)
+	__attribute__((sentinel));
+/* Row @row's cell of column @col: a string, NULL without that column. */
+const char *table_str(const struct table *t, int row, const char *col);
+/* The same as a number: -1 for "-", a missing column or not a number. */
+long long table_num(const struct table *t, int row, const char *col);
+/* The sum of column @col over the rows that table_find()'s pairs match. */
+long long table_sum(const struct table *t, const char *col, ...)
+	__attribute__((sentinel));
+/*
+ * A human view against its machine table: human view @view (stats,
+ * latency, ...) has, for every row of machine table @machine, a line of
+ * that row's cells of columns @cols (NULL-ended) in that order, blanks
+ * between them.  Read while the table stays the same; 0, or -1 after
+ * fail() names the row the view lacks.  The one place a test reads a
+ * human view's figures.
+ */
+int view_shows(const char *view, const char *machine,
+	       const char *const *cols);
+/*
+ * Field @key of record @line ("key=value key=value ...", up to its
+ * newline): its value, copied into @buf of @len bytes; NULL without it.
+ */
+const char *record_get(const char *line, const char *key, char *buf,
+		       size_t len);
+
+
 /* A row of the latency file: "<dir> <stage> count min ... avg". */
 struct row {
 	unsigned long long count, min, p50, p90, p99, max, avg;
@@ -204,10 +264,19 @@ int latency_row(const char *text, const char *dir, const char *stage,
 /* Its count; 0 without the row (no sample). */
 unsigned long long row_count(const char *text, const char *dir,
 			     const char *stage);
-/* A "key value" line of stats; -1 when missing. */
+/* The value of counter @key (the counters file); -1 when missing. */
 long long stat_value(const char *key);
+/* The same of a counters table @t read before, for figures of one read. */
+long long counter_of(const struct table *t, const char *key);
 /*
- * The kprobe layer's skipped hits (stats' "nmissed"), summed over the
+ * Wait (bounded: WAIT_MS) until counter @key reaches @want; whether it
+ * did (a note says when not).
+ */
+bool stat_wait(const char *key, long long want);
+/* The same as a string, in a static buffer; "" when missing. */
+const char *stat_str(const char *key);
+/*
+ * The kprobe layer's skipped hits (probes' "nmissed"), summed over the
  * active probes; not reset by reset.  -1 when stats is unreadable.
  */
 long long probes_nmissed(void);

@@ -35,31 +35,35 @@
 #define FT_CALLBACK	"(skbprof_ftrace_entry+"
 #define FT_PARK		"skbprof_ftrace_park"
 
-/* The groups of stats' "group NAME STATE armed" lines, in stats' order. */
-static void armed_groups(const char *stats, char *out, size_t size)
+/* The groups file's armed groups, in its order; -1 when unreadable. */
+static int armed_groups(char *out, size_t size)
 {
-	const char *p = stats;
-	char g[32], state[16], armed[16];
+	struct table t;
 	size_t len = 0;
+	int r = -1;
 
 	out[0] = 0;
-	for (; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (sscanf(p, "group %31s %15s %15s", g, state, armed) == 3 &&
-		    !strcmp(armed, "armed") && len < size)
-			len += snprintf(out + len, size - len, "%s%s",
-					len ? " " : "", g);
+	if (table_read(&t, "groups"))
+		return -1;
+	while ((r = table_find(&t, r + 1, "armed", "armed", NULL)) >= 0 &&
+	       len < size)
+		len += snprintf(out + len, size - len, "%s%s", len ? " " : "",
+				table_str(&t, r, "group"));
+	table_free(&t);
+	return 0;
 }
 
 /*
- * The kernel's list agrees with stats: every kprobe and kretprobe stats
- * calls active is listed enabled, every idle one listed [DISABLED], and
- * the list has no other.  Returns how many are enabled, or -1.
+ * The kernel's list agrees with the probes file @probes: every kprobe and
+ * kretprobe it calls active is listed enabled, every idle one listed
+ * [DISABLED], and the list has no other.  Returns how many are enabled,
+ * or -1.
  */
-static int kprobes_match(const char *stats)
+static int kprobes_match(const struct table *probes)
 {
-	char *list = read_file(KPROBES), sym[64], type[16], state[16];
-	int active = 0, idle = 0, enabled = 0, disabled = 0;
-	const char *q, *e;
+	char *list = read_file(KPROBES);
+	int active = 0, idle = 0, enabled = 0, disabled = 0, r;
+	const char *q, *e, *sym, *type, *state;
 
 	CHECK(list, "cannot read %s", KPROBES);
 	for (q = list; *q; q = e ? e + 1 : q + strlen(q)) {
@@ -73,12 +77,14 @@ static int kprobes_match(const char *stats)
 		else
 			enabled++;
 	}
-	for (q = stats; q && *q; q = strchr(q, '\n'), q = q ? q + 1 : NULL) {
+	for (r = 0; r < probes->nrows; r++) {
 		char want[80], *at, *eol;
 		bool is_idle;
 
-		if (sscanf(q, "probe %*s %63s %15s %15s", sym, type, state) != 3 ||
-		    (strcmp(type, "kprobe") && strcmp(type, "kretprobe")) ||
+		sym = table_str(probes, r, "symbol");
+		type = table_str(probes, r, "mechanism");
+		state = table_str(probes, r, "state");
+		if ((strcmp(type, "kprobe") && strcmp(type, "kretprobe")) ||
 		    (strcmp(state, "active") && strcmp(state, "idle")))
 			continue;
 		is_idle = !strcmp(state, "idle");
@@ -96,7 +102,7 @@ static int kprobes_match(const char *stats)
 				*eol = '\n';
 			note("kprobes list:\n%s", list);
 			free(list);
-			return fail("stats has %s %s %s; the kernel's list %s",
+			return fail("probes has %s %s %s; the kernel's list %s",
 				    type, sym, state, at ? "disagrees" : "has not");
 		}
 		if (eol)
@@ -104,7 +110,7 @@ static int kprobes_match(const char *stats)
 	}
 	free(list);
 	CHECK(enabled == active && disabled == idle,
-	      "the kernel lists %d enabled and %d disabled kprobes, stats %d active and %d idle",
+	      "the kernel lists %d enabled and %d disabled kprobes, probes %d active and %d idle",
 	      enabled, disabled, active, idle);
 	return active;
 }
@@ -137,17 +143,17 @@ static bool ftraced(const char *list, const char *sym, bool named)
 }
 
 /*
- * enabled_functions agrees with stats: every ftrace probe stats calls
- * active is traced with skbprof's callback, no idle one is, and the only
+ * enabled_functions agrees with the probes file: every ftrace probe it
+ * calls active is traced with skbprof's callback, no idle one is, and the only
  * other function with it is skbprof_ftrace_park, which keeps the callback's
  * filter from going empty (an empty filter traces every function).
  * Returns how many are active, or -1.
  */
-static int ftrace_match(const char *stats)
+static int ftrace_match(const struct table *probes)
 {
-	char *list = read_file(FTRACED), sym[64], type[16], state[16];
-	int active = 0, listed = 0;
-	const char *q, *mark;
+	char *list = read_file(FTRACED);
+	int active = 0, listed = 0, r;
+	const char *q, *mark, *sym, *state;
 	bool traced, named;
 
 	CHECK(list, "cannot read %s", FTRACED);
@@ -158,17 +164,18 @@ static int ftrace_match(const char *stats)
 	/* functions two ops trace (see ftraced()) */
 	for (q = list; named && (q = strstr(q, "ops_list_func")); q++)
 		listed++;
-	for (q = stats; q && *q; q = strchr(q, '\n'), q = q ? q + 1 : NULL) {
-		if (sscanf(q, "probe %*s %63s %15s %15s", sym, type, state) != 3 ||
-		    strcmp(type, "ftrace") ||
-		    (strcmp(state, "active") && strcmp(state, "idle")))
+	for (r = 0; (r = table_find(probes, r, "mechanism", "ftrace", NULL)) >= 0;
+	     r++) {
+		sym = table_str(probes, r, "symbol");
+		state = table_str(probes, r, "state");
+		if (strcmp(state, "active") && strcmp(state, "idle"))
 			continue;
 		active += !strcmp(state, "active");
 		traced = ftraced(list, sym, named);
 		if (traced != !strcmp(state, "active")) {
 			note("%s:\n%s", FTRACED, list);
 			free(list);
-			return fail("stats has ftrace %s %s; %s %s", sym, state,
+			return fail("probes has ftrace %s %s; %s %s", sym, state,
 				    FTRACED, traced ? "traces it" : "does not trace it");
 		}
 	}
@@ -176,7 +183,7 @@ static int ftrace_match(const char *stats)
 	if (!traced || listed != active + 1) {
 		note("%s:\n%s", FTRACED, list);
 		free(list);
-		return fail("%s: %d functions with skbprof's callback, %s; stats has %d active",
+		return fail("%s: %d functions with skbprof's callback, %s; probes has %d active",
 			    FTRACED, listed, traced ? FT_PARK " among them" :
 			    "without " FT_PARK, active);
 	}
@@ -187,23 +194,26 @@ static int ftrace_match(const char *stats)
 /* Write @cmd; then the armed groups must be @want. */
 static int arm_as(const char *cmd, const char *want)
 {
+	struct table t;
 	char got[512], *s;
 	int err, n, f;
 
 	err = write_file(CONTROL, cmd);
 	CHECK(err == 0, "'%.*s': %s", (int)strcspn(cmd, "\n"), cmd, strerror(-err));
-	s = read_file(STATS);
-	CHECK(s, "stats");
-	armed_groups(s, got, sizeof(got));
+	if (armed_groups(got, sizeof(got)))
+		return -1;
 	if (strcmp(got, want)) {
+		s = read_file(STATS);
 		note("stats:\n%s", s);
 		free(s);
 		return fail("after '%.*s': armed '%s', want '%s'",
 			    (int)strcspn(cmd, "\n"), cmd, got, want);
 	}
-	n = kprobes_match(s);
-	f = n < 0 ? -1 : ftrace_match(s);
-	free(s);
+	if (table_read(&t, "probes"))
+		return -1;
+	n = kprobes_match(&t);
+	f = n < 0 ? -1 : ftrace_match(&t);
+	table_free(&t);
 	if (n < 0 || f < 0)
 		return -1;
 	note("%.*s: groups %s; %d kprobes, %d ftrace", (int)strcspn(cmd, "\n"),
@@ -284,18 +294,18 @@ TEST(arming_follows_views)
  */
 static int kretprobes_enabled(char *names, size_t size, int *rows)
 {
-	char *list = read_file(KPROBES), *probes = read_file(DEBUGFS_DIR "/probes");
-	char sym[64], mech[16], state[16];
+	char *list = read_file(KPROBES), sym[64];
+	struct table probes;
 	const char *q, *e;
 	size_t len = 0;
-	int n = 0;
+	int n = 0, r;
 
 	names[0] = 0;
 	*rows = 0;
-	if (!list || !probes) {
+	if (table_read(&probes, "probes") || !list) {
 		free(list);
-		free(probes);
-		return fail("cannot read %s or probes", KPROBES);
+		table_free(&probes);
+		return fail("cannot read %s", KPROBES);
 	}
 	for (q = list; *q; q = e ? e + 1 : q + strlen(q)) {
 		const char *r = strstr(q, "  r  "), *d = strstr(q, "[DISABLED]");
@@ -308,12 +318,11 @@ static int kretprobes_enabled(char *names, size_t size, int *rows)
 			len += snprintf(names + len, size - len, "%s%s",
 					len ? " " : "", sym);
 	}
-	for (q = probes; q && *q; q = strchr(q, '\n'), q = q ? q + 1 : NULL)
-		if (sscanf(q, "%*s %63s %15s %15s", sym, mech, state) == 3 &&
-		    !strcmp(mech, "kretprobe") && !strcmp(state, "active"))
-			(*rows)++;
+	for (r = 0; (r = table_find(&probes, r, "mechanism", "kretprobe",
+				    "state", "active", NULL)) >= 0; r++)
+		(*rows)++;
 	free(list);
-	free(probes);
+	table_free(&probes);
 	return n;
 }
 
@@ -368,13 +377,14 @@ TEST(arming_default_views_arm_no_kretprobe)
 static void stage_state_of(const char *dir, const char *stage, char *state,
 			   size_t size)
 {
-	char *t = read_file(DEBUGFS_DIR "/stages"), key[64];
-	const char *l;
+	struct table t;
+	const char *l = NULL;
 
-	snprintf(key, sizeof(key), "%s %s", dir, stage);
-	l = t ? line_after(t, key) : NULL;
-	snprintf(state, size, "%.*s", l ? (int)strcspn(l, " \n") : 0, l ? l : "");
-	free(t);
+	if (!table_read(&t, "stages"))
+		l = table_str(&t, table_find(&t, 0, "dir", dir, "stage", stage,
+					     NULL), "state");
+	snprintf(state, size, "%s", l ? l : "");
+	table_free(&t);
 }
 
 /*
@@ -417,7 +427,8 @@ TEST(arming_kretprobe_point_needs_opt_in)
  */
 TEST(arming_refused_write_changes_nothing)
 {
-	char *s, *before, *after;
+	char *before, *after;
+	struct table t;
 	int err, n;
 
 	err = skbprof_load("stages=drops");
@@ -436,11 +447,10 @@ TEST(arming_refused_write_changes_nothing)
 	      "last_error does not name rx-udp4:\n%s", after);
 	free(before);
 	free(after);
-	s = read_file(STATS);
-	CHECK(s, "stats");
-	err = kprobes_match(s);
-	n = err ? -1 : ftrace_match(s);
-	free(s);
+	CHECK(table_read(&t, "probes") == 0, "probes");
+	err = kprobes_match(&t);
+	n = err ? -1 : ftrace_match(&t);
+	table_free(&t);
 	CHECK(err == 0, "%d kprobes armed after the refused write", err);
 	CHECK(n == 0, "%d ftrace probes armed after the refused write", n);
 
@@ -469,17 +479,6 @@ static long long kernel_drops(void)
 	return snmp_value("Udp", "NoPorts") + softnet_dropped();
 }
 
-static long long drops_total(void)
-{
-	char *s = read_file(STATS), *p;
-	long long v = -1;
-
-	p = s ? strstr(s, "\ndrops_total ") : NULL;
-	if (p)
-		v = atoll(p + strlen("\ndrops_total "));
-	free(s);
-	return v;
-}
 
 /*
  * Views switched on and off while packets are dropped: every write
@@ -524,7 +523,7 @@ TEST(arming_under_traffic_counts_exact)
 	 * drops softnet_stat counts.
 	 */
 	want = kernel_drops() - before;
-	for (i = 0; i < 3000 && (got = drops_total()) < want; i++) {
+	for (i = 0; i < 3000 && (got = stat_value("drops_total")) < want; i++) {
 		usleep(10000);
 		want = kernel_drops() - before;
 	}

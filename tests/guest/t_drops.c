@@ -40,10 +40,14 @@
 #include "harness.h"
 
 #define DROPS		DEBUGFS_DIR "/drops"
+#define DROPS_ROWS	DEBUGFS_DIR "/drops_rows"
 #define CONTROL		DEBUGFS_DIR "/control"
 #define STATS		DEBUGFS_DIR "/stats"
 
-/* One row of the drops file. */
+/*
+ * One row of drops_rows, its values as the drops view shows them ("lo+"
+ * for dev "lo" with dev_mixed 1).
+ */
 struct drow {
 	unsigned long long count;
 	char reason[64];
@@ -52,7 +56,8 @@ struct drow {
 	char netns[16];		/* inode of its network namespace, or - */
 	char cgroup[32];	/* cgroup v2 id of its socket, or - */
 	char stage[32];		/* the last stage the packet reached */
-	double first, last;
+	long long first_ns, last_ns;	/* since boot, exact */
+	double first, last;		/* the same in seconds */
 	char loc[256];		/* symbol+off/size [module], or ? */
 	char sym[128];		/* the function alone */
 };
@@ -167,14 +172,39 @@ static int drops_reset(void)
 
 static regex_t loc_re;
 
-/* Read and parse the drops file into tab; checks its format as it goes. */
+/*
+ * A cell of row @row of drops_rows (which has every column: checked),
+ * with a '+' after it when its flag column @flag is 1, as the drops view
+ * marks a key whose drops had several values.
+ */
+static void drops_cell(const struct table *t, int row, const char *col,
+		       const char *flag, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s", table_str(t, row, col),
+		 flag && table_num(t, row, flag) == 1 ? "+" : "");
+}
+
+/*
+ * Read drops_rows, the drops table, into tab through the harness's table
+ * reader; checks its format as it goes: every column, the clock meta line
+ * read between our own clock reads, the flags 0 or 1, the locations, the
+ * times and the order.
+ */
 static int drops_read(void)
 {
-	static const char header[] =
-		"count reason proto dev netns cgroup stage first last location";
-	unsigned long long b0, b1, r0, r1, boot = 0, real = 0;
-	char *s, *line, *save = NULL, norm[256];
-	int i, j, end = 0;
+	static const char *const cols[] = {
+		"count", "reason", "proto", "proto_mixed", "dev", "dev_mixed",
+		"netns", "cgroup", "cgroup_mixed", "stage", "first_ns",
+		"last_ns", "location", "module", NULL
+	};
+	static const char *const flags[] = {
+		"proto_mixed", "dev_mixed", "cgroup_mixed", NULL
+	};
+	unsigned long long b0, b1, r0, r1, boot, real;
+	const char *mod, *bs, *rs;
+	struct table t;
+	char *s;
+	int i, k;
 
 	if (!loc_re.re_nsub &&
 	    regcomp(&loc_re,
@@ -186,79 +216,88 @@ static int drops_read(void)
 	tab.n = 0;
 	b0 = clock_ns(CLOCK_BOOTTIME);
 	r0 = clock_ns(CLOCK_REALTIME);
-	s = read_file(DROPS);
+	s = read_file(DROPS_ROWS);
 	b1 = clock_ns(CLOCK_BOOTTIME);
 	r1 = clock_ns(CLOCK_REALTIME);
-	CHECK(s, "reading %s: %s", DROPS, strerror(errno));
+	CHECK(s, "reading %s: %s", DROPS_ROWS, strerror(errno));
 	tab.text = strdup(s);
-
+	if (table_parse(&t, s, "drops_rows")) {
+		table_free(&t);
+		return -1;
+	}
+	for (k = 0; cols[k]; k++) {
+		if (table_col(&t, cols[k]) < 0) {
+			table_free(&t);
+			return fail("drops_rows has no column %s", cols[k]);
+		}
+	}
 	/* the clocks, read when the file was opened: between our reads */
-	line = strtok_r(s, "\n", &save);
-	CHECK(line && sscanf(line, "# clock boottime_ns %llu realtime_ns %llu%n",
-			     &boot, &real, &end) == 2 && !line[end],
-	      "first line '%s', want '# clock boottime_ns N realtime_ns N'",
-	      line ? line : "");
+	bs = table_meta(&t, "boottime_ns");
+	rs = table_meta(&t, "realtime_ns");
+	boot = bs ? strtoull(bs, NULL, 10) : 0;
+	real = rs ? strtoull(rs, NULL, 10) : 0;
 	if (boot < b0 || boot > b1 || real < r0 || real > r1) {
-		free(s);
-		return fail("clock line: boottime %llu not in [%llu, %llu] or realtime %llu not in [%llu, %llu]",
+		table_free(&t);
+		return fail("meta boottime_ns %llu not in [%llu, %llu] or realtime_ns %llu not in [%llu, %llu]",
 			    boot, b0, b1, real, r0, r1);
 	}
-	line = strtok_r(NULL, "\n", &save);
-	CHECK(line, "%s has no header", DROPS);
-	/* the header, with its padding collapsed */
-	for (i = j = 0; line[i] && j < (int)sizeof(norm) - 1; i++)
-		if (line[i] != ' ' || (j && norm[j - 1] != ' '))
-			norm[j++] = line[i];
-	norm[j] = 0;
-	while (j && norm[j - 1] == ' ')
-		norm[--j] = 0;
-	if (strcmp(norm + (norm[0] == ' '), header)) {
-		free(s);
-		return fail("header '%s', want '%s'", line, header);
-	}
-
-	while ((line = strtok_r(NULL, "\n", &save))) {
+	for (i = 0; i < t.nrows; i++) {
 		struct drow *r = &tab.r[tab.n];
-		int off = 0;
 
 		if (tab.n == (int)(sizeof(tab.r) / sizeof(tab.r[0]))) {
-			free(s);
+			table_free(&t);
 			return fail("more than %d rows", tab.n);
 		}
-		if (sscanf(line, "%llu %63s %31s %31s %15s %31s %31s %lf %lf %n",
-			   &r->count, r->reason, r->proto, r->dev, r->netns,
-			   r->cgroup, r->stage, &r->first, &r->last,
-			   &off) != 9 || !off) {
-			fail("cannot parse row '%s'", line);
-			free(s);
-			return -1;
+		for (k = 0; flags[k]; k++) {
+			if (table_num(&t, i, flags[k]) != 0 &&
+			    table_num(&t, i, flags[k]) != 1) {
+				table_free(&t);
+				return fail("row %d: %s '%s', want 0 or 1", i,
+					    flags[k], table_str(&t, i, flags[k]));
+			}
 		}
-		snprintf(r->loc, sizeof(r->loc), "%s", line + off);
+		if (table_num(&t, i, "count") <= 0) {
+			table_free(&t);
+			return fail("row %d: count '%s'", i, table_str(&t, i, "count"));
+		}
+		r->count = table_num(&t, i, "count");
+		drops_cell(&t, i, "reason", NULL, r->reason, sizeof(r->reason));
+		drops_cell(&t, i, "proto", "proto_mixed", r->proto, sizeof(r->proto));
+		drops_cell(&t, i, "dev", "dev_mixed", r->dev, sizeof(r->dev));
+		drops_cell(&t, i, "netns", NULL, r->netns, sizeof(r->netns));
+		drops_cell(&t, i, "cgroup", "cgroup_mixed", r->cgroup, sizeof(r->cgroup));
+		drops_cell(&t, i, "stage", NULL, r->stage, sizeof(r->stage));
+		r->first_ns = table_num(&t, i, "first_ns");
+		r->last_ns = table_num(&t, i, "last_ns");
+		r->first = r->first_ns / 1e9;
+		r->last = r->last_ns / 1e9;
+		mod = table_str(&t, i, "module");
+		snprintf(r->loc, sizeof(r->loc), "%s%s%s%s",
+			 table_str(&t, i, "location"), strcmp(mod, "-") ? " [" : "",
+			 strcmp(mod, "-") ? mod : "", strcmp(mod, "-") ? "]" : "");
 		if (regexec(&loc_re, r->loc, 0, NULL, 0)) {
-			fail("location '%s' is not symbol+off/size or ?", r->loc);
-			free(s);
-			return -1;
+			table_free(&t);
+			return fail("location '%s' is not symbol+off/size or ?", r->loc);
 		}
-		off = strcspn(r->loc, "+");
-		if (off >= (int)sizeof(r->sym))
-			off = sizeof(r->sym) - 1;
-		memcpy(r->sym, r->loc, off);
-		r->sym[off] = 0;
-		/* µs, rounded down: never after the clock line's boottime */
-		if (r->count == 0 || r->first > r->last ||
-		    r->last > boot / 1e9 + 1e-9) {
-			fail("bad row '%s'", line);
-			free(s);
-			return -1;
+		k = strcspn(r->loc, "+");
+		if (k >= (int)sizeof(r->sym))
+			k = sizeof(r->sym) - 1;
+		memcpy(r->sym, r->loc, k);
+		r->sym[k] = 0;
+		/* exact ns: never after the clock line's boottime */
+		if (r->first_ns < 0 || r->first_ns > r->last_ns ||
+		    (unsigned long long)r->last_ns > boot) {
+			table_free(&t);
+			return fail("bad row %d: count %llu first_ns %lld last_ns %lld",
+				    i, r->count, r->first_ns, r->last_ns);
 		}
 		if (tab.n && r->count > tab.r[tab.n - 1].count) {
-			fail("rows not sorted by count at '%s'", line);
-			free(s);
-			return -1;
+			table_free(&t);
+			return fail("rows not sorted by count at row %d", i);
 		}
 		tab.n++;
 	}
-	free(s);
+	table_free(&t);
 	return 0;
 }
 
@@ -346,44 +385,6 @@ static void drops_wait(const char *why, const char *const *syms,
 		     why ? why : "any", WAIT_MS);
 }
 
-static long long stat_get(const char *key)
-{
-	char *s = read_file(STATS), *p;
-	size_t len = strlen(key);
-	long long v = -1;
-
-	if (!s)
-		return -1;
-	for (p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-		if (!strncmp(p, key, len) && p[len] == ' ') {
-			v = atoll(p + len + 1);
-			break;
-		}
-	free(s);
-	return v;
-}
-
-struct stat_want {
-	const char *key;
-	long long want;
-};
-
-static bool stat_reached(void *arg)
-{
-	const struct stat_want *w = arg;
-
-	return stat_get(w->key) >= w->want;
-}
-
-/* Wait until the stats line @key reaches @want, as drops_wait(). */
-static void stat_wait(const char *key, long long want)
-{
-	struct stat_want w = { key, want };
-
-	if (!wait_until(stat_reached, &w, WAIT_MS))
-		note("%s below %lld after %d ms", key, want, WAIT_MS);
-}
-
 /* The socket's own drop count (SO_MEMINFO, as ss -m shows it). */
 static unsigned int sock_drops(int fd)
 {
@@ -405,26 +406,6 @@ static int peek_count(int fd, size_t len)
 	       (ssize_t)len)
 		n++;
 	return n;
-}
-
-/* A "key value" line of stats, as a string ("" if missing). */
-static const char *stat_str(const char *key)
-{
-	static char val[128];
-	char *s = read_file(STATS), *p;
-	size_t len = strlen(key);
-
-	val[0] = 0;
-	if (!s)
-		return val;
-	for (p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-		if (!strncmp(p, key, len) && p[len] == ' ') {
-			snprintf(val, sizeof(val), "%.*s",
-				 (int)strcspn(p + len + 1, "\n"), p + len + 1);
-			break;
-		}
-	free(s);
-	return val;
 }
 
 /* ---- traffic ---------------------------------------------------------- */
@@ -641,6 +622,101 @@ TEST(drops_udp_closed_port)
 TEST(drops_udp6_closed_port)
 {
 	return udp_closed_port(AF_INET6);
+}
+
+/* @text less its first line, every run of blanks one space, none leading. */
+static char *drops_squeezed(const char *text)
+{
+	const char *p = strchr(text, '\n');
+	char *out = malloc(strlen(text) + 1), *o = out;
+	bool sol = true;
+
+	if (!out)
+		return NULL;
+	for (p = p ? p + 1 : ""; *p; p++) {
+		if (*p == ' ' && (sol || o[-1] == ' '))
+			continue;
+		if (*p == '\n' && o > out && o[-1] == ' ')
+			o--;
+		*o++ = *p;
+		sol = *p == '\n';
+	}
+	*o = 0;
+	return out;
+}
+
+/*
+ * The one test of the human drops view: it shows drops_rows' rows, the
+ * same rows in the same order with the same counts, flags as a '+', times
+ * in seconds since boot to the microsecond, under a "# clock" line.  Read
+ * drops, drops_rows, drops again, until both reads of drops agree (no
+ * drop in between).
+ */
+TEST(drops_view_shows_rows)
+{
+	char *v0 = NULL, *v1 = NULL, *want = NULL;
+	unsigned long long b, r;
+	size_t len, size = 65536;
+	int i, k, end = 0, rc = -1;
+
+	if (load(NULL) || drops_reset())
+		return -1;
+	if (udp_send(AF_INET, PORT_UDP_CLOSED, 7, 20) ||
+	    udp_send(AF_INET6, PORT_UDP_CLOSED, 5, 20))
+		return -1;
+	drops_wait(NULL, NULL, 12);
+	for (k = 0; k < 5; k++) {
+		free(v0);
+		free(v1);
+		v0 = read_file(DROPS);
+		if (drops_read())
+			goto out;
+		v1 = read_file(DROPS);
+		if (!v0 || !v1) {
+			fail("cannot read %s", DROPS);
+			goto out;
+		}
+		if (!strcmp(strchr(v0, '\n') ?: "", strchr(v1, '\n') ?: ""))
+			break;
+	}
+	if (k == 5) {
+		fail("drops changed between every two reads");
+		goto out;
+	}
+	if (sscanf(v0, "# clock boottime_ns %llu realtime_ns %llu\n%n", &b, &r,
+		   &end) != 2 || !end) {
+		fail("first line of drops: %.80s", v0);
+		goto out;
+	}
+	CHECK(tab.n >= 2, "%d rows, want the UDP and the UDP6 closed port's", tab.n);
+	want = malloc(size);
+	CHECK(want, "out of memory");
+	len = snprintf(want, size, "count reason proto dev netns cgroup stage first last location\n");
+	for (i = 0; i < tab.n && len < size; i++) {
+		const struct drow *d = &tab.r[i];
+
+		len += snprintf(want + len, size - len,
+				"%llu %s %s %s %s %s %s %lld.%06lld %lld.%06lld %s\n",
+				d->count, d->reason, d->proto, d->dev, d->netns,
+				d->cgroup, d->stage, d->first_ns / 1000000000,
+				d->first_ns % 1000000000 / 1000,
+				d->last_ns / 1000000000,
+				d->last_ns % 1000000000 / 1000, d->loc);
+	}
+	free(v1);
+	v1 = drops_squeezed(v0);
+	if (!v1 || strcmp(v1, want)) {
+		note("drops:\n%s\ndrops_rows:\n%s", v0, tab.text);
+		fail("drops does not show drops_rows' rows:\n%s\nwant:\n%s",
+		     v1 ? v1 : "", want);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(v0);
+	free(v1);
+	free(want);
+	return rc;
 }
 
 /*
@@ -1100,7 +1176,7 @@ TEST(drops_clean_tcp_transfer)
 		clean = rtx1 == rtx0 && !cdrops && !sdrops;
 		if (clean) {
 			CHECK_EQ(tab.n, 0);
-			CHECK_EQ(stat_get("drops_total"), 0);
+			CHECK_EQ(stat_value("drops_total"), 0);
 		} else {
 			struct socks_drops d = { fd, s.fd, 0, 0, 0 };
 
@@ -1160,16 +1236,16 @@ TEST(drops_reset_clears)
 		return -1;
 	CHECK(rows_sum(reason("NO_SOCKET"), syms, &rows) >= 5,
 	      "drops before the reset not seen");
-	CHECK(stat_get("drops_total") >= 5, "drops_total before reset");
+	CHECK(stat_value("drops_total") >= 5, "drops_total before reset");
 
 	if (drops_reset() || drops_read())
 		return -1;
 	drops_note();
 	CHECK_EQ(tab.n, 0);
-	CHECK_EQ(stat_get("drops_total"), 0);
-	CHECK_EQ(stat_get("drops_overflow"), 0);
-	CHECK_EQ(stat_get("drops_keys_used"), 0);
-	CHECK_EQ(stat_get("drops_keys_max"), 256);
+	CHECK_EQ(stat_value("drops_total"), 0);
+	CHECK_EQ(stat_value("drops_overflow"), 0);
+	CHECK_EQ(stat_value("drops_keys_used"), 0);
+	CHECK_EQ(stat_value("drops_keys_max"), 256);
 	/* where the reason names come from, per kernel */
 	CHECK(!strcmp(stat_str("drops_reasons"),
 		      kver() < 600 ? "none" : kver() < 604 ?
@@ -1199,7 +1275,7 @@ TEST(drops_reset_clears)
 		return -1;
 	CHECK_EQ(after - before, 3);
 	CHECK_EQ(rows_sum(reason("NO_SOCKET"), syms, &rows), 3);
-	CHECK_EQ(stat_get("drops_keys_used"), 1);
+	CHECK_EQ(stat_value("drops_keys_used"), 1);
 	return 0;
 }
 
@@ -1237,12 +1313,12 @@ TEST(drops_key_overflow)
 
 	CHECK_EQ(au - bu, 11);
 	CHECK_EQ(at - bt, 7);
-	CHECK_EQ(stat_get("drops_keys_max"), 1);
-	CHECK_EQ(stat_get("drops_keys_used"), 1);
+	CHECK_EQ(stat_value("drops_keys_max"), 1);
+	CHECK_EQ(stat_value("drops_keys_used"), 1);
 	CHECK_EQ(rows_sum(reason("NO_SOCKET"), syms4, &rows), au - bu);
 	CHECK_EQ(tab.n, 1);
-	CHECK_EQ(stat_get("drops_overflow"), at - bt);
-	CHECK_EQ(stat_get("drops_total"), (au - bu) + (at - bt));
+	CHECK_EQ(stat_value("drops_overflow"), at - bt);
+	CHECK_EQ(stat_value("drops_total"), (au - bu) + (at - bt));
 	{
 		char *st = read_file(STATS);
 
@@ -1382,8 +1458,8 @@ TEST(drops_merge_cpus)
 	 * Nothing here lives max_age_ms (60 s): an eviction is the reaper
 	 * taking a stamp made after it read the clock for an old one.
 	 */
-	CHECK_EQ(stat_get("table_evictions"), 0);
-	CHECK_EQ(stat_get("incomplete_rx_evicted"), 0);
+	CHECK_EQ(stat_value("table_evictions"), 0);
+	CHECK_EQ(stat_value("incomplete_rx_evicted"), 0);
 	missed = probes_nmissed();
 	note("%d rows; probes missed %lld hits", rows, missed);
 	for (i = 0; i < tab.n; i++)
@@ -1588,7 +1664,7 @@ TEST(drops_end_timelines_as_dropped)
 		return -1;
 	drops_wait(reason("NO_SOCKET"), syms, 20);
 	stat_wait("incomplete_rx_dropped", 20);
-	ended = stat_get("incomplete_rx_dropped");
+	ended = stat_value("incomplete_rx_dropped");
 	if (drops_read())
 		return -1;
 	rows = rows_sum(reason("NO_SOCKET"), syms, &nrows);

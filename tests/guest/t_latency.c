@@ -1471,7 +1471,7 @@ struct hline {
 	unsigned long long lo[MAX_BOUNDS], hi[MAX_BOUNDS], c[MAX_BOUNDS];
 };
 
-/* Is [lo, hi) a bucket of the "# bounds" line, two consecutive bounds? */
+/* Is [lo, hi) a bucket of the "# bounds=" line, two consecutive bounds? */
 static bool is_bucket(const unsigned long long *b, int nb,
 		      unsigned long long lo, unsigned long long hi)
 {
@@ -1502,9 +1502,9 @@ static int buckets_parse(char *text, bool label, struct hline *h, int max)
 		unsigned long long sum = 0;
 		int off = 0;
 
-		if (!strncmp(line, "# bounds ", 9)) {
-			for (tok = strtok_r(line + 9, " ", &ts); tok && nb < MAX_BOUNDS;
-			     tok = strtok_r(NULL, " ", &ts))
+		if (!strncmp(line, "# bounds=", 9)) {
+			for (tok = strtok_r(line + 9, ",", &ts); tok && nb < MAX_BOUNDS;
+			     tok = strtok_r(NULL, ",", &ts))
 				b[nb++] = strtoull(tok, NULL, 10);
 			CHECK(nb > 2 && b[0] == 0, "bounds line: %d bounds", nb);
 			continue;

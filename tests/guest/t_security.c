@@ -56,7 +56,6 @@
 #include "harness.h"
 
 #define CONTROL	DEBUGFS_DIR "/control"
-#define STATS	DEBUGFS_DIR "/stats"
 #define PROCFS_DIR	"/proc/net/skbprof"	/* control's twin, for lockdown */
 #define IP	"/usr/sbin/ip"
 
@@ -323,33 +322,6 @@ TEST(security_control_other_netns)
 	return err ? -1 : 0;
 }
 
-static long long stat_of(const char *key)
-{
-	char *s = read_file(STATS), *p;
-	size_t len = strlen(key);
-	long long v = -1;
-
-	for (p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-		if (!strncmp(p, key, len) && p[len] == ' ') {
-			v = atoll(p + len + 1);
-			break;
-		}
-	free(s);
-	return v;
-}
-
-struct stat_want {
-	const char *key;
-	long long want;
-};
-
-static bool stat_reached(void *arg)
-{
-	const struct stat_want *w = arg;
-
-	return stat_of(w->key) >= w->want;
-}
-
 static int udp_closed(int n)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET,
@@ -370,7 +342,6 @@ TEST(security_no_cap_sys_admin)
 		"reset\n", "sample 9\n", "filter port 1\n", "stages drops\n",
 		"trace on\n", "bogus\n", "",
 	};
-	struct stat_want sw = { "drops_total", 5 };
 	char *before, *after;
 	long long drops;
 	pid_t pid;
@@ -380,8 +351,8 @@ TEST(security_no_cap_sys_admin)
 	CHECK(err == 0, "loading skbprof: %s", strerror(-err));
 	CHECK(udp_closed(5) == 0, "udp");
 	/* loopback delivery may finish in ksoftirqd, late */
-	wait_until(stat_reached, &sw, WAIT_MS);
-	drops = stat_of("drops_total");
+	stat_wait("drops_total", 5);
+	drops = stat_value("drops_total");
 	CHECK(drops >= 5, "drops_total %lld after 5 UDP drops", drops);
 	before = read_file(CONTROL);
 	CHECK(before, "control");
@@ -418,7 +389,7 @@ TEST(security_no_cap_sys_admin)
 	if (err)
 		return -1;
 	/* the refused reset zeroed nothing */
-	CHECK(stat_of("drops_total") >= drops, "a refused reset cleared drops");
+	CHECK(stat_value("drops_total") >= drops, "a refused reset cleared drops");
 	return 0;
 }
 

@@ -347,19 +347,15 @@ static int wait_idle(void)
 	return wait_until(idle, &last, 10 * WAIT_MS) ? 0 : -1;
 }
 
-/* Sum of the count column of the drops rows; -1 when unreadable. */
+/* Sum of the count column of drops_rows; -1 when unreadable. */
 static long long drops_rows(void)
 {
-	char *s = read_file(DEBUGFS_DIR "/drops"), *line, *save = NULL;
-	long long sum = 0;
+	long long sum = -1;
+	struct table t;
 
-	if (!s)
-		return -1;
-	for (line = strtok_r(s, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		if (line[0] != '#' && !strstr(line, "count reason"))
-			sum += atoll(line);
-	free(s);
+	if (!table_read(&t, "drops_rows"))
+		sum = table_sum(&t, "count", NULL);
+	table_free(&t);
 	return sum;
 }
 

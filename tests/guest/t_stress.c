@@ -44,6 +44,7 @@
 #define CONTROL	DEBUGFS_DIR "/control"
 #define TRACE	DEBUGFS_DIR "/trace"
 #define DROPS	DEBUGFS_DIR "/drops"
+#define DROPS_ROWS	DEBUGFS_DIR "/drops_rows"
 
 #define CYCLES		100
 /*
@@ -123,9 +124,9 @@ static double now(void)
 
 /* ---- what the children report -------------------------------------- */
 
-#define NFILES 20
+#define NFILES 21
 static const char *const files[NFILES] = {
-	"stats", "control", "drops", "latency", "procs", "cgroups", "lifetime",
+	"stats", "control", "drops", "drops_rows", "latency", "procs", "cgroups", "lifetime",
 	"latency_buckets", "lifetime_buckets", "softnet", "softnet_buckets",
 	"softnet_counters",
 	"drops_devices", "counters", "probes", "groups", "stages", "inflight",
@@ -470,33 +471,22 @@ static int unload_retry(int *busy)
 }
 
 /* "key value" of a stats text; -1 when missing. */
-static long long stat_of(const char *s, const char *key)
-{
-	size_t len = strlen(key);
-	const char *p;
-
-	for (p = s; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-		if (!strncmp(p, key, len) && p[len] == ' ')
-			return atoll(p + len + 1);
-	return -1;
-}
-
 /* The relations stats must keep whatever happens, while loaded. */
-static int stats_consistent(const char *s, unsigned int cycle)
+static int stats_consistent(const struct table *s, unsigned int cycle)
 {
-	long long cap = stat_of(s, "table_capacity");
-	long long used = stat_of(s, "table_in_use");
-	long long ins = stat_of(s, "table_inserts");
-	long long evi = stat_of(s, "table_evictions");
-	long long kmax = stat_of(s, "drops_keys_max");
-	long long kused = stat_of(s, "drops_keys_used");
-	long long tot = stat_of(s, "drops_total");
-	long long ovf = stat_of(s, "drops_overflow");
-	long long tbuf = stat_of(s, "trace_buffer_bytes");
+	long long cap = counter_of(s, "table_capacity");
+	long long used = counter_of(s, "table_in_use");
+	long long ins = counter_of(s, "table_inserts");
+	long long evi = counter_of(s, "table_evictions");
+	long long kmax = counter_of(s, "drops_keys_max");
+	long long kused = counter_of(s, "drops_keys_used");
+	long long tot = counter_of(s, "drops_total");
+	long long ovf = counter_of(s, "drops_overflow");
+	long long tbuf = counter_of(s, "trace_buffer_bytes");
 
 	CHECK(cap > 0 && used >= 0 && ins >= 0 && evi >= 0 && kmax > 0 &&
 	      kused >= 0 && tot >= 0 && ovf >= 0 && tbuf >= 0,
-	      "cycle %u: stats lacks a counter:\n%s", cycle, s);
+	      "cycle %u: counters lacks a counter:\n%s", cycle, s->text);
 	CHECK(used <= cap, "cycle %u: table_in_use %lld > capacity %lld",
 	      cycle, used, cap);
 	/* no reset is written here: every stamp in use was inserted */
@@ -751,8 +741,8 @@ static int cycle(struct kids *k, unsigned int i, int work_ms, int *busy,
 		 struct mem *loaded)
 {
 	struct kids tr = { .n = 0 };
+	struct table c;
 	pid_t rd;
-	char *s;
 	int err, st, j;
 	double t;
 
@@ -769,10 +759,9 @@ static int cycle(struct kids *k, unsigned int i, int work_ms, int *busy,
 		msleep(1);
 	CHECK(sh_mem->trace_open, "cycle %u: the trace reader did not open", i);
 	msleep(work_ms);
-	s = read_file(STATS);
-	CHECK(s, "cycle %u: stats: %s", i, strerror(errno));
-	err = stats_consistent(s, i);
-	free(s);
+	CHECK(table_read(&c, "counters") == 0, "cycle %u: counters", i);
+	err = stats_consistent(&c, i);
+	table_free(&c);
 	if (loaded && mem_read(loaded))
 		err = -1;
 	/* an open file pins the module: unloading now must be refused */
@@ -1215,10 +1204,11 @@ TEST(stress_exhaustion)
 	long long b, a, tot, ovf, rows = 0, full, cap, used, misses, kused;
 	long long queued;
 	struct mem m0, m1;
+	struct table t;
 	struct sockaddr_in fa;
 	char fa_buf[512];
 	int full_fd, hoard_fd, small = 2048, big = 8 << 20, i, err;
-	char *s, *d, *line, *save = NULL;
+	char *s, *d;
 
 	CHECK(shared_map() == 0, "shared memory");
 	full_fd = socket(AF_INET, SOCK_DGRAM, 0);
@@ -1264,9 +1254,7 @@ TEST(stress_exhaustion)
 	      "after 60 s the kernel counted %lld drops and %lld queued of %d packets (%ld not sent)",
 	      a - b, queued, FLOOD_DROPPING * FLOOD_PACKETS, sh_mem->unsent);
 	for (i = 0; i < 6000; i++) {
-		s = read_file(STATS);
-		tot = s ? stat_of(s, "drops_total") : -1;
-		free(s);
+		tot = stat_value("drops_total");
 		a = flood_drops();
 		if (tot == a - b)
 			break;
@@ -1274,22 +1262,23 @@ TEST(stress_exhaustion)
 	}
 	CHECK(mem_read(&m1) == 0, "memory");
 	s = read_file(STATS);
-	d = read_file(DROPS);
-	CHECK(s && d, "reading stats and drops");
+	d = read_file(DROPS_ROWS);
+	CHECK(s && d, "reading stats and drops_rows");
 	note("stats after the flood:\n%s", s);
-	note("drops:\n%s", d);
-	tot = stat_of(s, "drops_total");
-	ovf = stat_of(s, "drops_overflow");
-	full = stat_of(s, "table_full");
-	cap = stat_of(s, "table_capacity");
-	used = stat_of(s, "table_in_use");
-	misses = stat_of(s, "table_lookup_misses");
-	kused = stat_of(s, "drops_keys_used");
-	line = strtok_r(d, "\n", &save);	/* header */
-	while ((line = strtok_r(NULL, "\n", &save)))
-		rows += atoll(line);
+	note("drops_rows:\n%s", d);
+	CHECK(table_read(&t, "counters") == 0, "reading counters");
+	tot = counter_of(&t, "drops_total");
+	ovf = counter_of(&t, "drops_overflow");
+	full = counter_of(&t, "table_full");
+	cap = counter_of(&t, "table_capacity");
+	used = counter_of(&t, "table_in_use");
+	misses = counter_of(&t, "table_lookup_misses");
+	kused = counter_of(&t, "drops_keys_used");
+	table_free(&t);
+	CHECK(table_parse(&t, d, "drops_rows") == 0, "reading drops_rows");
+	rows = table_sum(&t, "count", NULL);
+	table_free(&t);
 	free(s);
-	free(d);
 	/* closing purges the queues: drops, after the counting */
 	close(full_fd);
 	close(hoard_fd);

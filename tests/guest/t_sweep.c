@@ -141,26 +141,26 @@ static int fill_write_queue(struct tcp_pair *p)
 	return 0;
 }
 
-/* The sum of stats' @prefix*@suffix counters ("incomplete_", "_disarmed"). */
+/* The sum of the @prefix*@suffix counters ("incomplete_", "_disarmed"). */
 static long long stats_sum(const char *prefix, const char *suffix)
 {
-	char *s = read_file(DEBUGFS_DIR "/stats"), *p, key[64];
-	long long sum = 0, v;
+	struct table t;
+	long long sum = 0;
+	const char *key;
+	size_t kl;
+	int r;
 
-	if (!s)
+	if (table_read(&t, "counters"))
 		return -1;
-	for (p = s; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		size_t kl;
-
-		if (sscanf(p, "%63s %lld", key, &v) != 2 ||
-		    strncmp(key, prefix, strlen(prefix)))
-			continue;
+	for (r = 0; r < t.nrows; r++) {
+		key = table_str(&t, r, "name");
 		kl = strlen(key);
-		if (kl >= strlen(suffix) &&
+		if (!strncmp(key, prefix, strlen(prefix)) &&
+		    kl >= strlen(suffix) &&
 		    !strcmp(key + kl - strlen(suffix), suffix))
-			sum += v;
+			sum += table_num(&t, r, "value");
 	}
-	free(s);
+	table_free(&t);
 	return sum;
 }
 

@@ -15,6 +15,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 fix=$top/tests/host/fixtures
 # the machine forms prom and -j read besides the fixture's own cgroups and drops
 machine=(stats counters probes groups stages inflight latency_buckets latency_worst lifetime_buckets)
+# drops_rows, the drops table the tool reads; each capture has the human drops beside it
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # cgroup ids resolve against this tree, not the host's: none, unless a
@@ -172,7 +173,7 @@ views() {
 	# buckets ascending, [lo, hi) two consecutive bounds; min in the
 	# first, max in the last
 	for f in latency_buckets lifetime_buckets; do
-		got=$(awk '$2 == "bounds" { for (i = 3; i <= NF; i++) next_of[$i] = $(i + 1); next }
+		got=$(awk '$2 ~ /^bounds=/ { nbb = split(substr($2, 8), bb, ","); for (i = 1; i <= nbb; i++) next_of[bb[i]] = bb[i + 1]; next }
 			/^#/ { next }
 			{ s = 0; prev = -1; first = ""; last = ""
 			  for (i = 1; i <= NF; i++) {
@@ -258,9 +259,9 @@ views() {
 			f = substr(a[2] "000000000", 1, 9); return a[1] * 1000000000 + f }
 		function pow2(b) { while (b > 1 && b % 2 == 0) b /= 2; return b == 1 }
 		FNR == NR {
-			if ($2 == "bounds") { nb = 0; for (i = 4; i < NF; i++)
-				if (les == "fine" || (les == "coarse" && $i >= 1024 && $i <= 1073741824 && pow2($i)))
-					want_le[++nb] = $i - 1
+			if ($2 ~ /^bounds=/) { nb = 0; nbb = split(substr($2, 8), bb, ","); for (i = 2; i < nbb; i++)
+				if (les == "fine" || (les == "coarse" && bb[i] >= 1024 && bb[i] <= 1073741824 && pow2(bb[i])))
+					want_le[++nb] = bb[i] - 1
 				next }
 			if (/^#/) next
 			key = $1 == "lifetime" ? "" : "dir=\"" $1 "\",stage=\"" $2 "\""
@@ -366,7 +367,7 @@ views() {
 	# top was slow to close it, and then its next open would never end.)
 	rm -rf "$tmp/top"
 	mkdir "$tmp/top"
-	for v in latency_buckets drops; do
+	for v in latency_buckets drops_rows; do
 		mkfifo "$tmp/top/$v"
 		cp "$d/$v" "$tmp/top/.$v.t1"
 		( cat "$fix/$k/t0/$v" > "$tmp/top/$v"; mv "$tmp/top/.$v.t1" "$tmp/top/$v" ) &
@@ -430,7 +431,7 @@ if diff <("$tool" -r "$d" cgroups) "$d/cgroups" >/dev/null; then ok next/cgroups
 mkdir -p "$tmp/cg2/test/a" "$tmp/cg2/test/b" "$tmp/cgnext"
 ia=$(stat -c %i "$tmp/cg2/test/a")
 ib=$(stat -c %i "$tmp/cg2/test/b")
-for f in drops procs cgroups trace trace_records; do
+for f in drops drops_rows procs cgroups trace trace_records; do
 	sed -e "s/\b7001\b/$ia/g" -e "s/\b7002\b/$ib/g" "$d/$f" > "$tmp/cgnext/$f"
 done
 cp "${machine[@]/#/$fix/6.1/t1/}" "$fix"/6.1/t1/{latency,lifetime} "$tmp/cgnext/"
@@ -446,8 +447,12 @@ text_paths() {	# VIEW
 	sed -e "/^#/!s| $ia\([+ ]\)| /test/a\1|" -e "/^#/!s| $ib\([+ ]\)| /test/b\1|" "$tmp/cgnext/$1"
 }
 eq next/cgroups-text-paths "$("$tool" -r "$tmp/cgnext" cgroups)" "$(text_paths cgroups)"
-# drops without a clock line: as the file, but the cgroup column
-eq next/drops-text-paths "$("$tmp/skbprof-asan" -r "$tmp/cgnext" drops)" "$(text_paths drops)"
+# drops_rows without a clock line: drawn as the kernel draws drops, but
+# the cgroup column by path (the blanks after it are the id's, as the
+# kernel pads it, so compare by column)
+"$tmp/skbprof-asan" -r "$tmp/cgnext" drops > "$tmp/next-drops.txt"
+eq next/drops-text-paths "$(awk '{ $6 = "C"; print }' "$tmp/next-drops.txt")" "$(awk '{ $6 = "C"; print }' "$d/drops")"
+eq next/drops-text-paths-cgroups "$(awk '{ print $6 }' "$tmp/next-drops.txt" | tr '\n' ' ')" "cgroup - - /test/a /test/b+ - "
 eq next/procs-text-paths "$("$tmp/skbprof-asan" -r "$tmp/cgnext" procs)" "$(text_paths procs)"
 eq next/cgroups-text-paths-differ "$("$tool" -r "$tmp/cgnext" cgroups | grep -c ' /test/[ab] ')" \
 	"$(grep -c -E " ($ia|$ib) " "$tmp/cgnext/cgroups")"
@@ -497,6 +502,15 @@ cat > "$tmp/sn/softnet" <<'END'
 1 net-rx-wait 59 670 1919 40959 116740 116740 11216
 all net-rx-wait 73 670 2815 30719 116740 116740 9997
 END
+# the JSON's figures come from softnet_buckets, the machine table
+cat > "$tmp/sn/softnet_buckets" <<'END'
+# softnet=on
+# bounds=0,1024,2048,4096,8192,16384,131072
+# cpu what count sum min max p50 p90 p99 avg buckets...
+0 net-rx-wait 14 68068 1440 9640 4607 9215 9640 4862 1024:2048:3 4096:8192:8 8192:16384:3
+1 net-rx-wait 59 661744 670 116740 1919 40959 116740 11216 0:1024:10 1024:2048:30 16384:131072:19
+all net-rx-wait 73 729812 670 116740 2815 30719 116740 9997 0:1024:10 1024:2048:33 4096:8192:8 8192:16384:3 16384:131072:19
+END
 cat > "$tmp/sn/softnet_counters" <<'END'
 # cpu net_rx polls polls_full time_squeeze backlog_drops ksoftirqd processed
 0 14 0 0 0 0 0 0
@@ -506,7 +520,7 @@ END
 "$tool" -r "$tmp/sn" -j softnet > "$tmp/next-softnet.json"
 eq next/softnet-json "$(jq -c '[(.softnet[] | [.cpu, .count]), (.counters[] | [.cpu, .net_rx])]' "$tmp/next-softnet.json")" \
 	'[[0,14],[1,59],[null,73],[0,14],[1,59],[null,73]]'
-cp "${machine[@]/#/$fix/6.1/t1/}" "$fix"/6.1/t1/drops "$tmp/sn/"
+cp "${machine[@]/#/$fix/6.1/t1/}" "$fix"/6.1/t1/drops_rows "$tmp/sn/"
 # prom: the counters summed over the CPUs (the "all" row), per CPU with -d cpu
 eq next/softnet-prom "$("$tool" -r "$tmp/sn" prom | grep -E '^skbprof_softnet_(net_rx|polls)_total' | tr '\n' ' ')" \
 	'skbprof_softnet_net_rx_total 73 skbprof_softnet_polls_total 59 '
@@ -530,7 +544,7 @@ eq next/trace-unknown-raw "$(jq -r 'select(.type == "unknown") | .raw' "$tmp/nex
 d=$tmp/fleet
 tool=$top/tools/skbprof
 mkdir -p "$d"
-cp "${machine[@]/#/$fix/6.1/t1/}" "$fix"/fleet/{cgroups,drops,drops_devices} "$d/"
+cp "${machine[@]/#/$fix/6.1/t1/}" "$fix"/fleet/{cgroups,drops,drops_rows,drops_devices} "$d/"
 # cg_rows FILE: the cgroups file's rows as JSON {dir, stage, cg, count, max}
 cg_rows='split("\n") | map(select(length > 0 and (startswith("#") | not)) | split(" ") |
 	{dir: .[0], stage: .[1], cg: .[2], count: (.[3] | tonumber), sum: (.[7] | tonumber)})'
@@ -630,10 +644,10 @@ sed "s/\b8006\b/$(stat -c %i "$tmp/cgf/top")/" "$fix/fleet/cgroups" > "$d/cgroup
 eq fleet/path-label "$(SKBPROF_CGROUP_ROOT=$tmp/cgf "$tool" -r "$d" prom | grep -c '^skbprof_cgroup_stage_packets_total{.*cgroup="/top"}')" \
 	"$(grep -c ' 8006 ' "$fix/fleet/cgroups")"
 # and the drops text view (with its clock line: columns padded again)
-sed "s/ 8006 / $(stat -c %i "$tmp/cgf/top") /" "$fix/fleet/drops" > "$d/drops"
+sed "s/ 8006 / $(stat -c %i "$tmp/cgf/top") /" "$fix/fleet/drops_rows" > "$d/drops_rows"
 eq fleet/drops-text-path "$(SKBPROF_CGROUP_ROOT=$tmp/cgf "$tool" -r "$d" drops | awk '$6 == "/top" { print $1 }')" \
 	"$(awk '$6 == 8006 { print $1 }' "$fix/fleet/drops")"
-cp "$fix"/fleet/{cgroups,drops} "$d/"
+cp "$fix"/fleet/{cgroups,drops_rows} "$d/"
 # bad values: exit 2, the token named, nothing printed on stdout
 for v in x -1 1.5 '' 99999999999999999999 10x ' 3'; do
 	t "fleet/bad-top-n-'$v'" 2 "bad top-n '$v' \(a number from 0, or all\)" "$tool" -r "$d" --top-n "$v" prom
@@ -687,9 +701,9 @@ rm "$tmp/root/stats"
 t missing_file 1 "stats: No such file" "$tool" --root "$tmp/root" stats
 t missing_file_prom 1 "counters: No such file" "$tool" --root "$tmp/root" prom
 # permission denied: a root-only file read by nobody
-mkdir -p "$tmp/perm" && cp "$fix/6.1/t1/drops" "$tmp/perm/" && chmod 0400 "$tmp/perm/drops"
+mkdir -p "$tmp/perm" && cp "$fix/6.1/t1/drops_rows" "$tmp/perm/" && chmod 0400 "$tmp/perm/drops_rows"
 chmod 0755 "$tmp" "$tmp/perm" && cp "$tool" "$tmp/skbprof" && chmod 0755 "$tmp/skbprof"
-t permission 5 "drops: permission denied \(skbprof needs root\)" \
+t permission 5 "drops_rows: permission denied \(skbprof needs root\)" \
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$tmp/skbprof" --root "$tmp/perm" drops
 t permission_json 5 '"errno":13' \
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$tmp/skbprof" --root "$tmp/perm" -j drops
@@ -705,12 +719,13 @@ eq bad_bucket_prom_prints_up_0 "$("$tool" --root "$tmp/bad" prom 2>/dev/null | g
 cp "$fix/6.1/t1/latency_buckets" "$tmp/bad/" && sed -i '3s/^\([a-z]* [a-z-]* [0-9]*\) [0-9]*/\1 x/' "$tmp/bad/latency_buckets"
 t bad_sum 1 "latency_buckets: line 3: sum 'x' is not a number" "$tool" --root "$tmp/bad" -j latency
 sed -i 1d "$tmp/bad/latency_buckets"
-t no_bounds 1 "latency_buckets: line 2: a row before the '# bounds' line" "$tool" --root "$tmp/bad" top -n 1 -i 0.01
+t no_bounds 1 "latency_buckets: line 2: a row before the '# bounds=' line" "$tool" --root "$tmp/bad" top -n 1 -i 0.01
 rm "$tmp/bad/lifetime_buckets"
 t no_lifetime_buckets 1 "lifetime_buckets: No such file" "$tool" --root "$tmp/bad" -j lifetime
-# a drops file without the clock line (older modules): shown as it is
-sed 1d "$fix/6.1/t1/drops" > "$tmp/bad/drops"
-eq drops_without_clock "$("$tool" --root "$tmp/bad" drops)" "$(cat "$tmp/bad/drops")"
+# drops_rows without the clock line: drawn as the kernel's drops, times
+# since boot
+sed 1d "$fix/6.1/t1/drops_rows" > "$tmp/bad/drops_rows"
+eq drops_without_clock "$("$tool" --root "$tmp/bad" drops)" "$(sed 1d "$fix/6.1/t1/drops")"
 # (JSON: the times since boot, none since the epoch: null, not absent)
 eq drops_without_clock_json "$("$tool" --root "$tmp/bad" -j drops | jq -c '[has("clock"), (.drops[0] | has("first_utc"), .first_utc, .last_realtime_ns, (.first_boottime_ns | type))]')" '[false,true,null,null,"number"]'
 

@@ -11,7 +11,7 @@
 set -e
 D=/sys/kernel/debug/skbprof
 dump() {	# dump SNAPSHOT
-	for f in stats counters probes groups stages inflight drops latency \
+	for f in stats counters probes groups stages inflight drops drops_rows latency \
 		 latency_buckets latency_worst procs cgroups lifetime \
 		 lifetime_buckets control; do
 		echo "=== BEGIN $1/$f"

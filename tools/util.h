@@ -1,14 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * skbprof, the reader tool: shared declarations.
- *
- * Every view is parsed into a json-c tree (the "model"); the JSON output
- * prints the tree, the Prometheus exposition and `top` walk it.  Parsers
- * find columns by the names in the files' header lines, never by position,
- * so a column added to the module's files does not break them.
+ * skbprof, the reader tool: what every part of it shares (util.c): the
+ * options, the exit codes, errors, reading the module's files, output.
+ * It includes no other header of the tool's.
  */
-#ifndef SKBPROF_TOOL_H
-#define SKBPROF_TOOL_H
+#ifndef SKBPROF_UTIL_H
+#define SKBPROF_UTIL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -59,6 +56,7 @@ enum prom_detail {
 	DETAIL_HISTOGRAMS = 1 << 4,	/* buckets for lifetime and softnet too */
 };
 
+/* The command line's options (util.c; skbprof.c sets them). */
 extern struct opts opt;
 
 /* ---- errors (util.c) ---- */
@@ -129,99 +127,4 @@ int print_json(json_object *o);
  */
 bool utc_time(uint64_t ns, char *buf, size_t size);
 
-/* ---- tokens (parse.c) ---- */
-
-/* Split line (modified in place) at whitespace into at most max tokens. */
-int split(char *line, char **tok, int max);
-bool is_uint(const char *s);
-bool is_decimal(const char *s);
-/* A value: null for "-", number for digits, else a string. */
-json_object *value_of(const char *name, const char *s);
-
-/* ---- parsers (parse.c): each returns a new tree or NULL ---- */
-
-/*
- * stats from its machine forms: counters (key value) and the tables
- * probes, groups, stages and inflight; NULL with *rc on failure.
- */
-json_object *read_stats(int *rc);
-/*
- * latency from latency_buckets and latency_worst: {"stages": [rows of
- * the buckets file, each with "worst"]}; NULL with *rc on failure.
- */
-json_object *read_latency(int *rc);
-/* lifetime from lifetime_buckets and counters: {"sample", "lifetime"}. */
-json_object *read_lifetime(int *rc);
-/*
- * The drops file; with its clock line, every row also has first_utc and
- * last_utc, wall-clock times (see wall_time()).
- */
-json_object *parse_drops(char *text);
-/*
- * The drops file as text, its first and last columns in wall-clock time
- * and its cgroups named by cgroup_name().
- */
-int print_drops(char *text);
-/*
- * latency_buckets and lifetime_buckets: {"bounds": [every bucket edge],
- * "rows": [{["label",] the named columns, "histogram": [{"lo", "hi",
- * "count"}]}]}.  NULL for a malformed file, with why in @err (line and
- * token): the numbers must be exact, or nothing.
- */
-json_object *parse_buckets(char *text, char *err, size_t len);
-/* Read and parse ROOT/NAME, a *_buckets file; as read_view() on failure. */
-json_object *read_buckets(const char *name, int *rc);
-json_object *parse_control(char *text);
-/* Comment lines, a "# NAME..." header, rows: {@rows_key: [rows]}. */
-json_object *parse_table(char *text, const char *rows_key);
-/* ROOT/@name as parse_table() gives it; NULL with *rc on failure. */
-json_object *read_table(const char *name, const char *rows_key, int *rc);
-/*
- * The same into *@t, or NULL where the module (an older one) has no such
- * file: 0, or the exit code of the failed read.
- */
-int read_table_if(const char *name, const char *rows_key, json_object **t);
-/*
- * A line of trace_records ("key=value" ...) as the JSON of a trace event:
- * {"time", "cpu", "type": "packet"|"drop"|"hit", ...}, {"type": "lost",
- * "lost"}, or {"type": "unknown", "raw"} for a line it cannot read.
- */
-json_object *parse_trace_record(const char *line);
-
-/* Look-ups in parsed trees. */
-uint64_t jget_u64(json_object *o, const char *key);
-const char *jget_str(json_object *o, const char *key);
-
-/* ---- cgroups (cgroup.c) ---- */
-
-/*
- * The path from the cgroup2 root of the cgroup with id @id ("/",
- * "/a/b"), or NULL when no directory of $SKBPROF_CGROUP_ROOT (default
- * /sys/fs/cgroup) has that inode number.
- */
-const char *cgroup_path(uint64_t id);
-/* The id of a "cgroup" value: a number, or a string "1234+"; 0: none. */
-uint64_t cgroup_id(json_object *v);
-/*
- * How a cgroup is named to people: @id as a file gives it ("1234",
- * "1234+" for several) becomes its path ("/a/b", "/a/b+"), in @buf, when
- * it resolves; else @id itself ("-" too).
- */
-const char *cgroup_name(const char *id, char *buf, size_t len);
-/* Add "cgroup_path" (a string or null) to @o if it has a "cgroup". */
-void add_cgroup_path(json_object *o);
-/* add_cgroup_path() on every row of the array @rows. */
-void add_cgroup_paths(json_object *rows);
-/*
- * Print @text, a file with a "cgroup" column (procs, cgroups, drops),
- * with each row's cgroup named by cgroup_name(); the rest as it is.
- */
-int print_cgroup_names(const char *text);
-
-/* ---- views ---- */
-
-int prom_main(const char *prev);
-int top_main(void);
-int trace_main(void);
-
-#endif /* SKBPROF_TOOL_H */
+#endif /* SKBPROF_UTIL_H */
