@@ -664,9 +664,12 @@ int table_parse(struct table *t, char *text, const char *what)
 	bool rest = false;
 
 	memset(t, 0, sizeof(*t));
-	t->text = text;
+	t->buf = text;
 	if (!text)
 		return fail("cannot read %s: %s", what, strerror(errno));
+	t->text = strdup(text);
+	if (!t->text)
+		goto nomem;
 	for (line = text; line; line = save) {
 		save = strchr(line, '\n');
 		if (save)
@@ -714,6 +717,7 @@ int table_parse(struct table *t, char *text, const char *what)
 nomem:
 	return fail("%s: out of memory", what);
 bad:
+	note("%s:\n%s", what, t->text);
 	return fail("%s: line %d is not a machine table's", what, lineno);
 }
 
@@ -735,6 +739,7 @@ int table_read(struct table *t, const char *file)
 void table_free(struct table *t)
 {
 	free(t->text);
+	free(t->buf);
 	free(t->meta);
 	free(t->name);
 	free(t->cell);

@@ -199,7 +199,8 @@ int drop_cap(int cap);
  * position; a number cell that is "-" (none) reads as -1.
  */
 struct table {
-	char *text;		/* the file, cut into the cells */
+	char *text;		/* the file as read, to show */
+	char *buf;		/* the same, cut into the cells */
 	char **meta;		/* "key=value" tokens of the meta lines */
 	int nmeta;
 	char **name;		/* the header's column names */
