@@ -548,21 +548,22 @@ TEST(latency_stages_all_active)
 		"tx tcp-ip", "tx udp-ip", "tx ip-dev", "tx dev-drv",
 		"tx tx-total",
 	};
-	char *s, line[64];
+	char dir[8], stage[32];
+	struct table t;
 	size_t i;
 
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
-	s = read_file(DEBUGFS_DIR "/stats");
-	CHECK(s, "cannot read stats");
+	CHECK(table_read(&t, "stages") == 0, "cannot read stages");
 	for (i = 0; i < sizeof(want) / sizeof(*want); i++) {
-		snprintf(line, sizeof(line), "stage %s active ", want[i]);
-		if (!strstr(s, line)) {
-			note("stats:\n%s", s);
-			free(s);
+		sscanf(want[i], "%7s %31s", dir, stage);
+		if (table_find(&t, 0, "dir", dir, "stage", stage,
+			       "state", "active", NULL) < 0) {
+			note("stages:\n%s", t.text);
+			table_free(&t);
 			return fail("stage %s is not active", want[i]);
 		}
 	}
-	free(s);
+	table_free(&t);
 	return 0;
 }
 
@@ -1705,21 +1706,22 @@ static long long lifetime_beyond(unsigned long long d)
 }
 
 /*
- * Hits the lifetime constructors' kretprobes missed (stats' nmissed, not
- * reset): allocations the view could not follow.
+ * Hits the lifetime constructors' kretprobes missed (probes' nmissed,
+ * not reset): allocations the view could not follow.
  */
 static long long life_missed(void)
 {
-	char *s = read_file(DEBUGFS_DIR "/stats"), *p;
-	unsigned long long hits, missed;
+	struct table t;
 	long long n = 0;
+	int r;
 
-	for (p = s; p && (p = strstr(p, "\nprobe life-")); p++)
-		if (sscanf(p, "\nprobe %*s %*s %*s active hits %llu nmissed %llu",
-			   &hits, &missed) == 2)
-			n += missed;
-	free(s);
-	return s ? n : -1;
+	if (table_read(&t, "probes"))
+		return -1;
+	for (r = 0; (r = table_find(&t, r, "state", "active", NULL)) >= 0; r++)
+		if (!strncmp(table_str(&t, r, "group"), "life-", 5))
+			n += table_num(&t, r, "nmissed");
+	table_free(&t);
+	return n;
 }
 
 #define GSO_DATAGRAMS	8	/* K */
