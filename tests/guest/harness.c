@@ -1058,25 +1058,34 @@ unsigned long long drops_at(const char *sym)
 	return sum;
 }
 
+void hist_row(const struct table *t, int i, struct row *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (i < 0)
+		return;
+	r->count = table_num(t, i, "count");
+	r->sum = table_num(t, i, "sum");
+	r->min = table_num(t, i, "min");
+	r->p50 = table_num(t, i, "p50");
+	r->p90 = table_num(t, i, "p90");
+	r->p99 = table_num(t, i, "p99");
+	r->max = table_num(t, i, "max");
+	r->avg = table_num(t, i, "avg");
+}
+
 int latency_row(const char *text, const char *dir, const char *stage,
 		struct row *r)
 {
-	char want[64];
-	const char *p = text;
-	size_t n;
+	struct table t;
+	int i;
 
 	memset(r, 0, sizeof(*r));
-	n = snprintf(want, sizeof(want), "%s %s ", dir, stage);
-	while (p && *p) {
-		if (!strncmp(p, want, n))
-			return sscanf(p + n, "%llu %llu %llu %llu %llu %llu %llu",
-				      &r->count, &r->min, &r->p50, &r->p90,
-				      &r->p99, &r->max, &r->avg) == 7 ? 0 : -1;
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return -1;		/* no row: no sample */
+	if (table_parse(&t, text ? strdup(text) : NULL, "latency_buckets"))
+		return -1;
+	i = table_find(&t, 0, "dir", dir, "stage", stage, NULL);
+	hist_row(&t, i, r);
+	table_free(&t);
+	return i < 0 ? -1 : 0;		/* no row: no sample */
 }
 
 unsigned long long row_count(const char *text, const char *dir,

@@ -254,12 +254,15 @@ const char *record_get(const char *line, const char *key, char *buf,
 		       size_t len);
 
 
-/* A row of the latency file: "<dir> <stage> count min ... avg". */
+/* A row of a histogram table (latency_buckets, ...): count and times. */
 struct row {
-	unsigned long long count, min, p50, p90, p99, max, avg;
+	unsigned long long count, sum, min, p50, p90, p99, max, avg;
 };
 
-/* The row "<dir> <stage> ..." of latency file text @text; 0 if found. */
+/* Row @i of histogram table @t into @r (zeroes without the row). */
+void hist_row(const struct table *t, int i, struct row *r);
+
+/* The row of @dir @stage in latency_buckets text @text; 0 if found. */
 int latency_row(const char *text, const char *dir, const char *stage,
 		struct row *r);
 /* Its count; 0 without the row (no sample). */

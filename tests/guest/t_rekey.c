@@ -79,7 +79,7 @@ static long long rekey_hits(void)
 static bool rk_settled(void *arg)
 {
 	struct rk_counts *c = arg;
-	char *lat = read_file(DEBUGFS_DIR "/latency");
+	char *lat = read_file(DEBUGFS_DIR "/latency_buckets");
 
 	c->udpip = row_count(lat, "tx", "udp-ip");
 	c->ipdev = row_count(lat, "tx", "ip-dev");

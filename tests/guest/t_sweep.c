@@ -290,25 +290,27 @@ out:
 }
 
 /*
- * The samples at least @lo ns long in @t, a read of lifetime_buckets
- * ("lifetime count sum min max p50 p90 p99 avg lo:hi:n ...").
+ * The samples at least @lo ns long in @text, a read of lifetime_buckets
+ * (its lifetime row's buckets..., "lo:hi:n" each).
  */
-static long long lifetimes_from(const char *t, unsigned long long lo)
+static long long lifetimes_from(const char *text, unsigned long long lo)
 {
-	const char *p = t ? line_after(t, "lifetime") : NULL;
-	unsigned long long blo, bhi, cnt, n = 0;
-	int skip;
+	unsigned long long blo, bhi, cnt;
+	const char *p;
+	struct table t;
+	long long n = -1;
+	int r;
 
-	if (!p)
+	if (table_parse(&t, text ? strdup(text) : NULL, "lifetime_buckets"))
 		return -1;
-	/* count sum min max p50 p90 p99 avg, then the buckets */
-	for (skip = 0; skip < 8 && p; skip++)
-		p = strchr(p + 1, ' ');
-	while (p && sscanf(p, " %llu:%llu:%llu", &blo, &bhi, &cnt) == 3) {
+	r = table_find(&t, 0, "label", "lifetime", NULL);
+	p = table_str(&t, r, "buckets...");
+	for (n = p ? 0 : -1; p && sscanf(p, "%llu:%llu:%llu", &blo, &bhi,
+					 &cnt) == 3;
+	     p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL)
 		if (blo >= lo)
 			n += cnt;
-		p = strchr(p + 1, ' ');
-	}
+	table_free(&t);
 	return n;
 }
 

@@ -335,7 +335,7 @@ TEST(boot_conf_loads_and_arms)
 	lo = n / sample - ncpu;
 	hi = n / sample + ncpu;
 	CHECK(sh("skbprof-traffic udp-pair 127.0.0.1 9141 %d", n) == 0, "udp-pair");
-	lat = read_file(DEBUGFS_DIR "/latency");
+	lat = read_file(DEBUGFS_DIR "/latency_buckets");
 	CHECK(lat, "cannot read latency");
 	for (i = 0; i < sizeof(udp_stages) / sizeof(udp_stages[0]); i++) {
 		const char *dir = udp_stages[i][0], *stage = udp_stages[i][1];
