@@ -83,29 +83,26 @@ static int control(const char *cmds)
 	return 0;
 }
 
-/* The procs row "<dir> <stage> <pid> <comm> <cgroup>": 0 if found. */
+/* The procs row of @dir @stage @pid @comm: 0 if found. */
 static int procs_row(const char *dir, const char *stage, int pid,
 		     const char *comm, struct row *r)
 {
-	char *s = read_file(DEBUGFS_DIR "/procs"), *p, want[128];
-	int found = -1;
-	size_t n;
+	struct table t;
+	char pids[16];
+	int i;
 
 	memset(r, 0, sizeof(*r));
-	n = snprintf(want, sizeof(want), "%s %s %d %s ", dir, stage, pid, comm);
-	for (p = s; p && *p; ) {
-		if (!strncmp(p, want, n) &&
-		    sscanf(p + n, "%*s %llu %llu %llu %llu", &r->count, &r->p50,
-			   &r->p99, &r->max) == 4) {
-			found = 0;
-			break;
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	free(s);
-	return found;
+	if (table_read(&t, "procs"))
+		return -1;
+	snprintf(pids, sizeof(pids), "%d", pid);
+	i = table_find(&t, 0, "dir", dir, "stage", stage, "pid", pids,
+		       "comm", comm, NULL);
+	r->count = table_num(&t, i, "count");
+	r->p50 = table_num(&t, i, "p50");
+	r->p99 = table_num(&t, i, "p99");
+	r->max = table_num(&t, i, "max");
+	table_free(&t);
+	return i < 0 ? -1 : 0;
 }
 
 static unsigned long long procs_count(const char *dir, const char *stage,
@@ -1002,32 +999,25 @@ static int run_bulk(size_t bytes, pid_t *txpid)
 
 TEST(latency_tcp_bulk_charges_the_sender)
 {
-	char *s, *line, *save = NULL;
 	unsigned long long rows = 0;
-	int bad = 0;
+	struct table t;
+	int bad = 0, r;
 	pid_t tx;
 
 	CHECK(setup(false) == 0, "setup");
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
 	CHECK(run_bulk(4 << 20, &tx) == 0, "bulk traffic");
-	s = read_file(DEBUGFS_DIR "/procs");
-	CHECK(s, "cannot read procs");
-	for (line = strtok_r(s, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char dir[8], stage[16];
-		int pid;
-
-		if (sscanf(line, "%7s %15s %d", dir, stage, &pid) != 3 ||
-		    strcmp(dir, "tx"))
-			continue;
+	CHECK(table_read(&t, "procs") == 0, "cannot read procs");
+	for (r = 0; (r = table_find(&t, r, "dir", "tx", NULL)) >= 0; r++) {
 		rows++;
-		if (pid != tx) {
-			note("charged to pid %d, not the sender %d: %s", pid,
-			     tx, line);
+		if (table_num(&t, r, "pid") != tx) {
+			note("charged to pid %s (%s), not the sender %d: stage %s",
+			     table_str(&t, r, "pid"), table_str(&t, r, "comm"),
+			     tx, table_str(&t, r, "stage"));
 			bad++;
 		}
 	}
-	free(s);
+	table_free(&t);
 	CHECK(procs_count("tx", "tx-total", tx, "skbp_btx") > 0,
 	      "the sender was charged nothing");
 	CHECK(!bad, "%d of %llu transmit rows charge another process", bad,
@@ -2334,18 +2324,15 @@ static int tap(int ready, int n)
 /* Does procs charge process @pid anything on receive? */
 static bool procs_charges_rx(pid_t pid)
 {
-	char *s = read_file(DEBUGFS_DIR "/procs"), *line, *save = NULL;
-	bool found = false;
+	struct table t;
+	char pids[16];
+	bool found;
 
-	for (line = s ? strtok_r(s, "\n", &save) : NULL; line && !found;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char dir[8], stage[16];
-		int p;
-
-		found = sscanf(line, "%7s %15s %d", dir, stage, &p) == 3 &&
-			!strcmp(dir, "rx") && p == pid;
-	}
-	free(s);
+	if (table_read(&t, "procs"))
+		return true;
+	snprintf(pids, sizeof(pids), "%d", pid);
+	found = table_find(&t, 0, "dir", "rx", "pid", pids, NULL) >= 0;
+	table_free(&t);
 	return found;
 }
 
