@@ -590,6 +590,22 @@ long long snmp_value(const char *proto, const char *field)
 	return snmp_table_value(read_file("/proc/net/snmp"), proto, field);
 }
 
+long long snmp6_table_value(char *s, const char *field)
+{
+	char *line, *save = NULL, name[64];
+	long long v = -1, x;
+
+	for (line = s ? strtok_r(s, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%63s %lld", name, &x) == 2 &&
+		    !strcmp(name, field)) {
+			v = x;
+			break;
+		}
+	free(s);
+	return v;
+}
+
 /* ---- what the module says ---- */
 
 /*

@@ -93,6 +93,11 @@ char *tool_out(int *status, const char *args);
 long long snmp_table_value(char *text, const char *proto, const char *field);
 /* A counter of /proc/net/snmp; -1 when missing. */
 long long snmp_value(const char *proto, const char *field);
+/*
+ * A counter of @text in /proc/net/snmp6's form ("Udp6NoPorts   3" lines);
+ * frees @text (NULL is fine).  -1 when missing.
+ */
+long long snmp6_table_value(char *text, const char *field);
 
 /*
  * Packets the CPUs' backlogs dropped for want of room (the second column
