@@ -590,6 +590,22 @@ long long snmp_value(const char *proto, const char *field)
 	return snmp_table_value(read_file("/proc/net/snmp"), proto, field);
 }
 
+long long snmp6_table_value(char *s, const char *field)
+{
+	char *line, *save = NULL, name[64];
+	long long v = -1, x;
+
+	for (line = s ? strtok_r(s, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%63s %lld", name, &x) == 2 &&
+		    !strcmp(name, field)) {
+			v = x;
+			break;
+		}
+	free(s);
+	return v;
+}
+
 /* ---- what the module says ---- */
 
 /*
@@ -664,9 +680,12 @@ int table_parse(struct table *t, char *text, const char *what)
 	bool rest = false;
 
 	memset(t, 0, sizeof(*t));
-	t->text = text;
+	t->buf = text;
 	if (!text)
 		return fail("cannot read %s: %s", what, strerror(errno));
+	t->text = strdup(text);
+	if (!t->text)
+		goto nomem;
 	for (line = text; line; line = save) {
 		save = strchr(line, '\n');
 		if (save)
@@ -714,6 +733,7 @@ int table_parse(struct table *t, char *text, const char *what)
 nomem:
 	return fail("%s: out of memory", what);
 bad:
+	note("%s:\n%s", what, t->text);
 	return fail("%s: line %d is not a machine table's", what, lineno);
 }
 
@@ -735,6 +755,7 @@ int table_read(struct table *t, const char *file)
 void table_free(struct table *t)
 {
 	free(t->text);
+	free(t->buf);
 	free(t->meta);
 	free(t->name);
 	free(t->cell);
@@ -1056,25 +1077,34 @@ unsigned long long drops_at(const char *sym)
 	return sum;
 }
 
+void hist_row(const struct table *t, int i, struct row *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (i < 0)
+		return;
+	r->count = table_num(t, i, "count");
+	r->sum = table_num(t, i, "sum");
+	r->min = table_num(t, i, "min");
+	r->p50 = table_num(t, i, "p50");
+	r->p90 = table_num(t, i, "p90");
+	r->p99 = table_num(t, i, "p99");
+	r->max = table_num(t, i, "max");
+	r->avg = table_num(t, i, "avg");
+}
+
 int latency_row(const char *text, const char *dir, const char *stage,
 		struct row *r)
 {
-	char want[64];
-	const char *p = text;
-	size_t n;
+	struct table t;
+	int i;
 
 	memset(r, 0, sizeof(*r));
-	n = snprintf(want, sizeof(want), "%s %s ", dir, stage);
-	while (p && *p) {
-		if (!strncmp(p, want, n))
-			return sscanf(p + n, "%llu %llu %llu %llu %llu %llu %llu",
-				      &r->count, &r->min, &r->p50, &r->p90,
-				      &r->p99, &r->max, &r->avg) == 7 ? 0 : -1;
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	return -1;		/* no row: no sample */
+	if (table_parse(&t, text ? strdup(text) : NULL, "latency_buckets"))
+		return -1;
+	i = table_find(&t, 0, "dir", dir, "stage", stage, NULL);
+	hist_row(&t, i, r);
+	table_free(&t);
+	return i < 0 ? -1 : 0;		/* no row: no sample */
 }
 
 unsigned long long row_count(const char *text, const char *dir,

@@ -93,6 +93,11 @@ char *tool_out(int *status, const char *args);
 long long snmp_table_value(char *text, const char *proto, const char *field);
 /* A counter of /proc/net/snmp; -1 when missing. */
 long long snmp_value(const char *proto, const char *field);
+/*
+ * A counter of @text in /proc/net/snmp6's form ("Udp6NoPorts   3" lines);
+ * frees @text (NULL is fine).  -1 when missing.
+ */
+long long snmp6_table_value(char *text, const char *field);
 
 /*
  * Packets the CPUs' backlogs dropped for want of room (the second column
@@ -199,7 +204,8 @@ int drop_cap(int cap);
  * position; a number cell that is "-" (none) reads as -1.
  */
 struct table {
-	char *text;		/* the file, cut into the cells */
+	char *text;		/* the file as read, to show */
+	char *buf;		/* the same, cut into the cells */
 	char **meta;		/* "key=value" tokens of the meta lines */
 	int nmeta;
 	char **name;		/* the header's column names */
@@ -253,12 +259,15 @@ const char *record_get(const char *line, const char *key, char *buf,
 		       size_t len);
 
 
-/* A row of the latency file: "<dir> <stage> count min ... avg". */
+/* A row of a histogram table (latency_buckets, ...): count and times. */
 struct row {
-	unsigned long long count, min, p50, p90, p99, max, avg;
+	unsigned long long count, sum, min, p50, p90, p99, max, avg;
 };
 
-/* The row "<dir> <stage> ..." of latency file text @text; 0 if found. */
+/* Row @i of histogram table @t into @r (zeroes without the row). */
+void hist_row(const struct table *t, int i, struct row *r);
+
+/* The row of @dir @stage in latency_buckets text @text; 0 if found. */
 int latency_row(const char *text, const char *dir, const char *stage,
 		struct row *r);
 /* Its count; 0 without the row (no sample). */

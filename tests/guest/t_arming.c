@@ -584,7 +584,7 @@ static int second_tracer_counts(void)
 	in1 = snmp_value("Udp", "InDatagrams");
 	CHECK_EQ(in1 - in0, n);
 	CHECK_EQ(traced_calls("udp_rcv"), n);
-	s = read_file(DEBUGFS_DIR "/latency");
+	s = read_file(DEBUGFS_DIR "/latency_buckets");
 	CHECK(s, "latency");
 	ipudp = row_count(s, "rx", "ip-udp");
 	udpapp = row_count(s, "rx", "udp-app");

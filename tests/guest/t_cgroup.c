@@ -196,58 +196,63 @@ static int traffic(struct proc *a, struct proc *b)
 /* ---- the files ---- */
 
 /*
- * The count of the row of @file whose first @n fields are @want (dir,
- * stage, then pid comm cgroup, or cgroup), the count column following
- * them; 0 when there is none.
+ * Column @col of the row of @file (cgroups or procs) of @dir @stage,
+ * cgroup @id and, in procs, process @p; -1 when there is none.
  */
-static unsigned long long cgroup_row_count(const char *file, const char *want)
+static long long cgroup_row_num(const char *file, const char *dir,
+				const char *stage, const struct proc *p,
+				unsigned long long id, const char *col)
 {
-	char path[128], *s;
-	const char *rest;
-	unsigned long long c;
+	char ids[24], pid[16];
+	struct table t;
+	long long v;
 
-	snprintf(path, sizeof(path), DEBUGFS_DIR "/%s", file);
-	s = read_file(path);
-	rest = line_after(s, want);
-	c = rest ? strtoull(rest, NULL, 10) : 0;
-	free(s);
-	return c;
+	if (table_read(&t, file))
+		return -1;
+	snprintf(ids, sizeof(ids), "%llu", id);
+	snprintf(pid, sizeof(pid), "%d", p ? p->pid : 0);
+	v = table_num(&t, table_find(&t, 0, "dir", dir, "stage", stage,
+				     "cgroup", ids, p ? "pid" : NULL, pid,
+				     "comm", p ? p->comm : NULL, NULL), col);
+	table_free(&t);
+	return v;
+}
+
+/* The count of a row of cgroups or procs, as cgroup_row_num(); 0 without. */
+static unsigned long long cgroup_row_count(const char *file, const char *dir,
+					   const char *stage,
+					   const struct proc *p,
+					   unsigned long long id)
+{
+	long long c = cgroup_row_num(file, dir, stage, p, id, "count");
+
+	return c < 0 ? 0 : c;
 }
 
 static unsigned long long cg_count(const char *dir, const char *stage,
 				   unsigned long long id)
 {
-	char want[96];
-
-	snprintf(want, sizeof(want), "%s %s %llu", dir, stage, id);
-	return cgroup_row_count("cgroups", want);
+	return cgroup_row_count("cgroups", dir, stage, NULL, id);
 }
 
 static unsigned long long proc_count(const char *dir, const char *stage,
 				     const struct proc *p,
 				     unsigned long long id)
 {
-	char want[128];
-
-	snprintf(want, sizeof(want), "%s %s %d %s %llu", dir, stage, p->pid,
-		 p->comm, id);
-	return cgroup_row_count("procs", want);
+	return cgroup_row_count("procs", dir, stage, p, id);
 }
 
 /* The sum of @stage's counts over every row of cgroups. */
 static unsigned long long cg_total(const char *dir, const char *stage)
 {
-	char *s = read_file(DEBUGFS_DIR "/cgroups"), *line, *save = NULL;
-	unsigned long long sum = 0, id, c;
-	char d[8], st[16];
+	struct table t;
+	long long sum;
 
-	for (line = s ? strtok_r(s, "\n", &save) : NULL; line;
-	     line = strtok_r(NULL, "\n", &save))
-		if (sscanf(line, "%7s %15s %llu %llu", d, st, &id, &c) == 4 &&
-		    !strcmp(d, dir) && !strcmp(st, stage))
-			sum += c;
-	free(s);
-	return sum;
+	if (table_read(&t, "cgroups"))
+		return 0;
+	sum = table_sum(&t, "count", "dir", dir, "stage", stage, NULL);
+	table_free(&t);
+	return sum < 0 ? 0 : sum;
 }
 
 struct want {
@@ -346,8 +351,8 @@ TEST(cgroup_sum_holds_queue_wait)
 	struct proc a = { .cgroup = CG_A, .comm = "skbp_cgh", .port = PORT_A,
 			  .n = NH, .hold_ms = HOLD_MS };
 	unsigned long long ida, idb, count = 0, sum = 0, t0, t1, lo, hi;
-	char want[96], line[160], *s, *out;
-	const char *rest, *p;
+	char line[160], *s, *out;
+	const char *p;
 	double secs = -1;
 
 	if (setup_loaded("procs stages\nreset\n", &ida, &idb))
@@ -358,12 +363,9 @@ TEST(cgroup_sum_holds_queue_wait)
 	t1 = clock_ns(CLOCK_MONOTONIC);
 	s = read_file(DEBUGFS_DIR "/cgroups");
 	note("cgroups (a=%llu):\n%s", ida, s ? s : "(none)");
-	CHECK(s && strstr(s, " max sum\n"), "no sum column in the header");
-	snprintf(want, sizeof(want), "rx udp-app %llu", ida);
-	rest = line_after(s, want);
-	CHECK(rest && sscanf(rest, "%llu %*u %*u %*u %llu", &count, &sum) == 2,
-	      "no row '%s'", want);
 	free(s);
+	count = cgroup_row_num("cgroups", "rx", "udp-app", NULL, ida, "count");
+	sum = cgroup_row_num("cgroups", "rx", "udp-app", NULL, ida, "sum");
 	lo = NH * HOLD_MS * 1000000ULL;
 	hi = NH * (t1 - t0);
 	CHECK_EQ(count, NH);

@@ -89,24 +89,7 @@ static const char *reason(const char *name)
 /* A counter of /proc/net/snmp6: "Udp6NoPorts   3". */
 static long long snmp6(const char *field)
 {
-	char *s = read_file("/proc/net/snmp6"), *line, *save = NULL;
-	long long v = -1;
-	char name[64];
-
-	if (!s)
-		return -1;
-	for (line = strtok_r(s, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		long long x;
-
-		if (sscanf(line, "%63s %lld", name, &x) == 2 &&
-		    !strcmp(name, field)) {
-			v = x;
-			break;
-		}
-	}
-	free(s);
-	return v;
+	return snmp6_table_value(read_file("/proc/net/snmp6"), field);
 }
 
 /* CLOCK_BOOTTIME seconds, as the drops file's times. */

@@ -240,7 +240,7 @@ static int frags_run(int fd)
 	skbs = nft_packets(FRAGS_NS, FRAGS_NFT);
 	reused = stat_value("incomplete_rx_reused");
 	merged = stat_value("incomplete_rx_merged");
-	lat = read_file(DEBUGFS_DIR "/latency");
+	lat = read_file(DEBUGFS_DIR "/latency_buckets");
 	CHECK(lat, "cannot read latency");
 	latency_row(lat, "rx", "drv-ip", &r);
 	free(lat);

@@ -138,7 +138,7 @@ static bool rx_reached(void *arg)
 
 static void round_end(struct gso_round *r, const char *what)
 {
-	char *lat = read_file(DEBUGFS_DIR "/latency");
+	char *lat = read_file(DEBUGFS_DIR "/latency_buckets");
 
 	r->ipdev = row_count(lat, "tx", "ip-dev");
 	r->drv = row_count(lat, "tx", "dev-drv");
@@ -423,7 +423,7 @@ static int gro_bulk_send(const struct vnet *v, int s, void *arg)
 static bool gro_bulk_settled(void *arg)
 {
 	struct gro_bulk *g = arg;
-	char *lat = read_file(DEBUGFS_DIR "/latency");
+	char *lat = read_file(DEBUGFS_DIR "/latency_buckets");
 
 	g->iptcp = row_count(lat, "rx", "ip-tcp");
 	g->total = row_count(lat, "rx", "rx-total");

@@ -83,29 +83,26 @@ static int control(const char *cmds)
 	return 0;
 }
 
-/* The procs row "<dir> <stage> <pid> <comm> <cgroup>": 0 if found. */
+/* The procs row of @dir @stage @pid @comm: 0 if found. */
 static int procs_row(const char *dir, const char *stage, int pid,
 		     const char *comm, struct row *r)
 {
-	char *s = read_file(DEBUGFS_DIR "/procs"), *p, want[128];
-	int found = -1;
-	size_t n;
+	struct table t;
+	char pids[16];
+	int i;
 
 	memset(r, 0, sizeof(*r));
-	n = snprintf(want, sizeof(want), "%s %s %d %s ", dir, stage, pid, comm);
-	for (p = s; p && *p; ) {
-		if (!strncmp(p, want, n) &&
-		    sscanf(p + n, "%*s %llu %llu %llu %llu", &r->count, &r->p50,
-			   &r->p99, &r->max) == 4) {
-			found = 0;
-			break;
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
-	free(s);
-	return found;
+	if (table_read(&t, "procs"))
+		return -1;
+	snprintf(pids, sizeof(pids), "%d", pid);
+	i = table_find(&t, 0, "dir", dir, "stage", stage, "pid", pids,
+		       "comm", comm, NULL);
+	r->count = table_num(&t, i, "count");
+	r->p50 = table_num(&t, i, "p50");
+	r->p99 = table_num(&t, i, "p99");
+	r->max = table_num(&t, i, "max");
+	table_free(&t);
+	return i < 0 ? -1 : 0;
 }
 
 static unsigned long long procs_count(const char *dir, const char *stage,
@@ -548,21 +545,22 @@ TEST(latency_stages_all_active)
 		"tx tcp-ip", "tx udp-ip", "tx ip-dev", "tx dev-drv",
 		"tx tx-total",
 	};
-	char *s, line[64];
+	char dir[8], stage[32];
+	struct table t;
 	size_t i;
 
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
-	s = read_file(DEBUGFS_DIR "/stats");
-	CHECK(s, "cannot read stats");
+	CHECK(table_read(&t, "stages") == 0, "cannot read stages");
 	for (i = 0; i < sizeof(want) / sizeof(*want); i++) {
-		snprintf(line, sizeof(line), "stage %s active ", want[i]);
-		if (!strstr(s, line)) {
-			note("stats:\n%s", s);
-			free(s);
+		sscanf(want[i], "%7s %31s", dir, stage);
+		if (table_find(&t, 0, "dir", dir, "stage", stage,
+			       "state", "active", NULL) < 0) {
+			note("stages:\n%s", t.text);
+			table_free(&t);
 			return fail("stage %s is not active", want[i]);
 		}
 	}
-	free(s);
+	table_free(&t);
 	return 0;
 }
 
@@ -586,7 +584,7 @@ TEST(latency_netem_dev_drv)
 		 d / MS) == 0, "cannot add netem");
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
 	CHECK(run_traffic(&t) == 0, "traffic");
-	s = read_file(DEBUGFS_DIR "/latency");
+	s = read_file(DEBUGFS_DIR "/latency_buckets");
 	CHECK(s, "cannot read latency");
 	CHECK_ROW(s, "tx", "dev-drv", t.n);
 	latency_row(s, "tx", "dev-drv", &r);
@@ -648,7 +646,7 @@ static int app_wait(int family, int type, const char *stage, bool peek)
 	CHECK(control("procs stages\n") == 0, "procs stages");
 	CHECK(run_traffic(&t) == 0, "traffic");
 	CHECK(t.waited_min >= w, "receiver waited only %llu ns", t.waited_min);
-	s = read_file(DEBUGFS_DIR "/latency");
+	s = read_file(DEBUGFS_DIR "/latency_buckets");
 	CHECK(s, "cannot read latency");
 	/* TCP: the sender reads a 1-byte answer to each, without waiting */
 	CHECK_ROW(s, "rx", stage, type == SOCK_STREAM ? 2 * t.n : t.n);
@@ -738,7 +736,7 @@ static int udp_counts(int family, bool mapped)
 	CHECK(in0 >= 0 && out0 >= 0, "cannot read the SNMP counters");
 	CHECK_EQ(in1 - in0, t.n);
 	CHECK_EQ(out1 - out0, t.n);
-	s = read_file(DEBUGFS_DIR "/latency");
+	s = read_file(DEBUGFS_DIR "/latency_buckets");
 	CHECK(s, "cannot read latency");
 	for (i = 0; i < sizeof(rx) / sizeof(*rx); i++) {
 		/* IPv6 neighbour/MLD chatter passes drv-ip: UDP stages only */
@@ -815,7 +813,7 @@ static int udp_corked(const char *mode, unsigned long long wait_us)
 	out1 = snmp(NS_A, "Udp", "OutDatagrams");
 	CHECK(out0 >= 0, "cannot read OutDatagrams");
 	CHECK_EQ(out1 - out0, n);
-	s = read_file(DEBUGFS_DIR "/latency");
+	s = read_file(DEBUGFS_DIR "/latency_buckets");
 	CHECK(s, "cannot read latency");
 	CHECK_ROW(s, "tx", "app-udp", out1 - out0);
 	CHECK_ROW(s, "tx", "tx-total", out1 - out0);
@@ -882,7 +880,7 @@ TEST(latency_tcp_counts_exact)
 		b1 = snmp(NS_B, "Tcp", "InSegs");
 		ia1 = snmp(NS_A, "Ip", "InReceives");
 		ib1 = snmp(NS_B, "Ip", "InReceives");
-		s = read_file(DEBUGFS_DIR "/latency");
+		s = read_file(DEBUGFS_DIR "/latency_buckets");
 		CHECK(s, "cannot read latency");
 		iptcp = row_count(s, "rx", "ip-tcp");
 		drvip = row_count(s, "rx", "drv-ip");
@@ -1001,32 +999,25 @@ static int run_bulk(size_t bytes, pid_t *txpid)
 
 TEST(latency_tcp_bulk_charges_the_sender)
 {
-	char *s, *line, *save = NULL;
 	unsigned long long rows = 0;
-	int bad = 0;
+	struct table t;
+	int bad = 0, r;
 	pid_t tx;
 
 	CHECK(setup(false) == 0, "setup");
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
 	CHECK(run_bulk(4 << 20, &tx) == 0, "bulk traffic");
-	s = read_file(DEBUGFS_DIR "/procs");
-	CHECK(s, "cannot read procs");
-	for (line = strtok_r(s, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char dir[8], stage[16];
-		int pid;
-
-		if (sscanf(line, "%7s %15s %d", dir, stage, &pid) != 3 ||
-		    strcmp(dir, "tx"))
-			continue;
+	CHECK(table_read(&t, "procs") == 0, "cannot read procs");
+	for (r = 0; (r = table_find(&t, r, "dir", "tx", NULL)) >= 0; r++) {
 		rows++;
-		if (pid != tx) {
-			note("charged to pid %d, not the sender %d: %s", pid,
-			     tx, line);
+		if (table_num(&t, r, "pid") != tx) {
+			note("charged to pid %s (%s), not the sender %d: stage %s",
+			     table_str(&t, r, "pid"), table_str(&t, r, "comm"),
+			     tx, table_str(&t, r, "stage"));
 			bad++;
 		}
 	}
-	free(s);
+	table_free(&t);
 	CHECK(procs_count("tx", "tx-total", tx, "skbp_btx") > 0,
 	      "the sender was charged nothing");
 	CHECK(!bad, "%d of %llu transmit rows charge another process", bad,
@@ -1054,7 +1045,8 @@ TEST(latency_reset_offline_cpu)
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	socklen_t len = sizeof(a);
 	int rx, tx, i, err;
-	char buf[64] = "x", *s, *p;
+	char buf[64] = "x", *s;
+	struct table t;
 
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
 	/* loopback UDP made and read on CPU 1: its figures are CPU 1's */
@@ -1072,7 +1064,7 @@ TEST(latency_reset_offline_cpu)
 	close(rx);
 	close(tx);
 	CHECK(pin_cpu(-1) == 0, "unpin");
-	s = read_file(DEBUGFS_DIR "/latency");
+	s = read_file(DEBUGFS_DIR "/latency_buckets");
 	CHECK(s && row_count(s, "rx", "udp-app") == 20, "udp-app before the reset");
 	free(s);
 
@@ -1081,15 +1073,15 @@ TEST(latency_reset_offline_cpu)
 	CHECK(cpu_online(1, true) == 0, "cannot bring CPU 1 back");
 	CHECK(err == 0, "reset: %s", strerror(-err));
 
-	s = read_file(DEBUGFS_DIR "/latency");
-	p = read_file(DEBUGFS_DIR "/procs");
-	CHECK(s && p, "cannot read latency and procs");
+	s = read_file(DEBUGFS_DIR "/latency_buckets");
+	CHECK(s && table_read(&t, "procs") == 0,
+	      "cannot read latency_buckets and procs");
 	err = row_count(s, "rx", "udp-app") || row_count(s, "tx", "app-udp") ||
-	      strstr(p, " skbprof-test ");
+	      table_find(&t, 0, "comm", "skbprof-test", NULL) >= 0;
 	if (err)
-		note("after the reset:\n%s\n%s", s, p);
+		note("after the reset:\n%s\n%s", s, t.text);
 	free(s);
-	free(p);
+	table_free(&t);
 	CHECK(!err, "CPU 1's figures survived a reset made while it was offline");
 	return 0;
 }
@@ -1169,9 +1161,15 @@ TEST(latency_files_and_lifetime)
 		.family = AF_INET, .type = SOCK_DGRAM, .n = 20,
 		.rx_comm = "skbp_frx", .tx_comm = "skbp_ftx",
 	};
+	static const char *const latency_cols[] = {
+		"dir", "stage", "count", "min", "p50", "p90", "p99", "max",
+		"avg", NULL };
+	static const char *const lifetime_cols[] = {
+		"label", "count", "min", "p50", "p90", "p99", "max", "avg", NULL };
 	unsigned long long cnt = 0, mn, p50, p90, p99, mx, avg;
 	char *s, *p, dir[8], stage[16];
-	int rows = 0, hist = 0, worst = 0;
+	int rows = 0, hist = 0, worst = 0, r;
+	struct table life;
 
 	CHECK(setup(false) == 0, "setup");
 	CHECK(load_and_reset("lifetime_sample=1") == 0, "load");
@@ -1225,22 +1223,30 @@ TEST(latency_files_and_lifetime)
 	s = read_file(DEBUGFS_DIR "/lifetime");
 	CHECK(s, "cannot read lifetime");
 	note("lifetime:\n%s", s);
-	p = strstr(s, "\nlifetime ");
-	CHECK(p && sscanf(p + 10, "%llu %llu %llu %llu %llu %llu %llu", &cnt,
-			  &mn, &p50, &p90, &p99, &mx, &avg) == 7,
-	      "no lifetime row");
 	free(s);
+	/* the views for people show the machine files' figures */
+	if (view_shows("latency", "latency_buckets", latency_cols) ||
+	    view_shows("lifetime", "lifetime_buckets", lifetime_cols))
+		return -1;
+	CHECK(table_read(&life, "lifetime_buckets") == 0, "lifetime_buckets");
+	r = table_find(&life, 0, "label", "lifetime", NULL);
+	cnt = table_num(&life, r, "count");
+	mn = table_num(&life, r, "min");
+	p50 = table_num(&life, r, "p50");
+	mx = table_num(&life, r, "max");
+	table_free(&life);
+	CHECK(r >= 0, "no lifetime row");
 	CHECK(cnt >= (unsigned long long)t.n, "lifetime count %llu < %d datagrams",
 	      cnt, t.n);
 	CHECK(mn > 0 && mn <= p50 && p50 <= mx, "inconsistent lifetime row");
 	/* the view off, a reset empties it on every CPU, and nothing comes */
 	CHECK(write_file(DEBUGFS_DIR "/control", "lifetime off\nreset\n") == 0,
 	      "control");
-	s = read_file(DEBUGFS_DIR "/lifetime");
-	CHECK(s, "cannot read lifetime");
-	p = strstr(s, "\nlifetime ");
-	CHECK(p && sscanf(p + 10, "%llu", &cnt) == 1, "no lifetime row");
-	free(s);
+	CHECK(table_read(&life, "lifetime_buckets") == 0, "lifetime_buckets");
+	r = table_find(&life, 0, "label", "lifetime", NULL);
+	cnt = table_num(&life, r, "count");
+	table_free(&life);
+	CHECK(r >= 0, "no lifetime row");
 	CHECK_EQ(cnt, 0);
 	teardown();
 	return 0;
@@ -1440,7 +1446,7 @@ TEST(filter_latency_and_drops_port)
 		sleep_ns(100 * MS);
 		nop1 = snmp(NS_B, "Udp", "NoPorts");
 		CHECK_EQ(nop1 - nop0, 7 + 5);
-		s = read_file(DEBUGFS_DIR "/latency");
+		s = read_file(DEBUGFS_DIR "/latency_buckets");
 		CHECK(s, "cannot read latency");
 		/* the closed-port datagrams pass drv-ip and ip-udp too */
 		CHECK_ROW(s, "rx", "udp-app", want);
@@ -1467,7 +1473,8 @@ TEST(filter_latency_and_drops_port)
 /* One line of latency_buckets or lifetime_buckets. */
 struct hline {
 	char dir[8], stage[16];
-	unsigned long long count, sum, min, max, p50, p90, p99, avg, nb;
+	struct row r;
+	unsigned long long nb;
 	unsigned long long lo[MAX_BOUNDS], hi[MAX_BOUNDS], c[MAX_BOUNDS];
 };
 
@@ -1484,72 +1491,80 @@ static bool is_bucket(const unsigned long long *b, int nb,
 }
 
 /*
- * Parse @text, a *_buckets file, into @h (up to @max lines; @label: the
- * lines start with one name, not dir and stage), checking every line is
+ * Read *_buckets file @file into @h (up to @max rows; without dir and
+ * stage columns, stage gets the label column), checking every row is
  * well-formed: count is the sum of its buckets, the buckets ascending
- * and of the bounds line, min in the first, max in the last.  The number
- * of lines, or -1 (failed).
+ * and of the bounds meta line, min in the first, max in the last.  The
+ * number of rows, or -1 (failed).
  */
-static int buckets_parse(char *text, bool label, struct hline *h, int max)
+static int buckets_parse(const char *file, struct hline *h, int max)
 {
 	static unsigned long long b[MAX_BOUNDS];
-	char *line, *save = NULL, *tok, *ts;
+	const char *bounds, *p;
+	struct table t;
+	char *tok, *ts, *list;
 	int nb = 0, n = 0;
+	bool label;
 
-	for (line = strtok_r(text, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
+	if (table_read(&t, file))
+		return -1;
+	bounds = table_meta(&t, "bounds");
+	for (p = bounds; p && nb < MAX_BOUNDS;
+	     p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		b[nb++] = strtoull(p, NULL, 10);
+	label = table_col(&t, "stage") < 0;
+	if (nb <= 2 || b[0] != 0 || t.nrows > max) {
+		table_free(&t);
+		return fail("%s: %d bounds, %d rows", file, nb, t.nrows);
+	}
+	for (n = 0; n < t.nrows; n++) {
 		struct hline *l = &h[n];
 		unsigned long long sum = 0;
-		int off = 0;
 
-		if (!strncmp(line, "# bounds=", 9)) {
-			for (tok = strtok_r(line + 9, ",", &ts); tok && nb < MAX_BOUNDS;
-			     tok = strtok_r(NULL, ",", &ts))
-				b[nb++] = strtoull(tok, NULL, 10);
-			CHECK(nb > 2 && b[0] == 0, "bounds line: %d bounds", nb);
-			continue;
-		}
-		if (line[0] == '#')
-			continue;
-		CHECK(nb, "a line before the bounds: %.80s", line);
-		CHECK(n < max, "more than %d lines", max);
 		memset(l, 0, sizeof(*l));
-		if (label)
-			CHECK(sscanf(line, "%15s %llu %llu %llu %llu %llu %llu %llu %llu %n",
-				     l->stage, &l->count, &l->sum, &l->min, &l->max,
-				     &l->p50, &l->p90, &l->p99, &l->avg, &off) == 9,
-			      "bad line: %.80s", line);
-		else
-			CHECK(sscanf(line, "%7s %15s %llu %llu %llu %llu %llu %llu %llu %llu %n",
-				     l->dir, l->stage, &l->count, &l->sum, &l->min,
-				     &l->max, &l->p50, &l->p90, &l->p99, &l->avg,
-				     &off) == 10, "bad line: %.80s", line);
-		CHECK(l->p50 <= l->p90 && l->p90 <= l->p99 && l->p99 <= l->max &&
-		      l->min <= l->avg && l->avg <= l->max,
-		      "percentiles or average out of order: %.120s", line);
-		for (tok = strtok_r(line + off, " ", &ts); tok;
+		snprintf(l->dir, sizeof(l->dir), "%s",
+			 label ? "" : table_str(&t, n, "dir"));
+		snprintf(l->stage, sizeof(l->stage), "%s",
+			 table_str(&t, n, label ? "label" : "stage"));
+		hist_row(&t, n, &l->r);
+		if (!(l->r.p50 <= l->r.p90 && l->r.p90 <= l->r.p99 && l->r.p99 <= l->r.max &&
+		      l->r.min <= l->r.avg && l->r.avg <= l->r.max)) {
+			table_free(&t);
+			return fail("%s %s: percentiles or average out of order",
+				    l->dir, l->stage);
+		}
+		list = strdup(table_str(&t, n, "buckets..."));
+		for (tok = list ? strtok_r(list, " ", &ts) : NULL; tok;
 		     tok = strtok_r(NULL, " ", &ts)) {
 			unsigned long long *lo = &l->lo[l->nb], *hi = &l->hi[l->nb];
 
-			CHECK(l->nb < MAX_BOUNDS &&
+			if (!(l->nb < MAX_BOUNDS &&
 			      sscanf(tok, "%llu:%llu:%llu", lo, hi, &l->c[l->nb]) == 3 &&
 			      *lo < *hi && l->c[l->nb] > 0 &&
 			      (!l->nb || *lo >= l->hi[l->nb - 1]) &&
-			      is_bucket(b, nb, *lo, *hi),
-			      "%s %s: bad bucket '%s'", l->dir, l->stage, tok);
+			      is_bucket(b, nb, *lo, *hi))) {
+				fail("%s %s: bad bucket '%s'", l->dir, l->stage,
+				     tok);
+				free(list);
+				table_free(&t);
+				return -1;
+			}
 			sum += l->c[l->nb++];
 		}
-		CHECK(sum == l->count, "%s %s: count %llu, its buckets %llu",
-		      l->dir, l->stage, l->count, sum);
-		CHECK(!l->count || (l->lo[0] <= l->min && l->min < l->hi[0] &&
-				    l->lo[l->nb - 1] <= l->max &&
-				    l->max < l->hi[l->nb - 1] && l->min <= l->max &&
-				    l->sum >= l->count * l->min &&
-				    l->sum <= l->count * l->max),
-		      "%s %s: min %llu max %llu sum %llu outside its buckets",
-		      l->dir, l->stage, l->min, l->max, l->sum);
-		n++;
+		free(list);
+		if (sum != l->r.count ||
+		    !(!l->r.count || (l->lo[0] <= l->r.min && l->r.min < l->hi[0] &&
+				    l->lo[l->nb - 1] <= l->r.max &&
+				    l->r.max < l->hi[l->nb - 1] && l->r.min <= l->r.max &&
+				    l->r.sum >= l->r.count * l->r.min &&
+				    l->r.sum <= l->r.count * l->r.max))) {
+			table_free(&t);
+			return fail("%s %s: count %llu, its buckets %llu; min %llu max %llu sum %llu",
+				    l->dir, l->stage, l->r.count, sum, l->r.min,
+				    l->r.max, l->r.sum);
+		}
 	}
+	table_free(&t);
 	return n;
 }
 
@@ -1596,44 +1611,36 @@ TEST(latency_buckets_match_traffic)
 	CHECK(control("filter port 5001\nreset\n") == 0, "control");
 	CHECK(run_traffic(&t1) == 0 && run_traffic(&t2) == 0, "traffic");
 
-	s = read_file(DEBUGFS_DIR "/latency_buckets");
-	CHECK(s, "cannot read latency_buckets");
-	note("latency_buckets (cut):\n%.1500s", s);
-	n = buckets_parse(s, false, h, 32);
-	free(s);
+	n = buckets_parse("latency_buckets", h, 32);
 	CHECK(n > 0, "latency_buckets: %d lines", n);
 	for (i = 0; i < 2; i++) {
 		l = hline_of(h, n, i ? "tx" : "rx", i ? "tx-total" : "rx-total");
 		CHECK(l, "no %s line", i ? "tx-total" : "rx-total");
 		for (sum = 0, j = 0; j < l->nb; j++)
 			sum += l->c[j];
-		if (l->count != (unsigned long long)t1.n) {
+		if (l->r.count != (unsigned long long)t1.n) {
 			s = read_file(DEBUGFS_DIR "/stats");
 			note("stats:\n%s", s ? s : "(unreadable)");
 			free(s);
 		}
-		CHECK(l->count == (unsigned long long)t1.n && sum == l->count,
+		CHECK(l->r.count == (unsigned long long)t1.n && sum == l->r.count,
 		      "%s: count %llu, buckets %llu, datagrams sent %d", l->stage,
-		      l->count, sum, t1.n);
+		      l->r.count, sum, t1.n);
 	}
 	l = hline_of(h, n, "tx", "dev-drv");
-	CHECK(l && l->count == (unsigned long long)t1.n, "dev-drv count %llu, want %d",
-	      l ? l->count : 0, t1.n);
+	CHECK(l && l->r.count == (unsigned long long)t1.n, "dev-drv count %llu, want %d",
+	      l ? l->r.count : 0, t1.n);
 	for (j = 0; j < l->nb; j++)
 		CHECK(l->hi[j] > d, "dev-drv bucket [%llu, %llu) lies below the netem delay %llu",
 		      l->lo[j], l->hi[j], d);
-	CHECK(l->min >= d && l->sum >= l->count * d, "dev-drv min %llu sum %llu, delay %llu",
-	      l->min, l->sum, d);
+	CHECK(l->r.min >= d && l->r.sum >= l->r.count * d, "dev-drv min %llu sum %llu, delay %llu",
+	      l->r.min, l->r.sum, d);
 
-	s = read_file(DEBUGFS_DIR "/lifetime_buckets");
-	CHECK(s, "cannot read lifetime_buckets");
-	note("lifetime_buckets: %.300s", s);
-	n = buckets_parse(s, true, h, 32);
-	free(s);
+	n = buckets_parse("lifetime_buckets", h, 32);
 	CHECK(n == 1 && !strcmp(h[0].stage, "lifetime"), "lifetime_buckets: %d lines", n);
 	/* every allocation followed: each datagram is at least one skb */
-	CHECK(h[0].count >= (unsigned long long)t1.n, "lifetime count %llu < %d",
-	      h[0].count, t1.n);
+	CHECK(h[0].r.count >= (unsigned long long)t1.n, "lifetime count %llu < %d",
+	      h[0].r.count, t1.n);
 	CHECK(check_no_leak() == 0, "leak");
 	teardown();
 	return 0;
@@ -1667,7 +1674,7 @@ TEST(latency_filter_decides_past_missed_points)
 	      == 0, "load");
 	CHECK(control("filter port 5001\nreset\n") == 0, "control");
 	CHECK(run_traffic(&t1) == 0 && run_traffic(&t2) == 0, "traffic");
-	s = read_file(DEBUGFS_DIR "/latency");
+	s = read_file(DEBUGFS_DIR "/latency_buckets");
 	CHECK(s, "cannot read latency");
 	total = row_count(s, "rx", "rx-total");
 	drvip = row_count(s, "rx", "drv-ip");
@@ -1689,15 +1696,11 @@ TEST(latency_filter_decides_past_missed_points)
 static long long lifetime_beyond(unsigned long long d)
 {
 	static struct hline h[2];
-	char *s = read_file(DEBUGFS_DIR "/lifetime_buckets");
 	long long n = 0;
 	unsigned long long j;
 
-	if (!s || buckets_parse(s, true, h, 2) != 1) {
-		free(s);
+	if (buckets_parse("lifetime_buckets", h, 2) != 1)
 		return -1;
-	}
-	free(s);
 	for (j = 0; j < h[0].nb; j++)
 		if (h[0].hi[j] > d)
 			n += h[0].c[j];
@@ -1705,21 +1708,22 @@ static long long lifetime_beyond(unsigned long long d)
 }
 
 /*
- * Hits the lifetime constructors' kretprobes missed (stats' nmissed, not
- * reset): allocations the view could not follow.
+ * Hits the lifetime constructors' kretprobes missed (probes' nmissed,
+ * not reset): allocations the view could not follow.
  */
 static long long life_missed(void)
 {
-	char *s = read_file(DEBUGFS_DIR "/stats"), *p;
-	unsigned long long hits, missed;
+	struct table t;
 	long long n = 0;
+	int r;
 
-	for (p = s; p && (p = strstr(p, "\nprobe life-")); p++)
-		if (sscanf(p, "\nprobe %*s %*s %*s active hits %llu nmissed %llu",
-			   &hits, &missed) == 2)
-			n += missed;
-	free(s);
-	return s ? n : -1;
+	if (table_read(&t, "probes"))
+		return -1;
+	for (r = 0; (r = table_find(&t, r, "state", "active", NULL)) >= 0; r++)
+		if (!strncmp(table_str(&t, r, "group"), "life-", 5))
+			n += table_num(&t, r, "nmissed");
+	table_free(&t);
+	return n;
 }
 
 #define GSO_DATAGRAMS	8	/* K */
@@ -1894,7 +1898,7 @@ TEST(filter_latency_terms)
 		      "traffic");
 		rx = c->rx1 * ft[0].n + c->rx2 * ft[1].n;
 		tx = c->tx1 * ft[0].n + c->tx2 * ft[1].n;
-		s = read_file(DEBUGFS_DIR "/latency");
+		s = read_file(DEBUGFS_DIR "/latency_buckets");
 		CHECK(s, "cannot read latency");
 		note("filter %s", c->filter ? c->filter : "pid");
 		CHECK_ROW(s, "rx", "ip-udp", rx);
@@ -1925,7 +1929,7 @@ TEST(filter_v4mapped_socket)
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
 	CHECK(control("filter dst " IP4_B "/32\nreset\n") == 0, "control");
 	CHECK(run_traffic(&t) == 0, "traffic");
-	s = read_file(DEBUGFS_DIR "/latency");
+	s = read_file(DEBUGFS_DIR "/latency_buckets");
 	CHECK(s, "cannot read latency");
 	/* the receiver's one-byte answers go to IP4_A: not matched */
 	CHECK_ROW(s, "tx", "app-tcp", t.n);
@@ -1981,7 +1985,7 @@ TEST(sample_latency)
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
 	CHECK(control("filter port 5001\nsample 10\nreset\n") == 0, "control");
 	CHECK(run_traffic(&t) == 0, "traffic");
-	s = read_file(DEBUGFS_DIR "/latency");
+	s = read_file(DEBUGFS_DIR "/latency_buckets");
 	CHECK(s, "cannot read latency");
 	note("sampled rx %llu tx %llu of %d", row_count(s, "rx", "udp-app"),
 	     row_count(s, "tx", "app-udp"), t.n);
@@ -2031,7 +2035,7 @@ TEST(sample_without_filter_saves_stamps)
 	in1 = snmp(NS_B, "Udp", "InDatagrams");
 	CHECK(in0 >= 0 && in1 - in0 == t.n, "B received %lld of %d",
 	      in1 - in0, t.n);
-	s = read_file(DEBUGFS_DIR "/latency");
+	s = read_file(DEBUGFS_DIR "/latency_buckets");
 	CHECK(s, "cannot read latency");
 	inserts = stat_value("table_inserts");
 	note("sampled rx %llu tx %llu of %d; %lld timelines started",
@@ -2320,18 +2324,15 @@ static int tap(int ready, int n)
 /* Does procs charge process @pid anything on receive? */
 static bool procs_charges_rx(pid_t pid)
 {
-	char *s = read_file(DEBUGFS_DIR "/procs"), *line, *save = NULL;
-	bool found = false;
+	struct table t;
+	char pids[16];
+	bool found;
 
-	for (line = s ? strtok_r(s, "\n", &save) : NULL; line && !found;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char dir[8], stage[16];
-		int p;
-
-		found = sscanf(line, "%7s %15s %d", dir, stage, &p) == 3 &&
-			!strcmp(dir, "rx") && p == pid;
-	}
-	free(s);
+	if (table_read(&t, "procs"))
+		return true;
+	snprintf(pids, sizeof(pids), "%d", pid);
+	found = table_find(&t, 0, "dir", "rx", "pid", pids, NULL) >= 0;
+	table_free(&t);
 	return found;
 }
 
@@ -2375,7 +2376,7 @@ TEST(latency_tap_charges_nobody)
 	in1 = snmp(NS_B, "Udp", "InDatagrams");
 	CHECK(in0 >= 0 && in1 >= 0, "cannot read the SNMP counters");
 	CHECK_EQ(in1 - in0, t.n);
-	s = read_file(DEBUGFS_DIR "/latency");
+	s = read_file(DEBUGFS_DIR "/latency_buckets");
 	CHECK(s, "cannot read latency");
 	CHECK_ROW(s, "rx", "udp-app", t.n);
 	CHECK_ROW(s, "rx", "rx-total", t.n);
@@ -2556,7 +2557,7 @@ static int gro_merges(bool life)
 		g.missed = life_missed() - g.missed0;
 		CHECK(control("lifetime off\n") == 0, "control");
 	} else {
-		s = read_file(DEBUGFS_DIR "/latency");
+		s = read_file(DEBUGFS_DIR "/latency_buckets");
 		CHECK(s, "cannot read latency");
 		iptcp = row_count(s, "rx", "ip-tcp");
 		free(s);

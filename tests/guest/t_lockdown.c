@@ -61,7 +61,7 @@ static int udp_to(int port, int n)
 /* The tx app-udp count, from the module's latency file. */
 static unsigned long long app_udp(void)
 {
-	char *lat = read_file(DEBUGFS_DIR "/latency");
+	char *lat = read_file(DEBUGFS_DIR "/latency_buckets");
 	unsigned long long n = row_count(lat, "tx", "app-udp");
 
 	free(lat);

@@ -183,29 +183,26 @@ TEST(load_unload_cycles)
 	return check_absent();
 }
 
+/*
+ * counters names the build, and stats, the view for people, shows every
+ * counter as counters has it.
+ */
 TEST(stats_identifies_build)
 {
+	static const char *const cols[] = { "name", "value", NULL };
 	struct utsname u;
-	char want[512], *s;
 	int err;
 
 	err = skbprof_load(NULL);
 	CHECK(err == 0, "loading skbprof: %s", strerror(-err));
-	s = read_file(DEBUGFS_DIR "/stats");
-	CHECK(s, "reading stats: %s", strerror(errno));
 	uname(&u);
-	snprintf(want, sizeof(want), "version %s\n", SKBPROF_VERSION);
-	if (!strstr(s, want)) {
-		free(s);
-		return fail("stats lacks '%s'", "version " SKBPROF_VERSION);
-	}
-	snprintf(want, sizeof(want), "kernel %s\n", u.release);
-	if (!strstr(s, want)) {
-		free(s);
-		return fail("stats lacks 'kernel %s'", u.release);
-	}
-	free(s);
-	return 0;
+	CHECK(!strcmp(stat_str("version"), SKBPROF_VERSION),
+	      "counters' version '%s', want '%s'", stat_str("version"),
+	      SKBPROF_VERSION);
+	CHECK(!strcmp(stat_str("kernel"), u.release),
+	      "counters' kernel '%s', want '%s'", stat_str("kernel"),
+	      u.release);
+	return view_shows("stats", "counters", cols);
 }
 
 TEST(tool_reads_and_explains)
@@ -256,39 +253,37 @@ static bool kernel_has(const char *sym, bool tp)
  */
 TEST(probe_groups_served)
 {
-	char *s, *line, *save = NULL;
-	int groups = 0, unserved = 0, err;
+	struct table g, p;
+	int groups, unserved = 0, err, r;
 
 	err = skbprof_load(NULL);
 	CHECK(err == 0, "loading skbprof: %s", strerror(-err));
-	s = read_file(DEBUGFS_DIR "/stats");
-	CHECK(s, "cannot read stats");
 	/* a symbol every kernel has: /proc/kallsyms is readable */
 	CHECK(kallsyms_has("tcp_v4_rcv"), "cannot read /proc/kallsyms");
-	for (line = strtok_r(s, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char g[32], sym[64], type[16], state[16], why[32];
+	CHECK(table_read(&g, "groups") == 0, "groups");
+	groups = g.nrows;
+	for (r = 0; (r = table_find(&g, r, "state", "unserved", NULL)) >= 0;
+	     r++) {
+		note("group %s unserved", table_str(&g, r, "group"));
+		unserved++;
+	}
+	table_free(&g);
+	CHECK(table_read(&p, "probes") == 0, "probes");
+	for (r = 0; (r = table_find(&p, r, "state", "unavailable",
+				    "reason", "no-such-symbol",
+				    "error", "-2", NULL)) >= 0; r++) {
+		const char *sym = table_str(&p, r, "symbol");
 
-		if (sscanf(line, "group %31s %15s", g, state) == 2) {
-			groups++;
-			if (!strcmp(state, "unserved")) {
-				note("%s", line);
-				unserved++;
-			}
-			continue;
-		}
-		if (sscanf(line, "probe %31s %63s %15s %15s %31s", g, sym, type,
-			   state, why) == 5 && !strcmp(state, "unavailable") &&
-		    !strcmp(why, "no-such-symbol(-2)") &&
-		    kernel_has(sym, !strcmp(type, "tracepoint"))) {
-			fail("stats says '%s', but the kernel has %s", line,
-			     sym);
-			free(s);
+		if (kernel_has(sym, !strcmp(table_str(&p, r, "mechanism"),
+					    "tracepoint"))) {
+			fail("probes says %s %s has no such symbol, but the kernel has it",
+			     table_str(&p, r, "group"), sym);
+			table_free(&p);
 			return -1;
 		}
 	}
-	free(s);
-	CHECK(groups >= 20, "only %d group lines in stats", groups);
+	table_free(&p);
+	CHECK(groups >= 20, "only %d group rows in groups", groups);
 	CHECK(unserved == 0, "%d of %d probe groups unserved", unserved,
 	      groups);
 	return 0;
@@ -301,7 +296,8 @@ TEST(probe_groups_served)
  */
 TEST(unserved_group_refuses_load)
 {
-	char *log, *s;
+	struct table t;
+	char *log;
 	int err;
 
 	sh("dmesg -c > /dev/null");
@@ -316,12 +312,13 @@ TEST(unserved_group_refuses_load)
 
 	err = skbprof_load("probe_deny=udp_rcv,__udp4_lib_rcv allow_unserved=1");
 	CHECK(err == 0, "load with allow_unserved=1: %s", strerror(-err));
-	s = read_file(DEBUGFS_DIR "/stats");
-	CHECK(s, "stats");
-	err = !strstr(s, "\ngroup rx-udp4 unserved disarmed\n") ||
-	      !strstr(s, "\ngroup rx-udp6 served armed\n");
-	free(s);
-	CHECK(!err, "stats does not show rx-udp4 unserved and rx-udp6 served");
+	CHECK(table_read(&t, "groups") == 0, "groups");
+	err = table_find(&t, 0, "group", "rx-udp4", "state", "unserved",
+			 "armed", "disarmed", NULL) < 0 ||
+	      table_find(&t, 0, "group", "rx-udp6", "state", "served",
+			 "armed", "armed", NULL) < 0;
+	table_free(&t);
+	CHECK(!err, "groups does not show rx-udp4 unserved and rx-udp6 served");
 	return 0;
 }
 

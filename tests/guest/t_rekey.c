@@ -63,18 +63,23 @@ struct rk_counts {
 
 static long long rekey_hits(void)
 {
-	char *p = read_file(DEBUGFS_DIR "/probes");
-	const char *l = p ? line_after(p, "rekey pskb_expand_head kretprobe active") : NULL;
-	long long n = l ? atoll(l) : -1;
+	struct table t;
+	long long n;
 
-	free(p);
+	if (table_read(&t, "probes"))
+		return -1;
+	n = table_num(&t, table_find(&t, 0, "group", "rekey",
+				     "symbol", "pskb_expand_head",
+				     "mechanism", "kretprobe",
+				     "state", "active", NULL), "hits");
+	table_free(&t);
 	return n;
 }
 
 static bool rk_settled(void *arg)
 {
 	struct rk_counts *c = arg;
-	char *lat = read_file(DEBUGFS_DIR "/latency");
+	char *lat = read_file(DEBUGFS_DIR "/latency_buckets");
 
 	c->udpip = row_count(lat, "tx", "udp-ip");
 	c->ipdev = row_count(lat, "tx", "ip-dev");

@@ -413,19 +413,8 @@ static long long ns_snmp(const char *proto, const char *field)
 /* This namespace's. */
 static long long ns_snmp6(const char *field)
 {
-	char *s, *line, *save = NULL, name[64];
-	long long v = -1, x;
-
-	s = sh_out(NULL, IP " netns exec " NS " cat /proc/net/snmp6");
-	for (line = strtok_r(s, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save))
-		if (sscanf(line, "%63s %lld", name, &x) == 2 &&
-		    !strcmp(name, field)) {
-			v = x;
-			break;
-		}
-	free(s);
-	return v;
+	return snmp6_table_value(sh_out(NULL, IP " netns exec " NS " cat /proc/net/snmp6"),
+				 field);
 }
 
 static void teardown(void)

@@ -440,7 +440,7 @@ struct burst_want {
 static bool module_caught_up(void *arg)
 {
 	struct burst_want *w = arg;
-	char *s = read_file(DEBUGFS_DIR "/latency");
+	char *s = read_file(DEBUGFS_DIR "/latency_buckets");
 	bool done;
 
 	done = s && (long long)row_count(s, "rx", "udp-app") >= w->in &&
@@ -548,7 +548,7 @@ SLOWTEST(smp_load)
 	CHECK_EQ(u1.noports - u0.noports, w.noports);
 	wait_until(module_caught_up, &w, WAIT_MS);
 
-	s = read_file(DEBUGFS_DIR "/latency");
+	s = read_file(DEBUGFS_DIR "/latency_buckets");
 	CHECK(s, "cannot read latency");
 	note("after the burst:\n%s", s);
 	/* closed-port datagrams pass ip-udp and leave through udp-ip too */

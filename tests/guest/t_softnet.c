@@ -39,7 +39,6 @@
 #define CONTROL		DEBUGFS_DIR "/control"
 #define SOFTNET		DEBUGFS_DIR "/softnet"
 #define COUNTERS	DEBUGFS_DIR "/softnet_counters"
-#define STATS		DEBUGFS_DIR "/stats"
 #define PORT_SINK	7401
 #define DATAGRAMS	4000
 
@@ -100,35 +99,49 @@ struct module_counts {
 
 static int module_read(struct module_counts *m)
 {
-	static const char header[] =
-		"# cpu net_rx polls polls_full time_squeeze backlog_drops ksoftirqd processed\n";
-	char *s = read_file(COUNTERS);
-	const char *all;
+	struct table t;
+	int all;
 
-	CHECK(s, "cannot read %s", COUNTERS);
-	CHECK(!strncmp(s, header, strlen(header)),
-	      "softnet_counters header:\n%s", s);
-	all = strstr(s, "\nall ");
-	if (!all || sscanf(all + 5, "%lld %lld %lld %lld %lld %lld %lld",
-			   &m->net_rx, &m->polls, &m->polls_full, &m->squeeze,
-			   &m->dropped, &m->ksoftirqd, &m->processed) != 7) {
-		note("%s:\n%s", COUNTERS, s);
-		free(s);
-		return fail("no all row in %s", COUNTERS);
+	if (table_read(&t, "softnet_counters"))
+		return -1;
+	all = table_find(&t, 0, "cpu", "all", NULL);
+	m->net_rx = table_num(&t, all, "net_rx");
+	m->polls = table_num(&t, all, "polls");
+	m->polls_full = table_num(&t, all, "polls_full");
+	m->squeeze = table_num(&t, all, "time_squeeze");
+	m->dropped = table_num(&t, all, "backlog_drops");
+	m->ksoftirqd = table_num(&t, all, "ksoftirqd");
+	m->processed = table_num(&t, all, "processed");
+	if (m->net_rx < 0 || m->polls < 0 || m->polls_full < 0 ||
+	    m->squeeze < 0 || m->dropped < 0 || m->ksoftirqd < 0 ||
+	    m->processed < 0) {
+		note("%s:\n%s", COUNTERS, t.text);
+		table_free(&t);
+		return fail("no all row of every column in %s", COUNTERS);
 	}
-	free(s);
+	table_free(&t);
 	return 0;
 }
 
-/* The count of softnet's `all` row for @what, or -1. */
-static long long softnet_count(const char *text, const char *what)
+/* Column @col of softnet_buckets' row of CPU @cpu ("all") for @what; -1. */
+static long long softnet_num(const char *cpu, const char *what,
+			     const char *col)
 {
-	char key[32];
-	const char *p;
+	struct table t;
+	long long v;
 
-	snprintf(key, sizeof(key), "\nall %s ", what);
-	p = strstr(text, key);
-	return p ? atoll(p + strlen(key)) : -1;
+	if (table_read(&t, "softnet_buckets"))
+		return -1;
+	v = table_num(&t, table_find(&t, 0, "cpu", cpu, "what", what, NULL),
+		      col);
+	table_free(&t);
+	return v;
+}
+
+/* The count of softnet's `all` row for @what, or -1. */
+static long long softnet_count(const char *what)
+{
+	return softnet_num("all", what, "count");
 }
 
 /* The sysctls the test turns down, and what they were. */
@@ -240,6 +253,9 @@ static int bracket(const char *name, long long got, long long a, long long b,
  */
 TEST(softnet_counts_match_kernel)
 {
+	static const char *const human_cols[] = {
+		"cpu", "what", "count", "min", "p50", "p90", "p99", "max", "avg",
+		NULL };
 	struct kernel_counts a, b, c;
 	struct module_counts m;
 	long long runs, polls;
@@ -267,13 +283,12 @@ TEST(softnet_counts_match_kernel)
 	text = read_file(COUNTERS);
 	note("%s", text ? text : "(no counters)");
 	free(text);
-	text = read_file(SOFTNET);
-	if (!text) {
-		fail("cannot read %s", SOFTNET);
+	text = NULL;
+	/* the view for people shows softnet_buckets' figures */
+	if (view_shows("softnet", "softnet_buckets", human_cols))
 		goto out;
-	}
-	runs = softnet_count(text, "net-rx-run");
-	polls = softnet_count(text, "napi-poll");
+	runs = softnet_count("net-rx-run");
+	polls = softnet_count("napi-poll");
 	note("ksoftirqd ran NET_RX %lld times; %lld polls, %lld used their budget",
 	     m.ksoftirqd, m.polls, m.polls_full);
 	if (bracket("net_rx", m.net_rx, a.net_rx, b.net_rx, c.net_rx) ||
@@ -311,15 +326,19 @@ out:
 /* Write @cmd; then stats must show the softnet group @state. */
 static int softnet_set(const char *cmd, const char *state)
 {
-	char want[64], *s;
-	int err;
+	struct table t;
+	int err, r;
 
 	err = write_file(CONTROL, cmd);
 	CHECK(err == 0, "%s: %s", cmd, strerror(-err));
-	snprintf(want, sizeof(want), "\ngroup softnet served %s\n", state);
-	s = read_file(STATS);
-	CHECK(s && strstr(s, want), "after %s stats:\n%s", cmd, s);
-	free(s);
+	CHECK(table_read(&t, "groups") == 0, "groups");
+	r = table_find(&t, 0, "group", "softnet", "state", "served",
+		       "armed", state, NULL);
+	if (r < 0)
+		note("after %s groups:\n%s", cmd, t.text);
+	table_free(&t);
+	CHECK(r >= 0, "after %s the softnet group is not served %s", cmd,
+	      state);
 	return 0;
 }
 
@@ -327,15 +346,12 @@ static int softnet_set(const char *cmd, const char *state)
 static long long runs_timed(void)
 {
 	long long runs;
-	char *s;
 
 	if (flood_loopback() || net_rx_settle())
 		return -1;
-	s = read_file(SOFTNET);
-	runs = s ? softnet_count(s, "net-rx-run") : -1;
-	if (runs >= 0 && softnet_count(s, "net-rx-wait") < (runs > 0))
+	runs = softnet_count("net-rx-run");
+	if (runs >= 0 && softnet_count("net-rx-wait") < (runs > 0))
 		runs = -1;
-	free(s);
 	return runs;
 }
 
@@ -347,7 +363,6 @@ static long long runs_timed(void)
 TEST(softnet_switch_and_reset)
 {
 	long long runs;
-	char *s;
 	int err;
 
 	err = skbprof_load("stages=drops");
@@ -362,10 +377,9 @@ TEST(softnet_switch_and_reset)
 	CHECK(runs > 0, "softnet on timed %lld runs (or no wait)", runs);
 	if (softnet_set("softnet off\nreset\n", "disarmed"))
 		return -1;
-	s = read_file(SOFTNET);
-	CHECK(s && softnet_count(s, "net-rx-run") == 0 &&
-	      softnet_count(s, "napi-poll") == 0, "after reset:\n%s", s);
-	free(s);
+	CHECK(softnet_count("net-rx-run") == 0 &&
+	      softnet_count("napi-poll") == 0, "softnet counts %lld runs, %lld polls after reset",
+	      softnet_count("net-rx-run"), softnet_count("napi-poll"));
 	return 0;
 }
 
@@ -414,7 +428,7 @@ TEST(backlog_stage_loopback)
 		return -1;
 	in1 = snmp_value("Udp", "InDatagrams");
 	CHECK_EQ(in1 - in0, 100);
-	s = read_file(DEBUGFS_DIR "/latency");
+	s = read_file(DEBUGFS_DIR "/latency_buckets");
 	CHECK(s, "cannot read latency");
 	backlog = row_count(s, "rx", "backlog");
 	drv_ip = row_count(s, "rx", "drv-ip");
@@ -576,19 +590,16 @@ static pid_t flood_from_b(int ms)
 /* The max of HOG_CPU's net-rx-wait row, or -1. */
 static long long hog_cpu_wait_max(void)
 {
-	unsigned long long v[7];
-	char key[32], *s = read_file(SOFTNET);
-	const char *p;
-	long long max = -1;
+	char cpu[16], *s;
+	long long max;
 
-	snprintf(key, sizeof(key), "\n%d net-rx-wait ", HOG_CPU);
-	p = s ? strstr(s, key) : NULL;
-	if (p && sscanf(p + strlen(key), "%llu %llu %llu %llu %llu %llu %llu",
-			&v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) == 7)
-		max = v[5];
-	if (max < 0)
+	snprintf(cpu, sizeof(cpu), "%d", HOG_CPU);
+	max = softnet_num(cpu, "net-rx-wait", "max");
+	if (max < 0) {
+		s = read_file(SOFTNET);
 		note("%s:\n%s", SOFTNET, s ? s : "(unreadable)");
-	free(s);
+		free(s);
+	}
 	return max;
 }
 
@@ -719,28 +730,24 @@ static pid_t trickle(int cpu)
 }
 
 /*
- * Every row of softnet (text @s) whose max is above @bound ns, noted;
- * their count.  *@waits gets the all row's net-rx-wait count.
+ * Every row of softnet_buckets (table @t) whose max is above @bound ns,
+ * noted; their count.  *@waits gets the all row's net-rx-wait count.
  */
-static int rows_above(const char *s, unsigned long long bound,
+static int rows_above(const struct table *t, long long bound,
 		      long long *waits)
 {
-	unsigned long long v[7];
-	char cpu[16], what[16];
-	const char *line;
-	int over = 0;
+	long long max;
+	int r, over = 0;
 
-	*waits = softnet_count(s, "net-rx-wait");
-	for (line = s; line; line = strchr(line, '\n') ?
-	     strchr(line, '\n') + 1 : NULL) {
-		if (*line == '#' || sscanf(line,
-		    "%15s %15s %llu %llu %llu %llu %llu %llu %llu", cpu, what,
-		    &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) != 9)
+	*waits = table_num(t, table_find(t, 0, "cpu", "all",
+					 "what", "net-rx-wait", NULL), "count");
+	for (r = 0; r < t->nrows; r++) {
+		max = table_num(t, r, "max");
+		if (max <= bound)
 			continue;
-		if (v[5] <= bound)
-			continue;
-		note("cpu %s %s: max %llu ns, longer than the %llu ns since softnet on",
-		     cpu, what, v[5], bound);
+		note("cpu %s %s: max %lld ns, longer than the %lld ns since softnet on",
+		     table_str(t, r, "cpu"), table_str(t, r, "what"), max,
+		     bound);
 		over++;
 	}
 	return over;
@@ -762,8 +769,9 @@ TEST(softnet_load_window_leaves_nothing)
 	struct kernel_counts k0, k1;
 	pid_t kids[2] = { -1, -1 };
 	cpu_set_t was;
+	struct table t = { NULL };
 	long long waits;
-	char params[64], *s = NULL;
+	char params[64];
 	int i, over, err, rc = -1;
 
 	if (kernel_read(&k0))
@@ -806,28 +814,25 @@ TEST(softnet_load_window_leaves_nothing)
 	}
 	if (net_rx_settle())
 		goto out;
-	s = read_file(SOFTNET);
+	if (table_read(&t, "softnet_buckets"))
+		goto out;
 	/* ktime_get_mono_fast_ns() is CLOCK_MONOTONIC, give or take a tick */
 	bound = clock_ns(CLOCK_MONOTONIC) - on + 1000000;
-	if (!s) {
-		fail("cannot read %s", SOFTNET);
-		goto out;
-	}
-	over = rows_above(s, bound, &waits);
+	over = rows_above(&t, (long long)bound, &waits);
 	if (over) {
-		note("%s", s);
+		note("%s", t.text);
 		fail("%d rows timed more than the %llu ms since softnet on: state from the load, %d ms before it",
 		     over, bound / 1000000, WINDOW_AGE_MS);
 		goto out;
 	}
 	if (waits <= 0) {
-		note("%s", s);
+		note("%s", t.text);
 		fail("softnet on timed no NET_RX wait");
 		goto out;
 	}
 	rc = 0;
 out:
 	sched_setaffinity(0, sizeof(was), &was);
-	free(s);
+	table_free(&t);
 	return rc;
 }

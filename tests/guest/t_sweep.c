@@ -194,36 +194,33 @@ static int lockstep(int rounds, size_t len)
 }
 
 /*
- * In the latency file, every stage's worst packet that ended at or after
+ * In latency_worst, every stage's worst packet that ended at or after
  * @since (CLOCK_MONOTONIC ns) began at or after it: a stage longer than
  * its end minus @since spans an older packet's stamp.
  */
 static int no_stage_before(unsigned long long since)
 {
-	char *t = read_file(DEBUGFS_DIR "/latency"), *p, stage[48] = "?";
-	unsigned long long ns, sec, frac, at;
-	int checked = 0;
+	unsigned long long ns, at;
+	int checked = 0, r;
+	struct table t;
 
-	CHECK(t, "latency");
-	for (p = t; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		if (*p == '@') {
-			sscanf(p, "@%47[^(]", stage);
-			continue;
-		}
-		if (sscanf(p, "worst %llu ns at %llu.%llu", &ns, &sec, &frac) != 3)
-			continue;
-		at = sec * 1000000000ULL + frac;
+	CHECK(table_read(&t, "latency_worst") == 0, "latency_worst");
+	for (r = 0; r < t.nrows; r++) {
+		ns = table_num(&t, r, "ns");
+		at = table_num(&t, r, "at_ns");
 		if (at < since)
 			continue;
 		checked++;
 		if (ns > at - since) {
-			note("latency:\n%s", t);
-			free(t);
-			return fail("%sworst %llu ns, ended %llu ns after the fresh traffic began",
-				    stage, ns, at - since);
+			note("latency_worst:\n%s", t.text);
+			fail("%s %s: worst %llu ns, ended %llu ns after the fresh traffic began",
+			     table_str(&t, r, "dir"), table_str(&t, r, "stage"),
+			     ns, at - since);
+			table_free(&t);
+			return -1;
 		}
 	}
-	free(t);
+	table_free(&t);
 	note("%d stages measured the fresh traffic alone", checked);
 	CHECK(checked > 0, "no stage ended during the fresh traffic");
 	return 0;
@@ -290,25 +287,27 @@ out:
 }
 
 /*
- * The samples at least @lo ns long in @t, a read of lifetime_buckets
- * ("lifetime count sum min max p50 p90 p99 avg lo:hi:n ...").
+ * The samples at least @lo ns long in @text, a read of lifetime_buckets
+ * (its lifetime row's buckets..., "lo:hi:n" each).
  */
-static long long lifetimes_from(const char *t, unsigned long long lo)
+static long long lifetimes_from(const char *text, unsigned long long lo)
 {
-	const char *p = t ? line_after(t, "lifetime") : NULL;
-	unsigned long long blo, bhi, cnt, n = 0;
-	int skip;
+	unsigned long long blo, bhi, cnt;
+	const char *p;
+	struct table t;
+	long long n = -1;
+	int r;
 
-	if (!p)
+	if (table_parse(&t, text ? strdup(text) : NULL, "lifetime_buckets"))
 		return -1;
-	/* count sum min max p50 p90 p99 avg, then the buckets */
-	for (skip = 0; skip < 8 && p; skip++)
-		p = strchr(p + 1, ' ');
-	while (p && sscanf(p, " %llu:%llu:%llu", &blo, &bhi, &cnt) == 3) {
+	r = table_find(&t, 0, "label", "lifetime", NULL);
+	p = table_str(&t, r, "buckets...");
+	for (n = p ? 0 : -1; p && sscanf(p, "%llu:%llu:%llu", &blo, &bhi,
+					 &cnt) == 3;
+	     p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL)
 		if (blo >= lo)
 			n += cnt;
-		p = strchr(p + 1, ' ');
-	}
+	table_free(&t);
 	return n;
 }
 

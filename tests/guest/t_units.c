@@ -227,9 +227,10 @@ TEST(boot_conf_loads_and_arms)
 	unsigned long long sample = 1, got;
 	bool filtered = false, drops;
 	struct drops_wait w;
+	struct table tab;
 	const char *p;
 	size_t i;
-	int err, n;
+	int err, n, r;
 
 	opts = modprobe_options(MODPROBE_CONF);
 	CHECK(opts, "cannot read " MODPROBE_CONF);
@@ -295,32 +296,29 @@ TEST(boot_conf_loads_and_arms)
 	drops = !strcmp(stages, "all") || in_list(stages, "drops");
 
 	/* the stages file: those named active, the rest off */
-	st = read_file(DEBUGFS_DIR "/stages");
-	CHECK(st, "cannot read stages");
-	for (p = st; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
-		char dir[8], stage[32], state[32];
+	CHECK(table_read(&tab, "stages") == 0, "cannot read stages");
+	for (r = 0; r < tab.nrows; r++) {
+		const char *dir = table_str(&tab, r, "dir");
+		const char *stage = table_str(&tab, r, "stage");
+		const char *state = table_str(&tab, r, "state");
 
-		if (*p == '#' || sscanf(p, "%7s %31s %31s", dir, stage, state) != 3)
-			continue;
 		snprintf(want, sizeof(want), "%s",
 			 !strcmp(stages, "all") || in_list(stages, stage) ?
 			 "active" : "off");
 		if (strcmp(state, want)) {
-			note("stages:\n%s", st);
-			free(st);
+			note("stages:\n%s", tab.text);
+			table_free(&tab);
 			return fail("stage %s %s is %s, want %s", dir, stage, state, want);
 		}
 	}
-	free(st);
-	st = read_file(DEBUGFS_DIR "/groups");
-	CHECK(st, "cannot read groups");
-	p = strstr(st, "\nfree-drop ");
-	snprintf(line, sizeof(line), "%.*s", p ? (int)strcspn(p + 1, "\n") : 0,
-		 p ? p + 1 : "");
-	free(st);
-	CHECK(p, "no free-drop row in groups");
-	CHECK(!!strstr(line, " armed") == drops, "groups: '%s', drops %s", line,
-	      drops ? "named" : "not named");
+	table_free(&tab);
+	CHECK(table_read(&tab, "groups") == 0, "cannot read groups");
+	r = table_find(&tab, 0, "group", "free-drop", NULL);
+	snprintf(line, sizeof(line), "%s", r >= 0 ? table_str(&tab, r, "armed") : "");
+	table_free(&tab);
+	CHECK(r >= 0, "no free-drop row in groups");
+	CHECK(!strcmp(line, "armed") == drops, "groups: free-drop %s, drops %s",
+	      line, drops ? "named" : "not named");
 
 	if (filtered) {
 		note("a filter: the loopback counts are not judged");
@@ -337,7 +335,7 @@ TEST(boot_conf_loads_and_arms)
 	lo = n / sample - ncpu;
 	hi = n / sample + ncpu;
 	CHECK(sh("skbprof-traffic udp-pair 127.0.0.1 9141 %d", n) == 0, "udp-pair");
-	lat = read_file(DEBUGFS_DIR "/latency");
+	lat = read_file(DEBUGFS_DIR "/latency_buckets");
 	CHECK(lat, "cannot read latency");
 	for (i = 0; i < sizeof(udp_stages) / sizeof(udp_stages[0]); i++) {
 		const char *dir = udp_stages[i][0], *stage = udp_stages[i][1];
