@@ -474,12 +474,24 @@ static bool selected(const struct test *t, int argc, char **argv, int first)
 	return false;
 }
 
-/* Run @t, print its line, and unload the module if it was left loaded. */
+/*
+ * Run @t, within its fixture's setup and teardown (the teardown also
+ * after a failed setup or body), print its line, and unload the module
+ * if it was left loaded.
+ */
 static void run_one(const struct test *t, int *passed, int *failed)
 {
+	int rc = 0;
+
 	fail_msg[0] = 0;
 	note("running %s", t->name);
-	if (t->fn() == 0 && !fail_msg[0]) {
+	if (t->fixture)
+		rc = t->fixture->setup();
+	if (rc == 0)
+		rc = t->fn();
+	if (t->fixture)
+		t->fixture->teardown();
+	if (rc == 0 && !fail_msg[0]) {
 		out("ok %s\n", t->name);
 		(*passed)++;
 	} else {

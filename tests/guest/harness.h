@@ -7,6 +7,18 @@
  * The runner prints one line per test, "ok <name>" or "FAIL <name>: <why>",
  * and ends with "N passed, N failed".  After every test the module is
  * unloaded if the test left it loaded, so tests do not depend on each other.
+ *
+ * A test that needs a topology (namespaces, a veth pair) registers with
+ * TEST_F(fixture, name), as in kselftest_harness.h: the runner calls the
+ * fixture's setup before the test's body, and its teardown after it
+ * whatever happened, also when the setup or a CHECK of the body failed
+ * and returned early.  A failing setup fails the test with its reason, and
+ * the body does not run.
+ *
+ *	FIXTURE(pair);
+ *	FIXTURE_SETUP(pair) { return veth_pair(&pair_topo); }
+ *	FIXTURE_TEARDOWN(pair) { veth_pair_del(&pair_topo); }
+ *	TEST_F(pair, a_test) { CHECK(...); return 0; }
  */
 #ifndef SKBPROF_HARNESS_H
 #define SKBPROF_HARNESS_H
@@ -15,29 +27,47 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+struct fixture {
+	int (*setup)(void);	/* 0, or fail() and -1 */
+	void (*teardown)(void);	/* always, after the setup and the body */
+};
+
 struct test {
 	const char *name;
 	int (*fn)(void);
 	bool selftest;		/* deliberately failing: only with --selftest */
 	bool slow;		/* minutes long: only with --slow or named */
 	bool final;		/* changes the kernel for good: after the rest */
+	const struct fixture *fixture;	/* NULL: none */
 };
 
-#define __TEST_F(name, self, slw, fin)					\
+#define __TEST_F(name, self, slw, fin, fix)				\
 	static int name(void);						\
 	static const struct test __test_##name				\
 	__attribute__((used, section("skbprof_tests"), aligned(8))) = {	\
-		#name, name, self, slw, fin };				\
+		#name, name, self, slw, fin, fix };			\
 	static int name(void)
 
-#define TEST(name)		__TEST_F(name, false, false, false)
-#define SELFTEST(name)		__TEST_F(name, true, false, false)
-#define SLOWTEST(name)		__TEST_F(name, false, true, false)
+#define TEST(name)		__TEST_F(name, false, false, false, NULL)
+#define SELFTEST(name)		__TEST_F(name, true, false, false, NULL)
+#define SLOWTEST(name)		__TEST_F(name, false, true, false, NULL)
 /*
  * A test after which the kernel is not the same (lockdown, which only a
  * reboot lifts): it runs once every other test of the run has.
  */
-#define FINALTEST(name)		__TEST_F(name, false, false, true)
+#define FINALTEST(name)		__TEST_F(name, false, false, true, NULL)
+
+/* A fixture @fix: declare it, then define its setup and its teardown. */
+#define FIXTURE(fix)							\
+	static int fix##_setup(void);					\
+	static void fix##_teardown(void);				\
+	static const struct fixture __fixture_##fix = {		\
+		fix##_setup, fix##_teardown }
+#define FIXTURE_SETUP(fix)	static int fix##_setup(void)
+#define FIXTURE_TEARDOWN(fix)	static void fix##_teardown(void)
+/* A test in fixture @fix: its setup before, its teardown after, always. */
+#define TEST_F(fix, name)	__TEST_F(name, false, false, false,	\
+					 &__fixture_##fix)
 
 int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
