@@ -265,6 +265,66 @@ long long tcp_coalesced(const char *ns);
 int ethtool_set(const char *ifname, unsigned int cmd, unsigned int on);
 
 
+/* ---- topologies ---- */
+
+/*
+ * A test's network, built in one place: each test (and bench/guest.sh,
+ * through `skbprof-test --veth-pair`) describes its topology at its top
+ * and builds it with these, as WireGuard's tests/netns.sh does.  Every
+ * builder first removes what a run before may have left, so a teardown
+ * is a plain removal: idempotent, silent.
+ */
+
+/* One end of a veth pair. */
+struct veth_end {
+	const char *ns;		/* its namespace (made by the pair); NULL: the initial one */
+	const char *dev;
+	const char *mac;	/* NULL: the kernel's */
+	const char *ip4;	/* "10.201.0.1/24"; NULL: none */
+	const char *ip6;	/* "fd00:201::1/64", added nodad; NULL: none */
+	const char *opts;	/* more `ip link add` options for it; NULL: none */
+};
+
+struct veth {
+	struct veth_end a, b;
+	unsigned int flags;	/* VETH_* */
+};
+
+/*
+ * IPv6 off (VETH_IPV6_OFF) or explicitly on (VETH_IPV6_ON): every
+ * disable_ipv6 of the end's namespace, or the device's own in the initial
+ * one; neither: as the kernel makes them.
+ */
+#define VETH_IPV6_OFF	0x01
+#define VETH_IPV6_ON	0x02
+/* static neighbours for the ends' addresses (needs both MACs): no ARP, no ND */
+#define VETH_NEIGH	0x04
+/* GRO off on both ends (ethtool) */
+#define VETH_NO_GRO	0x08
+/* both ends up */
+#define VETH_UP		0x10
+/* lo up in the ends' namespaces */
+#define VETH_LO_UP	0x20
+
+/*
+ * Remove what veth_pair_del() removes, make the ends' namespaces and the
+ * pair, then addresses, neighbours, GRO and links as @v's flags ask, in
+ * that order; 0, or fail() and -1.
+ */
+int veth_pair(const struct veth *v);
+/* Delete @v's namespaces and its ends in the initial namespace. */
+void veth_pair_del(const struct veth *v);
+
+/*
+ * A namespace of its own: @ns removed if a run left it, then made, its
+ * lo up with @lo_up; 0, or fail() and -1.  netns_del() removes it.
+ */
+int netns_make(const char *ns, bool lo_up);
+void netns_del(const char *ns);
+
+/* Run @fn(@arg) inside namespace @ns, then back in this one; its result. */
+int in_ns(const char *ns, int (*fn)(void *arg), void *arg);
+
 /* ---- the guest's NICs ---- */
 
 /*
