@@ -1153,6 +1153,20 @@ void vnet_teardown(const struct vnet *v)
 		   IPROUTE " neigh flush dev %s", v->a, v->a, v->a);
 }
 
+struct vnet virtio_nics;
+
+static int virtio_setup(void)
+{
+	return vnet_setup(&virtio_nics);
+}
+
+static void virtio_teardown(void)
+{
+	vnet_teardown(&virtio_nics);
+}
+
+const struct fixture __fixture_virtio = { virtio_setup, virtio_teardown };
+
 long long netdev_stat(const char *dev, const char *name)
 {
 	char path[256], *s;

@@ -351,6 +351,12 @@ struct vnet {
 int vnet_setup(struct vnet *v);
 void vnet_teardown(const struct vnet *v);
 /*
+ * The same pair as a fixture, TEST_F(virtio, name): vnet_setup() before
+ * the test, vnet_teardown() after it; the NICs' names in virtio_nics.
+ */
+extern struct vnet virtio_nics;
+extern const struct fixture __fixture_virtio;
+/*
  * A counter of /sys/class/net/@dev/statistics/ (tx_packets, ...) in
  * the initial namespace; -1 when missing.
  */
