@@ -28,7 +28,6 @@ modes=$(echo "$modes" | tr , ' ')
 # make bench-scale: its own guest half
 grep -q 'skbprof.bench_scale=' /proc/cmdline && exec /bin/sh /usr/share/skbprof/scale.sh
 
-IP=/usr/sbin/ip
 KO=/lib/skbprof/skbprof.ko
 D=/sys/kernel/debug/skbprof
 BT=/tmp/stages.bt
@@ -90,17 +89,14 @@ echo "info boot_options $(boot_options)"
 [ -d $EXT ] && echo "info ext_files $(ls $EXT | tr '\n' ' ')"
 
 # ---- the network: two namespaces joined by a veth pair ----
-modprobe veth || echo "error cannot load veth"
-$IP netns add bench-a && $IP netns add bench-b &&
-$IP link add va netns bench-a address 02:00:00:00:00:0a \
-	type veth peer name vb netns bench-b address 02:00:00:00:00:0b &&
-$IP -n bench-a addr add 10.99.0.1/24 dev va &&
-$IP -n bench-b addr add 10.99.0.2/24 dev vb &&
-$IP -n bench-a neigh add 10.99.0.2 lladdr 02:00:00:00:00:0b dev va nud permanent &&
-$IP -n bench-b neigh add 10.99.0.1 lladdr 02:00:00:00:00:0a dev vb nud permanent &&
-$IP -n bench-a link set va up && $IP -n bench-b link set vb up &&
-$IP -n bench-a link set lo up && $IP -n bench-b link set lo up ||
-	echo "error cannot set up the veth pair"
+#   bench-a: va 02:00:00:00:00:0a 10.99.0.1 --- bench-b: vb 02:00:00:00:00:0b 10.99.0.2
+# built by the tests' own helper (harness.c, veth_pair()), so that the
+# benchmark's pair and the tests' are made by the same steps: static
+# neighbours, links and lo up, IPv6 and GRO as the kernel makes them
+skbprof-test --veth-pair \
+	ns=bench-a,dev=va,mac=02:00:00:00:00:0a,ip4=10.99.0.1/24 \
+	ns=bench-b,dev=vb,mac=02:00:00:00:00:0b,ip4=10.99.0.2/24 \
+	neigh,up,lo-up || echo "error cannot set up the veth pair"
 
 # ---- the bpftrace script: the template with this kernel's functions ----
 # first of the candidates that the kernel can probe (as probes.c does)

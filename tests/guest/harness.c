@@ -474,12 +474,24 @@ static bool selected(const struct test *t, int argc, char **argv, int first)
 	return false;
 }
 
-/* Run @t, print its line, and unload the module if it was left loaded. */
+/*
+ * Run @t, within its fixture's setup and teardown (the teardown also
+ * after a failed setup or body), print its line, and unload the module
+ * if it was left loaded.
+ */
 static void run_one(const struct test *t, int *passed, int *failed)
 {
+	int rc = 0;
+
 	fail_msg[0] = 0;
 	note("running %s", t->name);
-	if (t->fn() == 0 && !fail_msg[0]) {
+	if (t->fixture)
+		rc = t->fixture->setup();
+	if (rc == 0)
+		rc = t->fn();
+	if (t->fixture)
+		t->fixture->teardown();
+	if (rc == 0 && !fail_msg[0]) {
 		out("ok %s\n", t->name);
 		(*passed)++;
 	} else {
@@ -494,6 +506,8 @@ static void run_one(const struct test *t, int *passed, int *failed)
 	}
 }
 
+static int veth_pair_cmd(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
 	const struct test *t;
@@ -501,6 +515,8 @@ int main(int argc, char **argv)
 	int passed = 0, failed = 0, i = 1, pass, err;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1 && !strcmp(argv[1], "--veth-pair"))
+		return veth_pair_cmd(argc - 2, argv + 2);
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--result") && i + 1 < argc) {
 			result = fopen(argv[++i], "w");
@@ -513,7 +529,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--slow")) {
 			slow = true;
 		} else {
-			fprintf(stderr, "usage: skbprof-test [--result FILE] [--selftest] [--slow] [NAME...]\n");
+			fprintf(stderr, "usage: skbprof-test [--result FILE] [--selftest] [--slow] [NAME...]\n"
+				"       skbprof-test --veth-pair END END [FLAG,...]\n");
 			return 2;
 		}
 	}
@@ -1237,6 +1254,245 @@ int ethtool_set(const char *ifname, unsigned int cmd, unsigned int on)
 	return err;
 }
 
+/* ---- topologies ---- */
+
+void netns_del(const char *ns)
+{
+	sh(IPROUTE " netns del %s 2>/dev/null", ns);
+}
+
+int netns_make(const char *ns, bool lo_up)
+{
+	netns_del(ns);
+	CHECK(sh(IPROUTE " netns add %s", ns) == 0, "cannot make netns %s", ns);
+	if (lo_up)
+		CHECK(sh(IPROUTE " -n %s link set lo up", ns) == 0,
+		      "cannot set lo up in %s", ns);
+	return 0;
+}
+
+int in_ns(const char *ns, int (*fn)(void *arg), void *arg)
+{
+	int self, err;
+
+	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (self < 0)
+		return -errno;
+	err = enter_ns(ns);
+	if (!err)
+		err = fn(arg);
+	if (setns(self, CLONE_NEWNET))
+		err = -errno;
+	close(self);
+	return err;
+}
+
+void veth_pair_del(const struct veth *v)
+{
+	const struct veth_end *e[] = { &v->a, &v->b };
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (e[i]->ns)
+			netns_del(e[i]->ns);
+		else
+			sh(IPROUTE " link del %s 2>/dev/null", e[i]->dev);
+}
+
+/* "ip -n NS " for end @e, or "ip " in the initial namespace. */
+static const char *ip_of(const struct veth_end *e, char *buf, size_t len)
+{
+	if (e->ns)
+		snprintf(buf, len, IPROUTE " -n %s ", e->ns);
+	else
+		snprintf(buf, len, IPROUTE " ");
+	return buf;
+}
+
+/* @e's `ip link add` words: "DEV [netns NS] [address MAC] [OPTS]". */
+static const char *link_words(const struct veth_end *e, char *buf,
+			      size_t len)
+{
+	snprintf(buf, len, "%s%s%s%s%s%s%s", e->dev, e->ns ? " netns " : "",
+		 e->ns ? e->ns : "", e->mac ? " address " : "",
+		 e->mac ? e->mac : "", e->opts ? " " : "",
+		 e->opts ? e->opts : "");
+	return buf;
+}
+
+/* Address @addr ("ADDR/LEN") on @e. */
+static int veth_addr(const struct veth_end *e, const char *addr, bool nodad)
+{
+	char ip[64];
+
+	CHECK(sh("%saddr add %s dev %s%s", ip_of(e, ip, sizeof(ip)), addr,
+		 e->dev, nodad ? " nodad" : "") == 0,
+	      "cannot add %s to %s", addr, e->dev);
+	return 0;
+}
+
+/* On @e, a static neighbour: @peer at @addr ("ADDR/LEN"). */
+static int veth_neigh(const struct veth_end *e, const struct veth_end *peer,
+		      const char *addr)
+{
+	char ip[64];
+
+	CHECK(sh("%sneigh add %.*s lladdr %s dev %s nud permanent",
+		 ip_of(e, ip, sizeof(ip)), (int)strcspn(addr, "/"), addr,
+		 peer->mac, e->dev) == 0,
+	      "cannot add a neighbour on %s", e->dev);
+	return 0;
+}
+
+/* Both ends' addresses of one family (@a on a, @b on b), then neighbours. */
+static int veth_addrs(const struct veth *v, const char *a, const char *b,
+		      bool nodad)
+{
+	if ((a && veth_addr(&v->a, a, nodad)) ||
+	    (b && veth_addr(&v->b, b, nodad)))
+		return -1;
+	if (!(v->flags & VETH_NEIGH) || !a || !b)
+		return 0;
+	return veth_neigh(&v->a, &v->b, b) || veth_neigh(&v->b, &v->a, a) ?
+	       -1 : 0;
+}
+
+/* @off ("1" or "0") into disable_ipv6: all of @e's namespace, or @e's own. */
+static int veth_ipv6(const struct veth_end *e, const char *off)
+{
+	char path[96];
+
+	if (e->ns) {
+		CHECK(sh(IPROUTE " netns exec %s sh -c 'for f in %s; do echo %s > $f; done'",
+			 e->ns, "/proc/sys/net/ipv6/conf/*/disable_ipv6", off) == 0,
+		      "cannot set disable_ipv6 in %s", e->ns);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6",
+		 e->dev);
+	CHECK(write_file(path, off) == 0, "cannot set disable_ipv6 of %s",
+	      e->dev);
+	return 0;
+}
+
+struct gro_off {
+	const char *dev;
+};
+
+static int gro_off(void *arg)
+{
+	return ethtool_set(((struct gro_off *)arg)->dev, ETHTOOL_SGRO, 0);
+}
+
+int veth_pair(const struct veth *v)
+{
+	const struct veth_end *e[] = { &v->a, &v->b };
+	char a[160], b[160];
+	int i, err;
+
+	veth_pair_del(v);
+	CHECK(kmod_probe("veth") == 0, "cannot load veth");
+	for (i = 0; i < 2; i++)
+		if (e[i]->ns && (i == 0 || !v->a.ns || strcmp(e[i]->ns, v->a.ns)))
+			CHECK(sh(IPROUTE " netns add %s", e[i]->ns) == 0,
+			      "ip netns add %s failed", e[i]->ns);
+	CHECK(sh(IPROUTE " link add %s type veth peer name %s",
+		 link_words(&v->a, a, sizeof(a)),
+		 link_words(&v->b, b, sizeof(b))) == 0,
+	      "ip link add veth %s %s failed", v->a.dev, v->b.dev);
+	for (i = 0; i < 2 && (v->flags & (VETH_IPV6_OFF | VETH_IPV6_ON)); i++)
+		if (veth_ipv6(e[i], v->flags & VETH_IPV6_OFF ? "1" : "0"))
+			return -1;
+	if (veth_addrs(v, v->a.ip4, v->b.ip4, false) ||
+	    veth_addrs(v, v->a.ip6, v->b.ip6, true))
+		return -1;
+	for (i = 0; i < 2 && (v->flags & VETH_NO_GRO); i++) {
+		struct gro_off g = { e[i]->dev };
+
+		err = e[i]->ns ? in_ns(e[i]->ns, gro_off, &g) : gro_off(&g);
+		CHECK(err == 0, "turning GRO off: %s", strerror(-err));
+	}
+	for (i = 0; i < 2 && (v->flags & VETH_UP); i++)
+		CHECK(sh("%slink set %s up", ip_of(e[i], a, sizeof(a)),
+			 e[i]->dev) == 0, "cannot set %s up", e[i]->dev);
+	for (i = 0; i < 2 && (v->flags & VETH_LO_UP); i++)
+		if (e[i]->ns)
+			CHECK(sh(IPROUTE " -n %s link set lo up", e[i]->ns) == 0,
+			      "cannot set lo up in %s", e[i]->ns);
+	return 0;
+}
+
+/* "ns=NS,dev=DEV,mac=MAC,ip4=ADDR/LEN,ip6=ADDR/LEN,opts=OPTS" into @e */
+static int veth_end_parse(char *arg, struct veth_end *e)
+{
+	char *kv, *save = NULL;
+
+	memset(e, 0, sizeof(*e));
+	for (kv = strtok_r(arg, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		char *val = strchr(kv, '=');
+
+		if (!val)
+			return -1;
+		*val++ = 0;
+		if (!strcmp(kv, "ns"))
+			e->ns = val;
+		else if (!strcmp(kv, "dev"))
+			e->dev = val;
+		else if (!strcmp(kv, "mac"))
+			e->mac = val;
+		else if (!strcmp(kv, "ip4"))
+			e->ip4 = val;
+		else if (!strcmp(kv, "ip6"))
+			e->ip6 = val;
+		else if (!strcmp(kv, "opts"))
+			e->opts = val;
+		else
+			return -1;
+	}
+	return e->dev ? 0 : -1;
+}
+
+/*
+ * skbprof-test --veth-pair END END [FLAG,...]: veth_pair() from the
+ * shell (bench/guest.sh), so that the benchmark's pair is built by the
+ * same steps as the tests'.  END: veth_end_parse(); FLAG: ipv6-off,
+ * ipv6-on, neigh, no-gro, up, lo-up.  Exits 0, or 1 with the reason on
+ * stderr.
+ */
+static int veth_pair_cmd(int argc, char **argv)
+{
+	static const struct { const char *name; unsigned int flag; } flags[] = {
+		{ "ipv6-off", VETH_IPV6_OFF }, { "ipv6-on", VETH_IPV6_ON },
+		{ "neigh", VETH_NEIGH }, { "no-gro", VETH_NO_GRO },
+		{ "up", VETH_UP }, { "lo-up", VETH_LO_UP },
+	};
+	struct veth v = { 0 };
+	char *f, *save = NULL;
+	size_t i;
+
+	if (argc < 2 || argc > 3 || veth_end_parse(argv[0], &v.a) ||
+	    veth_end_parse(argv[1], &v.b))
+		goto usage;
+	for (f = argc > 2 ? strtok_r(argv[2], ",", &save) : NULL; f;
+	     f = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < sizeof(flags) / sizeof(*flags); i++)
+			if (!strcmp(f, flags[i].name))
+				break;
+		if (i == sizeof(flags) / sizeof(*flags))
+			goto usage;
+		v.flags |= flags[i].flag;
+	}
+	if (veth_pair(&v) == 0)
+		return 0;
+	fprintf(stderr, "skbprof-test --veth-pair: %s\n", fail_msg);
+	return 1;
+usage:
+	fprintf(stderr, "usage: skbprof-test --veth-pair END END [FLAG,...]\n"
+		"  END: ns=NS,dev=DEV,mac=MAC,ip4=A/LEN,ip6=A/LEN,opts=OPTS\n"
+		"  FLAG: ipv6-off ipv6-on neigh no-gro up lo-up\n");
+	return 2;
+}
+
 /* ---- the guest's NICs ---- */
 
 struct nic_find {
@@ -1282,7 +1538,7 @@ int vnet_setup(struct vnet *v)
 
 	memset(v, 0, sizeof(*v));
 	/* a namespace left behind hands NIC b back as it goes, later */
-	sh(IPROUTE " netns del " VNET_NS " 2>/dev/null");
+	netns_del(VNET_NS);
 	kmod_probe("virtio_pci");	/* built in on some kernels */
 	CHECK(kmod_probe("virtio_net") == 0, "cannot load virtio_net");
 	CHECK(wait_until(nic_present, &a, WAIT_MS) &&
@@ -1318,11 +1574,25 @@ void vnet_teardown(const struct vnet *v)
 	if (v->b[0])
 		sh(IPROUTE " -n " VNET_NS " link set %s netns 1 2>/dev/null",
 		   v->b);
-	sh(IPROUTE " netns del " VNET_NS " 2>/dev/null");
+	netns_del(VNET_NS);
 	if (v->a[0])
 		sh(IPROUTE " link set %s down; " IPROUTE " addr flush dev %s; "
 		   IPROUTE " neigh flush dev %s", v->a, v->a, v->a);
 }
+
+struct vnet virtio_nics;
+
+static int virtio_setup(void)
+{
+	return vnet_setup(&virtio_nics);
+}
+
+static void virtio_teardown(void)
+{
+	vnet_teardown(&virtio_nics);
+}
+
+const struct fixture __fixture_virtio = { virtio_setup, virtio_teardown };
 
 long long netdev_stat(const char *dev, const char *name)
 {

@@ -7,6 +7,18 @@
  * The runner prints one line per test, "ok <name>" or "FAIL <name>: <why>",
  * and ends with "N passed, N failed".  After every test the module is
  * unloaded if the test left it loaded, so tests do not depend on each other.
+ *
+ * A test that needs a topology (namespaces, a veth pair) registers with
+ * TEST_F(fixture, name), as in kselftest_harness.h: the runner calls the
+ * fixture's setup before the test's body, and its teardown after it
+ * whatever happened, also when the setup or a CHECK of the body failed
+ * and returned early.  A failing setup fails the test with its reason, and
+ * the body does not run.
+ *
+ *	FIXTURE(pair);
+ *	FIXTURE_SETUP(pair) { return veth_pair(&pair_topo); }
+ *	FIXTURE_TEARDOWN(pair) { veth_pair_del(&pair_topo); }
+ *	TEST_F(pair, a_test) { CHECK(...); return 0; }
  */
 #ifndef SKBPROF_HARNESS_H
 #define SKBPROF_HARNESS_H
@@ -15,29 +27,47 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+struct fixture {
+	int (*setup)(void);	/* 0, or fail() and -1 */
+	void (*teardown)(void);	/* always, after the setup and the body */
+};
+
 struct test {
 	const char *name;
 	int (*fn)(void);
 	bool selftest;		/* deliberately failing: only with --selftest */
 	bool slow;		/* minutes long: only with --slow or named */
 	bool final;		/* changes the kernel for good: after the rest */
+	const struct fixture *fixture;	/* NULL: none */
 };
 
-#define __TEST_F(name, self, slw, fin)					\
+#define __TEST_F(name, self, slw, fin, fix)				\
 	static int name(void);						\
 	static const struct test __test_##name				\
 	__attribute__((used, section("skbprof_tests"), aligned(8))) = {	\
-		#name, name, self, slw, fin };				\
+		#name, name, self, slw, fin, fix };			\
 	static int name(void)
 
-#define TEST(name)		__TEST_F(name, false, false, false)
-#define SELFTEST(name)		__TEST_F(name, true, false, false)
-#define SLOWTEST(name)		__TEST_F(name, false, true, false)
+#define TEST(name)		__TEST_F(name, false, false, false, NULL)
+#define SELFTEST(name)		__TEST_F(name, true, false, false, NULL)
+#define SLOWTEST(name)		__TEST_F(name, false, true, false, NULL)
 /*
  * A test after which the kernel is not the same (lockdown, which only a
  * reboot lifts): it runs once every other test of the run has.
  */
-#define FINALTEST(name)		__TEST_F(name, false, false, true)
+#define FINALTEST(name)		__TEST_F(name, false, false, true, NULL)
+
+/* A fixture @fix: declare it, then define its setup and its teardown. */
+#define FIXTURE(fix)							\
+	static int fix##_setup(void);					\
+	static void fix##_teardown(void);				\
+	static const struct fixture __fixture_##fix = {		\
+		fix##_setup, fix##_teardown }
+#define FIXTURE_SETUP(fix)	static int fix##_setup(void)
+#define FIXTURE_TEARDOWN(fix)	static void fix##_teardown(void)
+/* A test in fixture @fix: its setup before, its teardown after, always. */
+#define TEST_F(fix, name)	__TEST_F(name, false, false, false,	\
+					 &__fixture_##fix)
 
 int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -313,6 +343,66 @@ long long tcp_coalesced(const char *ns);
 int ethtool_set(const char *ifname, unsigned int cmd, unsigned int on);
 
 
+/* ---- topologies ---- */
+
+/*
+ * A test's network, built in one place: each test (and bench/guest.sh,
+ * through `skbprof-test --veth-pair`) describes its topology at its top
+ * and builds it with these, as WireGuard's tests/netns.sh does.  Every
+ * builder first removes what a run before may have left, so a teardown
+ * is a plain removal: idempotent, silent.
+ */
+
+/* One end of a veth pair. */
+struct veth_end {
+	const char *ns;		/* its namespace (made by the pair); NULL: the initial one */
+	const char *dev;
+	const char *mac;	/* NULL: the kernel's */
+	const char *ip4;	/* "10.201.0.1/24"; NULL: none */
+	const char *ip6;	/* "fd00:201::1/64", added nodad; NULL: none */
+	const char *opts;	/* more `ip link add` options for it; NULL: none */
+};
+
+struct veth {
+	struct veth_end a, b;
+	unsigned int flags;	/* VETH_* */
+};
+
+/*
+ * IPv6 off (VETH_IPV6_OFF) or explicitly on (VETH_IPV6_ON): every
+ * disable_ipv6 of the end's namespace, or the device's own in the initial
+ * one; neither: as the kernel makes them.
+ */
+#define VETH_IPV6_OFF	0x01
+#define VETH_IPV6_ON	0x02
+/* static neighbours for the ends' addresses (needs both MACs): no ARP, no ND */
+#define VETH_NEIGH	0x04
+/* GRO off on both ends (ethtool) */
+#define VETH_NO_GRO	0x08
+/* both ends up */
+#define VETH_UP		0x10
+/* lo up in the ends' namespaces */
+#define VETH_LO_UP	0x20
+
+/*
+ * Remove what veth_pair_del() removes, make the ends' namespaces and the
+ * pair, then addresses, neighbours, GRO and links as @v's flags ask, in
+ * that order; 0, or fail() and -1.
+ */
+int veth_pair(const struct veth *v);
+/* Delete @v's namespaces and its ends in the initial namespace. */
+void veth_pair_del(const struct veth *v);
+
+/*
+ * A namespace of its own: @ns removed if a run left it, then made, its
+ * lo up with @lo_up; 0, or fail() and -1.  netns_del() removes it.
+ */
+int netns_make(const char *ns, bool lo_up);
+void netns_del(const char *ns);
+
+/* Run @fn(@arg) inside namespace @ns, then back in this one; its result. */
+int in_ns(const char *ns, int (*fn)(void *arg), void *arg);
+
 /* ---- the guest's NICs ---- */
 
 /*
@@ -338,6 +428,12 @@ struct vnet {
 
 int vnet_setup(struct vnet *v);
 void vnet_teardown(const struct vnet *v);
+/*
+ * The same pair as a fixture, TEST_F(virtio, name): vnet_setup() before
+ * the test, vnet_teardown() after it; the NICs' names in virtio_nics.
+ */
+extern struct vnet virtio_nics;
+extern const struct fixture __fixture_virtio;
 /*
  * A counter of /sys/class/net/@dev/statistics/ (tx_packets, ...) in
  * the initial namespace; -1 when missing.

@@ -66,25 +66,27 @@ static unsigned long long ns_inode(void)
 	return stat("/run/netns/" NS, &st) ? 0 : st.st_ino;
 }
 
-static void teardown(void)
+FIXTURE(cg);
+
+FIXTURE_TEARDOWN(cg)
 {
 	rmdir(CG_ROOT CG_A);
 	rmdir(CG_ROOT CG_B);
-	sh(IP " netns del " NS " 2>/dev/null");
+	netns_del(NS);
 }
 
-static int setup(void)
+FIXTURE_SETUP(cg)
 {
 	struct statfs fs;
 
-	teardown();
+	cg_teardown();
 	if (statfs(CG_ROOT, &fs) || fs.f_type != CGROUP2_MAGIC)
 		CHECK(mount("none", CG_ROOT, "cgroup2", 0, NULL) == 0,
 		      "mount cgroup2 on " CG_ROOT ": %s", strerror(errno));
 	CHECK(mkdir(CG_ROOT CG_A, 0755) == 0 && mkdir(CG_ROOT CG_B, 0755) == 0,
 	      "mkdir the cgroups: %s", strerror(errno));
-	CHECK(sh(IP " netns add " NS " && " IP " -n " NS " link set lo up") == 0,
-	      "cannot make netns " NS);
+	if (netns_make(NS, true))
+		return -1;
 	CHECK(cg_id(CG_A) && cg_id(CG_B) && cg_id(CG_A) != cg_id(CG_B),
 	      "cgroup ids %llu %llu", cg_id(CG_A), cg_id(CG_B));
 	return 0;
@@ -272,12 +274,10 @@ static int control(const char *cmds)
 	return write_file(DEBUGFS_DIR "/control", cmds);
 }
 
-/* setup(), the module loaded, @cmds written to control; the cgroups' ids. */
+/* In fixture cg: the module loaded, @cmds written to control; the ids. */
 static int setup_loaded(const char *cmds, unsigned long long *ida,
 			unsigned long long *idb)
 {
-	if (setup())
-		return -1;
 	*ida = cg_id(CG_A);
 	*idb = cg_id(CG_B);
 	CHECK(skbprof_load("lifetime_sample=0") == 0, "load");
@@ -290,7 +290,7 @@ static int setup_loaded(const char *cmds, unsigned long long *ida,
  * transmit stages of every datagram sent, the receive stages of every one
  * read (`procs stages`), and the namespace's counters agree.
  */
-TEST(cgroup_rows_count_each_cgroup)
+TEST_F(cg, cgroup_rows_count_each_cgroup)
 {
 	unsigned long long ida, idb;
 	long long in0, out0, in1, out1;
@@ -331,7 +331,6 @@ TEST(cgroup_rows_count_each_cgroup)
 	CHECK(control("reset\n") == 0, "reset");
 	CHECK_EQ(cg_total("rx", "udp-app"), 0);
 	CHECK(skbprof_unload() == 0, "unload");
-	teardown();
 	return 0;
 }
 
@@ -346,7 +345,7 @@ TEST(cgroup_rows_count_each_cgroup)
  * within NH x HOLD_MS and NH x that run; prom's seconds for a's path are
  * the same sum.
  */
-TEST(cgroup_sum_holds_queue_wait)
+TEST_F(cg, cgroup_sum_holds_queue_wait)
 {
 	struct proc a = { .cgroup = CG_A, .comm = "skbp_cgh", .port = PORT_A,
 			  .n = NH, .hold_ms = HOLD_MS };
@@ -382,7 +381,6 @@ TEST(cgroup_sum_holds_queue_wait)
 	CHECK(secs >= 0 && (unsigned long long)(secs * 1e9 + 0.5) == sum,
 	      "prom: %.9f s for %s, the file %llu ns", secs, CG_A, sum);
 	CHECK(skbprof_unload() == 0, "unload");
-	teardown();
 	return 0;
 }
 
@@ -391,7 +389,7 @@ TEST(cgroup_sum_holds_queue_wait)
  * back as written.  Bad paths are refused, naming the path, and change
  * nothing.
  */
-TEST(cgroup_filter_path)
+TEST_F(cg, cgroup_filter_path)
 {
 	static const struct {
 		const char *cmd;
@@ -460,7 +458,6 @@ TEST(cgroup_filter_path)
 	}
 	free(before);
 	CHECK(skbprof_unload() == 0, "unload");
-	teardown();
 	return 0;
 }
 
@@ -510,7 +507,7 @@ static unsigned long long drops_sum(unsigned long long ns, const char *fn,
  * N with the namespace's inode and M with the initial one's, each equal
  * to its namespace's NoPorts.  Without a socket the cgroup is "-".
  */
-TEST(cgroup_drops_netns)
+TEST_F(cg, cgroup_drops_netns)
 {
 	const char *fn = udp_noport_fn(AF_INET);
 	unsigned long long ino = 0, init_ino;
@@ -520,8 +517,6 @@ TEST(cgroup_drops_netns)
 	struct stat st;
 	int rows;
 
-	if (setup())
-		return -1;
 	ino = ns_inode();
 	CHECK(stat("/proc/self/ns/net", &st) == 0, "stat own netns");
 	init_ino = st.st_ino;
@@ -543,7 +538,6 @@ TEST(cgroup_drops_netns)
 	CHECK_EQ(ia - ib, 11);
 	CHECK_EQ(drops_sum(init_ino, fn, NULL, &rows), ia - ib);
 	CHECK(skbprof_unload() == 0, "unload");
-	teardown();
 	return 0;
 }
 
@@ -568,7 +562,7 @@ static long long nft_out_packets(void)
  * output hook of the namespace; the rows of that namespace with a's id
  * sum to what nftables counted, and to what was sent.
  */
-TEST(cgroup_drops_socket_cgroup)
+TEST_F(cg, cgroup_drops_socket_cgroup)
 {
 	struct proc c = { .cgroup = CG_A, .comm = "skbp_cgd",
 			  .port = PORT_CLOSED, .n = 13, .closed = true };
@@ -579,8 +573,6 @@ TEST(cgroup_drops_socket_cgroup)
 	err = kmod_probe("nf_tables");
 	CHECK(err == 0, "loading nf_tables: %s", strerror(-err));
 	kmod_probe("nft_counter");	/* a module on 5.10, built in later */
-	if (setup())
-		return -1;
 	snprintf(id, sizeof(id), "%llu", cg_id(CG_A));
 	CHECK(sh(IP " netns exec " NS " nft add table inet skbprof_cg && "
 		 IP " netns exec " NS " nft add chain inet skbprof_cg out "
@@ -596,7 +588,6 @@ TEST(cgroup_drops_socket_cgroup)
 	CHECK_EQ(drops_sum(ns_inode(), NULL, id, &rows), pkts);
 	CHECK(rows >= 1, "no row of cgroup %s", id);
 	CHECK(skbprof_unload() == 0, "unload");
-	teardown();
 	return 0;
 }
 
@@ -639,7 +630,7 @@ static long long tool_row(const char *view, const char *prefix)
  * row keeps the id of a cgroup that resolves.  Once /skbprof-b is
  * removed, its rows show its id again.
  */
-TEST(cgroup_tool_paths)
+TEST_F(cg, cgroup_tool_paths)
 {
 	unsigned long long ida, idb;
 	char want[128];
@@ -665,7 +656,6 @@ TEST(cgroup_tool_paths)
 	CHECK_EQ(tool_row("cgroups", want), NB);
 	CHECK_EQ(tool_row("cgroups", "tx tx-total " CG_B), -1);
 	CHECK(skbprof_unload() == 0, "unload");
-	teardown();
 	return 0;
 }
 
@@ -681,7 +671,7 @@ TEST(cgroup_tool_paths)
  * has its own.  Nobody else was charged (cgroup_rows_count_each_cgroup),
  * so other is exactly b's datagrams.
  */
-TEST(cgroup_prom_top_n)
+TEST_F(cg, cgroup_prom_top_n)
 {
 	static const char *const dirs[][2] = {
 		{ "tx", "tx-total" }, { "rx", "rx-total" },
@@ -706,6 +696,5 @@ TEST(cgroup_prom_top_n)
 		CHECK_EQ(tool_row(TOP("all"), want), -1);
 	}
 	CHECK(skbprof_unload() == 0, "unload");
-	teardown();
 	return 0;
 }

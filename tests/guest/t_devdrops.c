@@ -49,19 +49,12 @@ static const char *const counters[] = {
 };
 #define NCOUNTERS	(sizeof(counters) / sizeof(counters[0]))
 
-static int pair_up(void)
-{
-	CHECK(kmod_probe("veth") == 0, "cannot load veth");
-	sh(IP " link del skdd0 2>/dev/null");
-	CHECK(sh(IP " link add skdd0 type veth peer name skdd1") == 0,
-	      "ip link add");
-	CHECK(write_file("/proc/sys/net/ipv6/conf/skdd0/disable_ipv6", "1") == 0 &&
-	      write_file("/proc/sys/net/ipv6/conf/skdd1/disable_ipv6", "1") == 0,
-	      "IPv6 off on the pair");
-	CHECK(sh(IP " link set skdd0 up && " IP " link set skdd1 up") == 0,
-	      "bringing the pair up");
-	return 0;
-}
+/* skdd0 --- skdd1, in the initial namespace, IPv6 off, no address */
+static const struct veth dd_pair = {
+	.a = { .dev = "skdd0" },
+	.b = { .dev = "skdd1" },
+	.flags = VETH_IPV6_OFF | VETH_UP,
+};
 
 /* @n frames of ETH_P_EXP to the broadcast address, sent on @dev. */
 static int send_frames_on(const char *dev, int n)
@@ -220,7 +213,7 @@ TEST(drops_devices_equal_sysfs)
 	int rc = -1, tries;
 
 	CHECK(skbprof_load("stages=drops") == 0, "load");
-	if (pair_up())
+	if (veth_pair(&dd_pair))
 		goto out;
 	/* the pair idle across the reset: both reads agree */
 	for (tries = 0; tries < 20; tries++) {
@@ -266,7 +259,7 @@ TEST(drops_devices_equal_sysfs)
 	rc = 0;
 out:
 	free(text);
-	sh(IP " link del skdd0 2>/dev/null");
+	veth_pair_del(&dd_pair);
 	return rc;
 }
 
@@ -320,6 +313,12 @@ out:
 	return rc;
 }
 
+/* skdd2 --- skdd3 and skdd4 --- skdd5: the bond's slaves, and their peers */
+static const struct veth bond_pairs[] = {
+	{ .a = { .dev = "skdd2" }, .b = { .dev = "skdd3" } },
+	{ .a = { .dev = "skdd4" }, .b = { .dev = "skdd5" } },
+};
+
 /*
  * Frames into the backup slave of an active-backup bond: the bond hands
  * them back for exact delivery only, nothing takes 0x88b5 on skdd4, and
@@ -334,11 +333,9 @@ TEST(drops_devices_bond_rx_nohandler)
 	CHECK(kmod_probe("veth") == 0 && kmod_probe("bonding") == 0,
 	      "cannot load veth and bonding");
 	CHECK(skbprof_load("stages=drops") == 0, "load");
-	sh(IP " link del skbond0 2>/dev/null; " IP " link del skdd2 2>/dev/null; "
-	   IP " link del skdd4 2>/dev/null");
-	if (sh(IP " link add skbond0 type bond mode active-backup && "
-	       IP " link add skdd2 type veth peer name skdd3 && "
-	       IP " link add skdd4 type veth peer name skdd5") ||
+	sh(IP " link del skbond0 2>/dev/null");
+	if (veth_pair(&bond_pairs[0]) || veth_pair(&bond_pairs[1]) ||
+	    sh(IP " link add skbond0 type bond mode active-backup") ||
 	    write_file("/proc/sys/net/ipv6/conf/skbond0/disable_ipv6", "1") ||
 	    write_file("/proc/sys/net/ipv6/conf/skdd3/disable_ipv6", "1") ||
 	    write_file("/proc/sys/net/ipv6/conf/skdd5/disable_ipv6", "1") ||
@@ -361,8 +358,9 @@ TEST(drops_devices_bond_rx_nohandler)
 	}
 	rc = 0;
 out:
-	sh(IP " link del skbond0 2>/dev/null; " IP " link del skdd2 2>/dev/null; "
-	   IP " link del skdd4 2>/dev/null");
+	sh(IP " link del skbond0 2>/dev/null");
+	veth_pair_del(&bond_pairs[0]);
+	veth_pair_del(&bond_pairs[1]);
 	return rc;
 }
 
@@ -433,35 +431,50 @@ static int ns_row(const char *text, unsigned long long ino, const char *dev,
 	return 0;
 }
 
+/* Names of many pair @i: skddhI --- skddnsI: skddpI, IPv6 off, up. */
+struct many_pair {
+	char h[16], ns[16], p[16];
+	struct veth v;
+};
+
+static void many_pair(int i, struct many_pair *m)
+{
+	snprintf(m->h, sizeof(m->h), "skddh%d", i);
+	snprintf(m->ns, sizeof(m->ns), "skddns%d", i);
+	snprintf(m->p, sizeof(m->p), "skddp%d", i);
+	m->v = (struct veth){
+		.a = { .dev = m->h },
+		.b = { .ns = m->ns, .dev = m->p },
+		.flags = VETH_IPV6_OFF | VETH_UP,
+	};
+}
+
 static void many_cleanup(void)
 {
+	struct many_pair m;
 	int i;
 
-	for (i = 0; i < MANY_NS; i++)
-		sh(IP " netns del skddns%d 2>/dev/null; "
-		   IP " link del skddh%d 2>/dev/null", i, i);
+	for (i = 0; i < MANY_NS; i++) {
+		many_pair(i, &m);
+		veth_pair_del(&m.v);
+	}
 }
 
 static int many_make(unsigned long long *ino)
 {
+	struct many_pair m;
 	char path[48];
 	struct stat st;
 	int i, k;
 
-	many_cleanup();
 	for (i = 0; i < MANY_NS; i++) {
-		CHECK(sh(IP " netns add skddns%d && "
-			 IP " link add skddh%d type veth peer name skddp%d netns skddns%d",
-			 i, i, i, i) == 0, "netns skddns%d", i);
+		many_pair(i, &m);
+		if (veth_pair(&m.v))
+			return -1;
+		/* idle pairs beside it, down */
 		for (k = 0; k < MANY_PAIRS; k++)
 			CHECK(sh(IP " -n skddns%d link add skddx%d type veth peer name skddy%d",
 				 i, k, k) == 0, "veths of skddns%d", i);
-		CHECK(sh("echo 1 > /proc/sys/net/ipv6/conf/skddh%d/disable_ipv6 && "
-			 IP " netns exec skddns%d sh -c "
-			 "'echo 1 > /proc/sys/net/ipv6/conf/skddp%d/disable_ipv6' && "
-			 IP " link set skddh%d up && "
-			 IP " -n skddns%d link set skddp%d up", i, i, i, i, i, i) == 0,
-		      "skddh%d and skddp%d up", i, i);
 		snprintf(path, sizeof(path), "/run/netns/skddns%d", i);
 		CHECK(stat(path, &st) == 0, "stat %s", path);
 		ino[i] = st.st_ino;

@@ -1859,20 +1859,34 @@ static int noport_row_after(int n, long long total, const char *ns,
  * end renamed (the row's device is the new name, marked mixed), then on
  * it moved to another namespace (a row of its own, the name alone).
  */
-TEST(drops_dev_renamed_and_moved)
+static const struct veth dr_pair = {
+	.a = { .dev = "skdr0", .mac = "02:00:00:00:98:01", .ip4 = "10.98.0.1/24" },
+	.b = { .ns = "skdrns", .dev = "skdr1", .mac = "02:00:00:00:98:02" },
+};
+
+/* skdr0 up --- skdrns: skdr1 (down: ns_end_up()), and skdrns2, empty */
+FIXTURE(dr);
+
+FIXTURE_SETUP(dr)
+{
+	if (veth_pair(&dr_pair) || netns_make("skdrns2", false))
+		return -1;
+	CHECK(sh(IP " link set skdr0 up") == 0, "cannot set skdr0 up");
+	return 0;
+}
+
+FIXTURE_TEARDOWN(dr)
+{
+	veth_pair_del(&dr_pair);
+	netns_del("skdrns2");
+}
+
+TEST_F(dr, drops_dev_renamed_and_moved)
 {
 	char ns1[24], ns2[24];
 	const struct drow *r;
 	int st;
 
-	CHECK(kmod_probe("veth") == 0, "cannot load veth");
-	sh(IP " link del skdr0 2>/dev/null; " IP " netns del skdrns 2>/dev/null; "
-	   IP " netns del skdrns2 2>/dev/null");
-	st = sh(IP " netns add skdrns && " IP " netns add skdrns2 && "
-		IP " link add skdr0 address 02:00:00:00:98:01 type veth peer name skdr1 "
-		"address 02:00:00:00:98:02 netns skdrns && "
-		IP " addr add 10.98.0.1/24 dev skdr0 && " IP " link set skdr0 up");
-	CHECK(st == 0, "setting up the pair exited %d", st);
 	if (ns_end_up("skdrns", "skdr1") || netns_inode("skdrns", ns1, sizeof(ns1)) ||
 	    netns_inode("skdrns2", ns2, sizeof(ns2)))
 		return -1;
@@ -1893,7 +1907,6 @@ TEST(drops_dev_renamed_and_moved)
 		return -1;
 	r = noport_row_in(ns1);
 	CHECK(r && r->count == 12, "the rows of namespace %s changed", ns1);
-	sh(IP " link del skdr0; " IP " netns del skdrns; " IP " netns del skdrns2");
 	return 0;
 }
 

@@ -269,9 +269,8 @@ TEST(napi_gro_frags_timelines)
 	CHECK(kmod_probe("tun") == 0, "cannot load tun");
 	CHECK(kmod_probe("nf_tables") == 0, "cannot load nf_tables");
 	kmod_probe("nft_counter");	/* a module on 5.10, built in later */
-	CHECK(sh(IPROUTE " netns del " FRAGS_NS " 2>/dev/null; "
-		 IPROUTE " netns add " FRAGS_NS) == 0,
-	      "cannot make namespace " FRAGS_NS);
+	if (netns_make(FRAGS_NS, false))
+		return -1;
 	fd = tap_open();
 	if (fd < 0)
 		err = -1;
@@ -293,6 +292,6 @@ TEST(napi_gro_frags_timelines)
 		err = frags_run(fd);
 	if (fd >= 0)
 		close(fd);
-	sh(IPROUTE " netns del " FRAGS_NS " 2>/dev/null");
+	netns_del(FRAGS_NS);
 	return err;
 }

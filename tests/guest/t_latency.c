@@ -149,6 +149,19 @@ static long long snmp(const char *ns, const char *group, const char *field)
 
 static int xdp_pass_attach(const char *ifname);
 
+struct dev_set {
+	const char *ifname;
+	unsigned int cmd, on;
+};
+
+static int dev_set(void *arg)
+{
+	const struct dev_set *d = arg;
+
+	return d->cmd ? ethtool_set(d->ifname, d->cmd, d->on) :
+			xdp_pass_attach(d->ifname);
+}
+
 /*
  * From inside namespace @ns: set ethtool flag @cmd of @ifname to @on, or
  * without @cmd attach an XDP program that passes every frame
@@ -157,76 +170,42 @@ static int xdp_pass_attach(const char *ifname);
 static int ns_dev_set(const char *ns, const char *ifname, unsigned int cmd,
 		      unsigned int on)
 {
-	int self, err;
+	struct dev_set d = { ifname, cmd, on };
 
-	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (self < 0)
-		return -errno;
-	err = enter_ns(ns);
-	if (!err)
-		err = cmd ? ethtool_set(ifname, cmd, on) :
-			    xdp_pass_attach(ifname);
-	if (setns(self, CLONE_NEWNET))
-		err = -errno;
-	close(self);
-	return err;
-}
-
-static void teardown(void)
-{
-	sh(IP " netns del " NS_A " 2>/dev/null; " IP " netns del " NS_B
-	   " 2>/dev/null");
+	return in_ns(ns, dev_set, &d);
 }
 
 /*
- * Two namespaces and a veth pair, GRO off, static neighbours, IPv6 off
- * unless asked for (then with addresses that skip DAD).  @va_opts: more
- * `ip link add` options for va.
+ * The topology: two namespaces and a veth pair, GRO off, static
+ * neighbours, IPv6 off (fixture veth4) or on with addresses that skip
+ * DAD (veth6); veth4_gso1 is veth4 with va's gso_max_segs at 1.
+ *
+ *   NS_A: va MAC_A IP4_A [IP6_A]  ---  NS_B: vb MAC_B IP4_B [IP6_B]
  */
-static int setup_va(bool v6, const char *va_opts)
-{
-	const char *off = v6 ? "0" : "1";
-	int err;
-
-	teardown();
-	CHECK(kmod_probe("veth") == 0, "cannot load veth");
-	CHECK(sh(IP " netns add " NS_A " && " IP " netns add " NS_B) == 0,
-	      "ip netns add failed");
-	CHECK(sh(IP " link add va netns " NS_A " address " MAC_A " %s"
-		 " type veth peer name vb netns " NS_B " address " MAC_B,
-		 va_opts) == 0, "ip link add veth failed");
-	CHECK(sh("for n in " NS_A " " NS_B "; do "
-		 IP " netns exec $n sh -c 'for f in /proc/sys/net/ipv6/conf/*/disable_ipv6; "
-		 "do echo %s > $f; done' || exit 1; done", off) == 0,
-	      "cannot set disable_ipv6");
-	CHECK(sh(IP " -n " NS_A " addr add " IP4_A "/24 dev va && "
-		 IP " -n " NS_B " addr add " IP4_B "/24 dev vb && "
-		 IP " -n " NS_A " neigh add " IP4_B " lladdr " MAC_B
-		 " dev va nud permanent && "
-		 IP " -n " NS_B " neigh add " IP4_A " lladdr " MAC_A
-		 " dev vb nud permanent") == 0, "cannot configure IPv4");
-	if (v6)
-		CHECK(sh(IP " -n " NS_A " addr add " IP6_A "/64 dev va nodad && "
-			 IP " -n " NS_B " addr add " IP6_B "/64 dev vb nodad && "
-			 IP " -n " NS_A " neigh add " IP6_B " lladdr " MAC_B
-			 " dev va nud permanent && "
-			 IP " -n " NS_B " neigh add " IP6_A " lladdr " MAC_A
-			 " dev vb nud permanent") == 0, "cannot configure IPv6");
-	/* GRO off on both ends */
-	err = ns_dev_set(NS_A, "va", ETHTOOL_SGRO, 0);
-	if (!err)
-		err = ns_dev_set(NS_B, "vb", ETHTOOL_SGRO, 0);
-	CHECK(err == 0, "turning GRO off: %s", strerror(-err));
-	CHECK(sh(IP " -n " NS_A " link set va up && " IP " -n " NS_B
-		 " link set vb up && " IP " -n " NS_A " link set lo up && "
-		 IP " -n " NS_B " link set lo up") == 0, "cannot set links up");
-	return 0;
+#define VETH_AB(v6, va_opts) {						\
+	.a = { NS_A, "va", MAC_A, IP4_A "/24", v6 ? IP6_A "/64" : NULL,	\
+	       va_opts },						\
+	.b = { NS_B, "vb", MAC_B, IP4_B "/24", v6 ? IP6_B "/64" : NULL,	\
+	       NULL },							\
+	.flags = (v6 ? VETH_IPV6_ON : VETH_IPV6_OFF) | VETH_NEIGH |	\
+		 VETH_NO_GRO | VETH_UP | VETH_LO_UP,			\
 }
 
-static int setup(bool v6)
-{
-	return setup_va(v6, "");
-}
+static const struct veth veth4 = VETH_AB(false, NULL);
+static const struct veth veth6 = VETH_AB(true, NULL);
+static const struct veth veth4_gso1 = VETH_AB(false, "gso_max_segs 1");
+
+FIXTURE(veth4);
+FIXTURE_SETUP(veth4) { return veth_pair(&veth4); }
+FIXTURE_TEARDOWN(veth4) { veth_pair_del(&veth4); }
+
+FIXTURE(veth6);
+FIXTURE_SETUP(veth6) { return veth_pair(&veth6); }
+FIXTURE_TEARDOWN(veth6) { veth_pair_del(&veth6); }
+
+FIXTURE(veth4_gso1);
+FIXTURE_SETUP(veth4_gso1) { return veth_pair(&veth4_gso1); }
+FIXTURE_TEARDOWN(veth4_gso1) { veth_pair_del(&veth4_gso1); }
 
 /* ---- traffic ---- */
 
@@ -568,7 +547,7 @@ TEST(latency_stages_all_active)
  * A netem delay D on va: dev-drv of the flow has p50 in [D, 1.3 D]; the
  * stages before the qdisc and b's backlog stay far below D.
  */
-TEST(latency_netem_dev_drv)
+TEST_F(veth4, latency_netem_dev_drv)
 {
 	const unsigned long long d = 100 * MS;
 	struct traffic t = {
@@ -578,7 +557,6 @@ TEST(latency_netem_dev_drv)
 	struct row r;
 	char *s;
 
-	CHECK(setup(false) == 0, "setup");
 	CHECK(kmod_probe("sch_netem") == 0, "cannot load sch_netem");
 	CHECK(sh(IP " netns exec " NS_A " " TC " qdisc add dev va root netem delay %llums",
 		 d / MS) == 0, "cannot add netem");
@@ -621,7 +599,6 @@ TEST(latency_netem_dev_drv)
 	}
 	free(s);
 	CHECK(check_no_leak() == 0, "leak");
-	teardown();
 	return 0;
 }
 
@@ -641,7 +618,6 @@ static int app_wait(int family, int type, const char *stage, bool peek)
 	struct row r, p;
 	char *s;
 
-	CHECK(setup(family == AF_INET6) == 0, "setup");
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
 	CHECK(control("procs stages\n") == 0, "procs stages");
 	CHECK(run_traffic(&t) == 0, "traffic");
@@ -672,31 +648,30 @@ static int app_wait(int family, int type, const char *stage, bool peek)
 	if (family == AF_INET && type == SOCK_DGRAM)
 		CHECK_EQ(rx_incomplete(), 0);
 	CHECK(check_no_leak() == 0, "leak");
-	teardown();
 	return 0;
 }
 
-TEST(latency_udp_app_wait)
+TEST_F(veth4, latency_udp_app_wait)
 {
 	return app_wait(AF_INET, SOCK_DGRAM, "udp-app", false);
 }
 
-TEST(latency_tcp_app_wait)
+TEST_F(veth4, latency_tcp_app_wait)
 {
 	return app_wait(AF_INET, SOCK_STREAM, "tcp-app", false);
 }
 
-TEST(latency_udp6_app_wait)
+TEST_F(veth6, latency_udp6_app_wait)
 {
 	return app_wait(AF_INET6, SOCK_DGRAM, "udp-app", false);
 }
 
-TEST(latency_udp_peek_ends_at_read)
+TEST_F(veth4, latency_udp_peek_ends_at_read)
 {
 	return app_wait(AF_INET, SOCK_DGRAM, "udp-app", true);
 }
 
-TEST(latency_tcp_peek_ends_at_read)
+TEST_F(veth4, latency_tcp_peek_ends_at_read)
 {
 	return app_wait(AF_INET, SOCK_STREAM, "tcp-app", true);
 }
@@ -726,7 +701,6 @@ static int udp_counts(int family, bool mapped)
 	char *s;
 	size_t i;
 
-	CHECK(setup(family == AF_INET6) == 0, "setup");
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
 	in0 = snmp(NS_B, ug, "InDatagrams");
 	out0 = snmp(NS_A, ug, "OutDatagrams");
@@ -762,21 +736,20 @@ static int udp_counts(int family, bool mapped)
 	CHECK_EQ(procs_count("rx", "rx-total", t.tx_pid, t.tx_comm), 0);
 	CHECK_EQ(procs_count("tx", "tx-total", t.rx_pid, t.rx_comm), 0);
 	CHECK(check_no_leak() == 0, "leak");
-	teardown();
 	return 0;
 }
 
-TEST(latency_udp_counts_exact)
+TEST_F(veth4, latency_udp_counts_exact)
 {
 	return udp_counts(AF_INET, false);
 }
 
-TEST(latency_udp6_counts_exact)
+TEST_F(veth6, latency_udp6_counts_exact)
 {
 	return udp_counts(AF_INET6, false);
 }
 
-TEST(latency_udp_v4mapped_counts_exact)
+TEST_F(veth4, latency_udp_v4mapped_counts_exact)
 {
 	return udp_counts(AF_INET, true);
 }
@@ -801,7 +774,6 @@ static int udp_corked(const char *mode, unsigned long long wait_us)
 	char *s, *o;
 	int st;
 
-	CHECK(setup(false) == 0, "setup");
 	CHECK(sh(IP " -n " NS_A " link set lo up") == 0, "lo up");
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
 	out0 = snmp(NS_A, "Udp", "OutDatagrams");
@@ -826,21 +798,20 @@ static int udp_corked(const char *mode, unsigned long long wait_us)
 	      "app-udp min %llu max %llu ns, want within [%llu, %llu]",
 	      r.min, r.max, wait_us * 1000, hi);
 	CHECK(check_no_leak() == 0, "leak");
-	teardown();
 	return 0;
 }
 
-TEST(latency_udp_corked_sends)
+TEST_F(veth4, latency_udp_corked_sends)
 {
 	return udp_corked("udp-cork", 0);
 }
 
-TEST(latency_udp_cork_wait)
+TEST_F(veth4, latency_udp_cork_wait)
 {
 	return udp_corked("udp-cork", 5000);
 }
 
-TEST(latency_udp_uncork_wait)
+TEST_F(veth4, latency_udp_uncork_wait)
 {
 	return udp_corked("udp-uncork", 5000);
 }
@@ -851,7 +822,7 @@ TEST(latency_udp_uncork_wait)
  * (handshake and ACKs included) passes ip-tcp, per the kernel's InSegs.
  * With `procs stages`, each process has a row per stage, its own N.
  */
-TEST(latency_tcp_counts_exact)
+TEST_F(veth4, latency_tcp_counts_exact)
 {
 	struct traffic t = {
 		.family = AF_INET, .type = SOCK_STREAM, .n = 20,
@@ -865,7 +836,6 @@ TEST(latency_tcp_counts_exact)
 	size_t i;
 	int tries;
 
-	CHECK(setup(false) == 0, "setup");
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
 	CHECK(control("procs stages\n") == 0, "procs stages");
 	a0 = snmp(NS_A, "Tcp", "InSegs");
@@ -908,7 +878,6 @@ TEST(latency_tcp_counts_exact)
 	CHECK_EQ(procs_count("rx", "tcp-app", t.tx_pid, t.tx_comm), t.n);
 	CHECK_EQ(procs_count("tx", "tx-total", t.tx_pid, t.tx_comm), t.n);
 	CHECK(check_no_leak() == 0, "leak");
-	teardown();
 	return 0;
 }
 
@@ -997,14 +966,13 @@ static int run_bulk(size_t bytes, pid_t *txpid)
 	return 0;
 }
 
-TEST(latency_tcp_bulk_charges_the_sender)
+TEST_F(veth4, latency_tcp_bulk_charges_the_sender)
 {
 	unsigned long long rows = 0;
 	struct table t;
 	int bad = 0, r;
 	pid_t tx;
 
-	CHECK(setup(false) == 0, "setup");
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
 	CHECK(run_bulk(4 << 20, &tx) == 0, "bulk traffic");
 	CHECK(table_read(&t, "procs") == 0, "cannot read procs");
@@ -1022,7 +990,6 @@ TEST(latency_tcp_bulk_charges_the_sender)
 	      "the sender was charged nothing");
 	CHECK(!bad, "%d of %llu transmit rows charge another process", bad,
 	      rows);
-	teardown();
 	return 0;
 }
 
@@ -1155,7 +1122,7 @@ TEST(latency_table_cpu_offline_keeps_stamps)
  * The files' shape, and the lifetime histogram: with every allocation
  * followed, N datagrams mean at least N skbs allocated and freed.
  */
-TEST(latency_files_and_lifetime)
+TEST_F(veth4, latency_files_and_lifetime)
 {
 	struct traffic t = {
 		.family = AF_INET, .type = SOCK_DGRAM, .n = 20,
@@ -1171,7 +1138,6 @@ TEST(latency_files_and_lifetime)
 	int rows = 0, hist = 0, worst = 0, r;
 	struct table life;
 
-	CHECK(setup(false) == 0, "setup");
 	CHECK(load_and_reset("lifetime_sample=1") == 0, "load");
 	CHECK(run_traffic(&t) == 0, "traffic");
 
@@ -1248,7 +1214,6 @@ TEST(latency_files_and_lifetime)
 	table_free(&life);
 	CHECK(r >= 0, "no lifetime row");
 	CHECK_EQ(cnt, 0);
-	teardown();
 	return 0;
 }
 
@@ -1328,13 +1293,12 @@ static int sink(int ready)
  * every ftrace-based kprobe registration does) crashes the guest at the
  * patched site, with or without this module loaded.
  */
-TEST(latency_load_unload_under_traffic)
+TEST_F(veth4, latency_load_unload_under_traffic)
 {
 	pid_t rx, tx;
 	int pfd[2], i, err, st;
 	char *s;
 
-	CHECK(setup(false) == 0, "setup");
 	CHECK(pipe(pfd) == 0, "pipe");
 	fflush(stdout);
 	rx = fork();
@@ -1371,7 +1335,6 @@ TEST(latency_load_unload_under_traffic)
 	close(pfd[0]);
 	close(pfd[1]);
 	CHECK(err == 0, "cycle %d: %s", i, strerror(-err));
-	teardown();
 	return 0;
 }
 
@@ -1417,7 +1380,7 @@ static int send_closed(int family, int port, int n)
  * alone and the drops rows its closed-port datagrams alone; `filter clear`
  * brings the second back.
  */
-TEST(filter_latency_and_drops_port)
+TEST_F(veth4, filter_latency_and_drops_port)
 {
 	struct traffic t1 = {
 		.family = AF_INET, .type = SOCK_DGRAM, .n = 30, .port = 5001,
@@ -1430,7 +1393,6 @@ TEST(filter_latency_and_drops_port)
 
 	t2.n = 20;
 	t2.port = 5002;
-	CHECK(setup(false) == 0, "setup");
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
 	for (round = 0; round < 2; round++) {
 		unsigned long long want = round ? t1.n + t2.n : t1.n;
@@ -1462,7 +1424,6 @@ TEST(filter_latency_and_drops_port)
 		free(s);
 		CHECK_EQ(drops_at(udp_noport_fn(AF_INET)), dwant);
 	}
-	teardown();
 	return 0;
 }
 
@@ -1587,7 +1548,7 @@ static const struct hline *hline_of(const struct hline *h, int n,
  * qdisc, so no dev-drv bucket lies below D and the sum is at least N D.
  * Every line of both files is well-formed.
  */
-TEST(latency_buckets_match_traffic)
+TEST_F(veth4, latency_buckets_match_traffic)
 {
 	const unsigned long long d = 20 * MS;
 	struct traffic t1 = {
@@ -1603,7 +1564,6 @@ TEST(latency_buckets_match_traffic)
 
 	t2.n = 7;
 	t2.port = 5002;
-	CHECK(setup(false) == 0, "setup");
 	CHECK(kmod_probe("sch_netem") == 0, "cannot load sch_netem");
 	CHECK(sh(IP " netns exec " NS_A " " TC " qdisc add dev va root netem delay %llums",
 		 d / MS) == 0, "cannot add netem");
@@ -1642,7 +1602,6 @@ TEST(latency_buckets_match_traffic)
 	CHECK(h[0].r.count >= (unsigned long long)t1.n, "lifetime count %llu < %d",
 	      h[0].r.count, t1.n);
 	CHECK(check_no_leak() == 0, "leak");
-	teardown();
 	return 0;
 }
 
@@ -1657,7 +1616,7 @@ TEST(latency_buckets_match_traffic)
  * probes: under `filter port 5001`, rx-total counts exactly the
  * datagrams read on port 5001, none of port 5002's.
  */
-TEST(latency_filter_decides_past_missed_points)
+TEST_F(veth4, latency_filter_decides_past_missed_points)
 {
 	struct traffic t1 = {
 		.family = AF_INET, .type = SOCK_DGRAM, .n = 20, .port = 5001,
@@ -1669,7 +1628,6 @@ TEST(latency_filter_decides_past_missed_points)
 
 	t2.n = 7;
 	t2.port = 5002;
-	CHECK(setup(false) == 0, "setup");
 	CHECK(load_and_reset("probe_deny=ip_rcv_core,ip_rcv,udp_rcv,__udp4_lib_rcv allow_unserved=1")
 	      == 0, "load");
 	CHECK(control("filter port 5001\nreset\n") == 0, "control");
@@ -1684,7 +1642,6 @@ TEST(latency_filter_decides_past_missed_points)
 	CHECK_EQ(drvip, 0);
 	CHECK_EQ(total, t1.n);
 	CHECK(check_no_leak() == 0, "leak");
-	teardown();
 	return 0;
 }
 
@@ -1793,12 +1750,11 @@ static bool gso_life_done(void *arg)
  * holds nothing (the port is closed); nothing else crosses va.  Only
  * the lifetime view is on: it arms the GSO probe itself.
  */
-TEST(lifetime_follows_gso_segments)
+TEST_F(veth4_gso1, lifetime_follows_gso_segments)
 {
 	struct gso_life g = { .d = 300 * MS };
 	long long missed0, missed;
 
-	CHECK(setup_va(false, "gso_max_segs 1") == 0, "setup");
 	CHECK(kmod_probe("sch_netem") == 0, "cannot load sch_netem");
 	CHECK(sh(IP " netns exec " NS_A " " TC " qdisc add dev va root netem delay %llums",
 		 g.d / MS) == 0, "cannot add netem");
@@ -1821,7 +1777,6 @@ TEST(lifetime_follows_gso_segments)
 	CHECK(g.forked <= GSO_DATAGRAMS && g.forked >= GSO_DATAGRAMS - missed,
 	      "lifetime_forked %lld, want %d (%lld missed)", g.forked,
 	      GSO_DATAGRAMS, missed);
-	teardown();
 	return 0;
 }
 
@@ -1849,7 +1804,7 @@ static int set_pid_filter(struct traffic *t)
  * between skbp_t2 and skbp_r2.  The transmit side goes out of va, the
  * receive side comes in on vb; the mark does not cross the namespaces.
  */
-TEST(filter_latency_terms)
+TEST_F(veth6, filter_latency_terms)
 {
 	static const struct fcase cases[] = {
 		{ "family ipv4", 1, 0, 1, 0 },
@@ -1879,7 +1834,6 @@ TEST(filter_latency_terms)
 		.family = AF_INET6, .type = SOCK_DGRAM, .n = 9, .port = 5002,
 		.rx_comm = "skbp_r2", .tx_comm = "skbp_t2",
 	};
-	CHECK(setup(true) == 0, "setup");
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
 	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
 		const struct fcase *c = &cases[i];
@@ -1908,7 +1862,6 @@ TEST(filter_latency_terms)
 		CHECK_ROW(s, "tx", "tx-total", tx);
 		free(s);
 	}
-	teardown();
 	return 0;
 }
 
@@ -1917,7 +1870,7 @@ TEST(filter_latency_terms)
  * on the IPv4 destination, decided from the socket at the first point,
  * matches every data segment it sends, one per message in lockstep.
  */
-TEST(filter_v4mapped_socket)
+TEST_F(veth4, filter_v4mapped_socket)
 {
 	struct traffic t = {
 		.family = AF_INET, .type = SOCK_STREAM, .n = 10, .mapped = true,
@@ -1925,7 +1878,6 @@ TEST(filter_v4mapped_socket)
 	};
 	char *s;
 
-	CHECK(setup(false) == 0, "setup");
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
 	CHECK(control("filter dst " IP4_B "/32\nreset\n") == 0, "control");
 	CHECK(run_traffic(&t) == 0, "traffic");
@@ -1937,7 +1889,6 @@ TEST(filter_v4mapped_socket)
 	free(s);
 	CHECK_EQ(procs_count("tx", "tx-total", t.tx_pid, t.tx_comm), t.n);
 	CHECK(check_no_leak() == 0, "leak");
-	teardown();
 	return 0;
 }
 
@@ -1972,7 +1923,7 @@ static int sampled_tenth(char *s, int n)
  * CPU (each CPU keeps every tenth it sees); a kept packet is measured at
  * every stage, a dropped one at none.
  */
-TEST(sample_latency)
+TEST_F(veth4, sample_latency)
 {
 	struct traffic t = {
 		.family = AF_INET, .type = SOCK_DGRAM, .n = 200,
@@ -1981,7 +1932,6 @@ TEST(sample_latency)
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	char *s;
 
-	CHECK(setup(false) == 0, "setup");
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
 	CHECK(control("filter port 5001\nsample 10\nreset\n") == 0, "control");
 	CHECK(run_traffic(&t) == 0, "traffic");
@@ -2005,7 +1955,6 @@ TEST(sample_latency)
 	CHECK(stat_value("table_inserts") <= t.n + t.n / 10 + ncpu + 10,
 	      "%lld timelines started for %d datagrams, sample 10",
 	      stat_value("table_inserts"), t.n);
-	teardown();
 	return 0;
 }
 
@@ -2016,7 +1965,7 @@ TEST(sample_latency)
  * each way, measured at every stage, and about as many timelines started
  * (other packets, such as neighbour discovery, are sampled alike).
  */
-TEST(sample_without_filter_saves_stamps)
+TEST_F(veth4, sample_without_filter_saves_stamps)
 {
 	/* in lockstep: a loaded host must not overflow B's receive buffer */
 	struct traffic t = {
@@ -2027,7 +1976,6 @@ TEST(sample_without_filter_saves_stamps)
 	long long in0, in1, inserts;
 	char *s;
 
-	CHECK(setup(false) == 0, "setup");
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
 	CHECK(control("sample 10\nreset\n") == 0, "control");
 	in0 = snmp(NS_B, "Udp", "InDatagrams");
@@ -2047,7 +1995,6 @@ TEST(sample_without_filter_saves_stamps)
 	CHECK(inserts >= 0 && inserts <= 2 * (t.n / 10 + ncpu) + 10,
 	      "%lld timelines started for %d datagrams each way, sample 10",
 	      inserts, t.n);
-	teardown();
 	return 0;
 }
 
@@ -2092,7 +2039,7 @@ static int count_matching(const char *text, const char *a, const char *b)
  * and the process charged: N datagrams give N receive and N transmit
  * lines, and nothing of a flow the filter leaves out.
  */
-TEST(trace_timeline_lines)
+TEST_F(veth4, trace_timeline_lines)
 {
 	struct traffic t = {
 		.family = AF_INET, .type = SOCK_DGRAM, .n = 8,
@@ -2103,7 +2050,6 @@ TEST(trace_timeline_lines)
 	int lines;
 
 	other.port = 5002;
-	CHECK(setup(false) == 0, "setup");
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
 	CHECK(control("filter port 5001\ntrace on\n") == 0, "control");
 	trace_take();			/* whatever came before */
@@ -2124,7 +2070,6 @@ TEST(trace_timeline_lines)
 	CHECK_EQ(count_matching(buf, " udp-ip ", " dev-drv "), t.n);
 	CHECK_EQ(count_matching(buf, ":5002", NULL), 0);
 	CHECK_EQ(count_matching(buf, "", NULL), 2 * t.n);
-	teardown();
 	return 0;
 }
 
@@ -2201,7 +2146,7 @@ static int point_rank(const char *dir, const char *point)
  * datagrams, and nothing of the others.  Each timeline lists its points in
  * order, each at least once, with non-decreasing times and offsets.
  */
-TEST(trace_verbose_marked_packets)
+TEST_F(veth4, trace_verbose_marked_packets)
 {
 	int timelines[2] = { 0, 0 }, last[2] = { -1, -1 }, seen[2] = { 0, 0 };
 	unsigned long long prev[2] = { 0, 0 };
@@ -2210,7 +2155,6 @@ TEST(trace_verbose_marked_packets)
 	char *buf, *line, *save = NULL;
 	int hits = 0;
 
-	CHECK(setup(false) == 0, "setup");
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
 	CHECK(control("filter mark 0x9999\ntrace verbose\n") == 0, "control");
 	trace_take();
@@ -2273,7 +2217,6 @@ TEST(trace_verbose_marked_packets)
 	      "the last timelines missed points (rx 0x%x, tx 0x%x)", seen[0],
 	      seen[1]);
 	note("%d hits", hits);
-	teardown();
 	return 0;
 }
 
@@ -2343,7 +2286,7 @@ static bool procs_charges_rx(pid_t pid)
  * all N datagrams, every receive timeline ends at its read, and the tap
  * is charged nothing.
  */
-TEST(latency_tap_charges_nobody)
+TEST_F(veth4, latency_tap_charges_nobody)
 {
 	struct traffic t = {
 		.family = AF_INET, .type = SOCK_DGRAM, .n = 20,
@@ -2355,7 +2298,6 @@ TEST(latency_tap_charges_nobody)
 	pid_t tp;
 	char *s;
 
-	CHECK(setup(false) == 0, "setup");
 	CHECK(load_and_reset("lifetime_sample=0") == 0, "load");
 	CHECK(pipe(pfd) == 0, "pipe");
 	fflush(stdout);
@@ -2385,7 +2327,6 @@ TEST(latency_tap_charges_nobody)
 	CHECK(!procs_charges_rx(tp), "the tap %d is charged in procs", tp);
 	CHECK_EQ(rx_incomplete(), 0);
 	CHECK(check_no_leak() == 0, "leak");
-	teardown();
 	return 0;
 }
 
@@ -2520,7 +2461,6 @@ static int gro_merges(bool life)
 	pid_t tx;
 	char *s;
 
-	CHECK(setup(false) == 0, "setup");
 	err = ns_dev_set(NS_A, "va", ETHTOOL_STSO, 0);
 	if (!err)
 		err = ns_dev_set(NS_A, "va", ETHTOOL_SGSO, 0);
@@ -2584,11 +2524,10 @@ static int gro_merges(bool life)
 	CHECK(inc * 20 <= (long long)iptcp,
 	      "%lld incomplete receive timelines, ip-tcp %llu", inc, iptcp);
 	sh(IP " netns exec " NS_B " nft delete table ip skbp_gro");
-	teardown();
 	return 0;
 }
 
-TEST(latency_gro_merges_counted)
+TEST_F(veth4, latency_gro_merges_counted)
 {
 	return gro_merges(false);
 }
@@ -2598,7 +2537,7 @@ TEST(latency_gro_merges_counted)
  * an skb TCP coalesced, end as counted outcomes, not as samples, as many
  * as the same ground truths say.
  */
-TEST(lifetime_gro_merges_counted)
+TEST_F(veth4, lifetime_gro_merges_counted)
 {
 	return gro_merges(true);
 }

@@ -33,16 +33,21 @@
 #define RK_PORT		7777
 #define DATAGRAMS	100
 
+/* RK_DEV RK_SRC --- RK_PEER, in the initial namespace */
+static const struct veth rk_pair = {
+	.a = { .dev = RK_DEV, .ip4 = RK_SRC "/24" },
+	.b = { .dev = RK_PEER },
+	.flags = VETH_UP,
+};
+
 static int rk_setup(void)
 {
 	CHECK(kmod_probe("veth") == 0 && kmod_probe("sch_ingress") == 0 &&
 	      kmod_probe("cls_matchall") == 0 &&
 	      kmod_probe("act_mpls") == 0, "cannot load sch_ingress, cls_matchall, act_mpls");
-	CHECK(sh(IPROUTE " link add " RK_DEV " type veth peer name " RK_PEER " && "
-		 IPROUTE " addr add " RK_SRC "/24 dev " RK_DEV " && "
-		 IPROUTE " link set " RK_DEV " up && "
-		 IPROUTE " link set " RK_PEER " up && "
-		 IPROUTE " neigh replace " RK_DST " lladdr 02:00:00:5b:00:02 dev "
+	if (veth_pair(&rk_pair))
+		return -1;
+	CHECK(sh(IPROUTE " neigh replace " RK_DST " lladdr 02:00:00:5b:00:02 dev "
 		 RK_DEV " nud permanent && "
 		 TC " qdisc add dev " RK_DEV " clsact && "
 		 TC " filter add dev " RK_DEV " egress matchall "
@@ -53,7 +58,7 @@ static int rk_setup(void)
 
 static void rk_teardown(void)
 {
-	sh(IPROUTE " link del " RK_DEV " 2>/dev/null");
+	veth_pair_del(&rk_pair);
 }
 
 /* The module's counts once every datagram's timeline has ended. */

@@ -417,11 +417,17 @@ static long long ns_snmp6(const char *field)
 				 field);
 }
 
-static void teardown(void)
-{
-	sh(IP " netns del " NS " 2>/dev/null");
-	sh(IP " link del " VA " 2>/dev/null");
-}
+/*
+ * The topology: VA in the test's namespace, VB in NS, IPv4 on both, IPv6
+ * as the kernel makes it (VB's link-local address tells it is ready):
+ *
+ *   VA A4  ---  NS: VB B4
+ */
+static const struct veth mal_pair = {
+	.a = { .dev = VA, .ip4 = A4 "/24" },
+	.b = { .ns = NS, .dev = VB, .ip4 = B4 "/24" },
+	.flags = VETH_UP | VETH_LO_UP,
+};
 
 /* VA up with its qdisc attached, VB up with its IPv6 link-local address. */
 static bool link_ready(void *arg)
@@ -439,26 +445,12 @@ static bool link_ready(void *arg)
 	return ok;
 }
 
-static int setup(unsigned char mac_b[6])
-{
-	char *s;
-	int st;
+FIXTURE(malformed);
 
-	teardown();
-	CHECK(kmod_probe("veth") == 0, "veth");
-	CHECK(sh(IP " netns add " NS " && "
-		 IP " link add " VA " type veth peer name " VB " netns " NS " && "
-		 IP " addr add " A4 "/24 dev " VA " && "
-		 IP " link set " VA " up && "
-		 IP " -n " NS " addr add " B4 "/24 dev " VB " && "
-		 IP " -n " NS " link set " VB " up && "
-		 IP " -n " NS " link set lo up") == 0,
-	      "setting up the veth pair");
-	s = sh_out(&st, IP " netns exec " NS " cat /sys/class/net/" VB "/address");
-	CHECK(st == 0 && sscanf(s, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac_b[0],
-				&mac_b[1], &mac_b[2], &mac_b[3], &mac_b[4],
-				&mac_b[5]) == 6, "mac of %s: '%s'", VB, s);
-	free(s);
+FIXTURE_SETUP(malformed)
+{
+	if (veth_pair(&mal_pair))
+		return -1;
 	/*
 	 * Frames sent on VA before the linkwatch work has seen its carrier
 	 * go to the noop qdisc, silently; and VB's IPv6 link-local address
@@ -466,6 +458,25 @@ static int setup(unsigned char mac_b[6])
 	 */
 	CHECK(wait_until(link_ready, NULL, WAIT_MS),
 	      "%s or %s not ready after %d ms", VA, VB, WAIT_MS);
+	return 0;
+}
+
+FIXTURE_TEARDOWN(malformed)
+{
+	veth_pair_del(&mal_pair);
+}
+
+/* VB's MAC address into @mac_b. */
+static int vb_mac(unsigned char mac_b[6])
+{
+	char *s;
+	int st;
+
+	s = sh_out(&st, IP " netns exec " NS " cat /sys/class/net/" VB "/address");
+	CHECK(st == 0 && sscanf(s, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &mac_b[0],
+				&mac_b[1], &mac_b[2], &mac_b[3], &mac_b[4],
+				&mac_b[5]) == 6, "mac of %s: '%s'", VB, s);
+	free(s);
 	return 0;
 }
 
@@ -797,7 +808,7 @@ static bool drops_reached(void *arg)
 	       ((struct noports_want *)arg)->drops;
 }
 
-TEST(malformed_packets)
+TEST_F(malformed, malformed_packets)
 {
 	/*
 	 * What the receive path must count for each round of make_frames(),
@@ -833,7 +844,7 @@ TEST(malformed_packets)
 	long long nop0, nop1, d0, d1, v;
 	int n, i, k, err, sent = 0, round;
 
-	if (setup(mac_b))
+	if (vb_mac(mac_b))
 		goto err;
 	n = make_frames(f);
 	/* every probe on, the trace formatting every packet it sees */
@@ -915,12 +926,10 @@ TEST(malformed_packets)
 	if (!wait_until(drops_reached, &nw, WAIT_MS))
 		note("fewer than %lld drops after %d ms", nw.drops, WAIT_MS);
 	d1 = drops_at(udp_noport_fn(AF_INET));
-	teardown();
 	CHECK_EQ(nop1 - nop0, 7);
 	CHECK_EQ(d1 - d0, nop1 - nop0);
 	return 0;
 err:
-	teardown();
 	return -1;
 }
 

@@ -634,20 +634,18 @@ static long long starve_round(bool with_hog, int ms)
  * revert, in 6.5 as far as we know) run it at the next interrupt's exit
  * (the tick, at least), and there the test only notes the wait.
  */
-TEST(softnet_starved_by_rt_hog)
+TEST_F(virtio, softnet_starved_by_rt_hog)
 {
 	struct sockaddr_in at = { .sin_family = AF_INET,
 				  .sin_port = htons(PORT_STARVE) };
 	long long calm, starved;
 	char path[64], *was = NULL;
-	struct vnet v;
 	int irq, sink = -1, rc = -1;
 
-	CHECK(vnet_setup(&v) == 0, "vnet setup");
 	CHECK(skbprof_load("stages=drops softnet=on") == 0, "load");
-	irq = nic_rx_irq(v.a);
+	irq = nic_rx_irq(virtio_nics.a);
 	if (irq < 0) {
-		fail("no receive IRQ of %s in /proc/interrupts", v.a);
+		fail("no receive IRQ of %s in /proc/interrupts", virtio_nics.a);
 		goto out;
 	}
 	snprintf(path, sizeof(path), "/proc/irq/%d/smp_affinity_list", irq);
@@ -693,7 +691,6 @@ out:
 		write_file(path, was);
 	free(was);
 	knobs_restore();
-	vnet_teardown(&v);
 	return rc;
 }
 
