@@ -968,8 +968,8 @@ static const struct {
 	{ "drops_fail_init_at=1", ENOMEM },
 };
 
-/* fail_init_at steps: one per part, then the files. */
-#define INIT_STEPS	9
+/* fail_init_at steps: one per part (ten, main.c's parts[]), then the files. */
+#define INIT_STEPS	11
 #define ROUNDS		3
 
 TEST(lifecycle_failing_loads)
