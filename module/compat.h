@@ -314,7 +314,8 @@ static inline unsigned long skbprof_function_end(unsigned long addr)
 }
 
 /*
- * ftrace_ops callbacks, which serve probes.c's function entries.
+ * ftrace_ops callbacks, which serve the function entries of the probe
+ * engine (probe_engine.c).
  *   5.10:    the callback's last parameter is struct pt_regs *, NULL
  *            unless the ops asks FTRACE_OPS_FL_SAVE_REGS; with
  *            FTRACE_OPS_FL_RECURSION_SAFE the ops guards itself against
@@ -386,7 +387,7 @@ static inline int skbprof_ftrace_set_filter_ips(struct ftrace_ops *ops,
 #endif
 
 /*
- * Where ftrace traces a function, for probes.c's ft_serve() on kernels
+ * Where ftrace traces a function, for probe_engine.c's ft_serve() on kernels
  * without kprobes on ftrace (KPROBE_FLAG_FTRACE tells it on the others):
  * offsets from the function's entry, tried in order; ftrace accepts only
  * its own call site (ftrace_location() is not exported).  arm64 builds
