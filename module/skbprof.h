@@ -119,20 +119,23 @@ int skbprof_snapshot_release(struct inode *inode, struct file *file);
 int skbprof_single_open(struct inode *inode, struct file *file,
 			int (*show)(struct seq_file *m, void *v));
 
+/* The file_operations of a seq_file that __name##_open() opens. */
+#define __SKBPROF_SEQ_FOPS(__name, __release)				\
+static const struct file_operations __name##_fops = {			\
+	.owner		= THIS_MODULE,					\
+	.open		= __name##_open,				\
+	.read		= seq_read,					\
+	.llseek		= seq_lseek,					\
+	.release	= __release,					\
+}
+
 /* DEFINE_SHOW_ATTRIBUTE() for skbprof's files: an open that waits for load. */
 #define SKBPROF_DEFINE_SHOW_FILE(__name)				\
 static int __name##_open(struct inode *inode, struct file *file)	\
 {									\
 	return skbprof_single_open(inode, file, __name##_show);		\
 }									\
-									\
-static const struct file_operations __name##_fops = {			\
-	.owner		= THIS_MODULE,					\
-	.open		= __name##_open,				\
-	.read		= seq_read,					\
-	.llseek		= seq_lseek,					\
-	.release	= single_release,				\
-}
+__SKBPROF_SEQ_FOPS(__name, single_release)
 
 /*
  * A file that walks a snapshot (skbprof_snapshot_open()): its
@@ -152,14 +155,7 @@ static int __name##_open(struct inode *inode, struct file *file)	\
 {									\
 	return skbprof_snapshot_open(file, &__name##_seq_ops, __take);	\
 }									\
-									\
-static const struct file_operations __name##_fops = {			\
-	.owner		= THIS_MODULE,					\
-	.open		= __name##_open,				\
-	.read		= seq_read,					\
-	.llseek		= seq_lseek,					\
-	.release	= skbprof_snapshot_release,			\
-}
+__SKBPROF_SEQ_FOPS(__name, skbprof_snapshot_release)
 
 /*
  * For a part's reset: run @reset(cpu) for every possible CPU, on each
