@@ -230,34 +230,25 @@ static bool sn_rates(json_object *sn, json_object *psn, double secs,
 	return true;
 }
 
-static int frame(json_object *lat, json_object *plat, json_object *drp,
-		 json_object *pdrp, json_object *sn, json_object *psn,
-		 double secs, bool first)
-{
+/* One interval: its stages and drops with packets, fastest first. */
+struct frame {
+	struct stage_d *st;
+	struct drop_d *dr;
+	size_t nst, ndr;
+	uint64_t dtotal;
+	double secs;
 	double snr[SN_COLS];
-	bool have_sn = sn_rates(sn, psn, secs, snr);
-	json_object *rows = json_object_object_get(lat, "rows");
-	json_object *prows = json_object_object_get(plat, "rows");
-	json_object *drows = json_object_object_get(drp, "drops");
-	json_object *pdrows = json_object_object_get(pdrp, "drops");
-	size_t ns = json_object_array_length(rows), nd = json_object_array_length(drows);
-	struct stage_d *st = calloc(ns + 1, sizeof(*st));
-	struct drop_d *dr = calloc(nd + 1, sizeof(*dr));
-	size_t i, j, nst = 0, ndr = 0;
-	uint64_t dtotal = 0;
-	char clock[16], a[32], b[32];
-	time_t t = time(NULL);
-	int rc = 0;
+	bool have_sn;
+};
 
-	if (!st || !dr) {
-		free(st);
-		free(dr);
-		return report(EXIT_RUNTIME, ENOMEM, "out of memory");
-	}
-	strftime(clock, sizeof(clock), "%H:%M:%S", localtime(&t));
+/* The stages of @rows with packets since @prows, into @f->st. */
+static void stage_deltas(struct frame *f, json_object *rows, json_object *prows)
+{
+	size_t i, ns = json_object_array_length(rows);
+
 	for (i = 0; i < ns; i++) {
 		json_object *r = json_object_array_get_idx(rows, i), *p;
-		struct stage_d *s = &st[nst];
+		struct stage_d *s = &f->st[f->nst];
 		uint64_t c = jget_u64(r, "count"), pc;
 		bool reset;
 
@@ -269,10 +260,17 @@ static int frame(json_object *lat, json_object *plat, json_object *drp,
 		s->count = reset ? c : c - pc;
 		if (!s->count)
 			continue;
-		s->rate = s->count / secs;
+		s->rate = s->count / f->secs;
 		interval_pcts(r, p, reset, s);
-		nst++;
+		f->nst++;
 	}
+}
+
+/* The drops of @drows since @pdrows, into @f->dr. */
+static void drop_deltas(struct frame *f, json_object *drows, json_object *pdrows)
+{
+	size_t i, j, nd = json_object_array_length(drows);
+
 	for (i = 0; i < nd; i++) {
 		json_object *r = json_object_array_get_idx(drows, i), *p = NULL;
 		uint64_t c = jget_u64(r, "count"), pc = 0;
@@ -286,77 +284,89 @@ static int frame(json_object *lat, json_object *plat, json_object *drp,
 		c = c < pc ? c : c - pc;
 		if (!c)
 			continue;
-		dr[ndr].row = r;
-		dr[ndr].count = c;
-		dr[ndr].rate = c / secs;
-		dtotal += c;
-		ndr++;
+		f->dr[f->ndr].row = r;
+		f->dr[f->ndr].count = c;
+		f->dr[f->ndr].rate = c / f->secs;
+		f->dtotal += c;
+		f->ndr++;
 	}
-	qsort(st, nst, sizeof(*st), by_rate_stage);
-	qsort(dr, ndr, sizeof(*dr), by_rate_drop);
-	if (opt.json) {
-		json_object *o = json_object_new_object(), *a1 = json_object_new_array();
-		json_object *a2 = json_object_new_array();
-		struct timespec now;
-		uint64_t real;
-		char utc[64];
+}
 
-		/* the frame's wall-clock time, and its interval, in ns */
-		clock_gettime(CLOCK_REALTIME, &now);
-		real = (uint64_t)now.tv_sec * 1000000000 + now.tv_nsec;
-		json_object_object_add(o, "time", utc_time(real, utc, sizeof(utc)) ?
-				       json_object_new_string(utc) : NULL);
-		json_object_object_add(o, "realtime_ns", json_object_new_uint64(real));
-		json_object_object_add(o, "interval_ns",
-				       json_object_new_uint64((uint64_t)(secs * 1e9 + 0.5)));
-		for (i = 0; i < nst; i++) {
-			json_object *s = json_object_new_object();
+/* --json: @f as one line. */
+static int frame_json(const struct frame *f)
+{
+	json_object *o = json_object_new_object(), *a1 = json_object_new_array();
+	json_object *a2 = json_object_new_array();
+	struct timespec now;
+	uint64_t real;
+	char utc[64];
+	size_t i;
 
-			json_object_object_add(s, "dir", json_object_new_string(st[i].dir));
-			json_object_object_add(s, "stage", json_object_new_string(st[i].stage));
-			json_object_object_add(s, "count", json_object_new_uint64(st[i].count));
-			json_object_object_add(s, "rate", json_object_new_double(st[i].rate));
-			json_object_object_add(s, "p50_below_ns", json_object_new_uint64(st[i].p50));
-			json_object_object_add(s, "p99_below_ns", json_object_new_uint64(st[i].p99));
-			json_object_array_add(a1, s);
-		}
-		for (i = 0; i < ndr; i++) {
-			json_object *d = json_object_new_object();
+	/* the frame's wall-clock time, and its interval, in ns */
+	clock_gettime(CLOCK_REALTIME, &now);
+	real = (uint64_t)now.tv_sec * 1000000000 + now.tv_nsec;
+	json_object_object_add(o, "time", utc_time(real, utc, sizeof(utc)) ?
+			       json_object_new_string(utc) : NULL);
+	json_object_object_add(o, "realtime_ns", json_object_new_uint64(real));
+	json_object_object_add(o, "interval_ns",
+			       json_object_new_uint64((uint64_t)(f->secs * 1e9 + 0.5)));
+	for (i = 0; i < f->nst; i++) {
+		json_object *s = json_object_new_object();
 
-			json_object_object_foreach(dr[i].row, k, v) {
-				if (!strcmp(k, "count"))
-					json_object_object_add(d, k, json_object_new_uint64(dr[i].count));
-				else if (!changing(k))
-					json_object_object_add(d, k, json_object_get(v));
-			}
-			json_object_object_add(d, "rate", json_object_new_double(dr[i].rate));
-			json_object_array_add(a2, d);
-		}
-		json_object_object_add(o, "stages", a1);
-		json_object_object_add(o, "drops", a2);
-		json_object_object_add(o, "drops_count", json_object_new_uint64(dtotal));
-		json_object_object_add(o, "drops_rate", json_object_new_double(dtotal / secs));
-		if (have_sn) {
-			json_object *n = json_object_new_object();
-			char key[48];
-
-			for (i = 0; i < SN_COLS; i++) {
-				snprintf(key, sizeof(key), "%s_rate", sn_cols[i]);
-				json_object_object_add(n, key, json_object_new_double(snr[i]));
-			}
-			json_object_object_add(o, "softnet", n);
-		}
-		/* one frame per line, even with --pretty */
-		opt.pretty = false;
-		rc = print_json(o);
-		goto out;
+		json_object_object_add(s, "dir", json_object_new_string(f->st[i].dir));
+		json_object_object_add(s, "stage", json_object_new_string(f->st[i].stage));
+		json_object_object_add(s, "count", json_object_new_uint64(f->st[i].count));
+		json_object_object_add(s, "rate", json_object_new_double(f->st[i].rate));
+		json_object_object_add(s, "p50_below_ns", json_object_new_uint64(f->st[i].p50));
+		json_object_object_add(s, "p99_below_ns", json_object_new_uint64(f->st[i].p99));
+		json_object_array_add(a1, s);
 	}
+	for (i = 0; i < f->ndr; i++) {
+		json_object *d = json_object_new_object();
+
+		json_object_object_foreach(f->dr[i].row, k, v) {
+			if (!strcmp(k, "count"))
+				json_object_object_add(d, k, json_object_new_uint64(f->dr[i].count));
+			else if (!changing(k))
+				json_object_object_add(d, k, json_object_get(v));
+		}
+		json_object_object_add(d, "rate", json_object_new_double(f->dr[i].rate));
+		json_object_array_add(a2, d);
+	}
+	json_object_object_add(o, "stages", a1);
+	json_object_object_add(o, "drops", a2);
+	json_object_object_add(o, "drops_count", json_object_new_uint64(f->dtotal));
+	json_object_object_add(o, "drops_rate", json_object_new_double(f->dtotal / f->secs));
+	if (f->have_sn) {
+		json_object *n = json_object_new_object();
+		char key[48];
+
+		for (i = 0; i < SN_COLS; i++) {
+			snprintf(key, sizeof(key), "%s_rate", sn_cols[i]);
+			json_object_object_add(n, key, json_object_new_double(f->snr[i]));
+		}
+		json_object_object_add(o, "softnet", n);
+	}
+	/* one frame per line, even with --pretty */
+	opt.pretty = false;
+	return print_json(o);
+}
+
+/* The screen of @f (@first: the first frame). */
+static int frame_text(struct frame *f, bool first)
+{
+	struct stage_d *st = f->st;
+	char clock[16], a[32], b[32];
+	time_t t = time(NULL);
+	size_t i, nst = f->nst;
+
+	strftime(clock, sizeof(clock), "%H:%M:%S", localtime(&t));
 	if (isatty(STDOUT_FILENO))
 		fputs("\033[H\033[2J", stdout);
 	else if (!first)
 		putchar('\n');
 	printf("skbprof top  %s  interval %.2f s  (per interval, not since load)\n\n",
-	       clock, secs);
+	       clock, f->secs);
 	printf("%-3s %-9s %12s %10s %10s %10s\n", "DIR", "STAGE", "PKTS/S", "COUNT",
 	       "P50", "P99");
 	for (i = 0; i < nst && i < MAX_STAGES; i++) {
@@ -374,22 +384,45 @@ static int frame(json_object *lat, json_object *plat, json_object *drp,
 		fmt_ns(a, sizeof(a), st[i].p99);
 		printf(" %s %s %s%s", st[i].dir, st[i].stage, a, i + 1 < nst && i < 2 ? "," : "");
 	}
-	printf("%s\ndrops %.1f/s (%llu)\n", nst ? "\n" : "", dtotal / secs,
-	       (unsigned long long)dtotal);
-	if (ndr)
+	printf("%s\ndrops %.1f/s (%llu)\n", nst ? "\n" : "", f->dtotal / f->secs,
+	       (unsigned long long)f->dtotal);
+	if (f->ndr)
 		printf("%10s %8s %-24s %-10s %s\n", "DROPS/S", "COUNT", "REASON",
 		       "PROTO", "LOCATION");
-	for (i = 0; i < ndr && i < MAX_DROPS; i++)
-		printf("%10.1f %8llu %-24s %-10s %s\n", dr[i].rate,
-		       (unsigned long long)dr[i].count, str(dr[i].row, "reason"),
-		       str(dr[i].row, "proto"), str(dr[i].row, "location"));
-	if (have_sn)
+	for (i = 0; i < f->ndr && i < MAX_DROPS; i++)
+		printf("%10.1f %8llu %-24s %-10s %s\n", f->dr[i].rate,
+		       (unsigned long long)f->dr[i].count, str(f->dr[i].row, "reason"),
+		       str(f->dr[i].row, "proto"), str(f->dr[i].row, "location"));
+	if (f->have_sn)
 		printf("softnet NET_RX %.1f/s, squeezed %.1f/s, backlog drops %.1f/s, in ksoftirqd %.1f/s\n",
-		       snr[0], snr[1], snr[2], snr[3]);
-	rc = fflush(stdout) ? EXIT_RUNTIME : 0;
-out:
-	free(st);
-	free(dr);
+		       f->snr[0], f->snr[1], f->snr[2], f->snr[3]);
+	return fflush(stdout) ? EXIT_RUNTIME : 0;
+}
+
+static int frame(json_object *lat, json_object *plat, json_object *drp,
+		 json_object *pdrp, json_object *sn, json_object *psn,
+		 double secs, bool first)
+{
+	json_object *rows = json_object_object_get(lat, "rows");
+	json_object *drows = json_object_object_get(drp, "drops");
+	struct frame f = { .secs = secs };
+	int rc;
+
+	f.have_sn = sn_rates(sn, psn, secs, f.snr);
+	f.st = calloc(json_object_array_length(rows) + 1, sizeof(*f.st));
+	f.dr = calloc(json_object_array_length(drows) + 1, sizeof(*f.dr));
+	if (!f.st || !f.dr) {
+		free(f.st);
+		free(f.dr);
+		return report(EXIT_RUNTIME, ENOMEM, "out of memory");
+	}
+	stage_deltas(&f, rows, json_object_object_get(plat, "rows"));
+	drop_deltas(&f, drows, json_object_object_get(pdrp, "drops"));
+	qsort(f.st, f.nst, sizeof(*f.st), by_rate_stage);
+	qsort(f.dr, f.ndr, sizeof(*f.dr), by_rate_drop);
+	rc = opt.json ? frame_json(&f) : frame_text(&f, first);
+	free(f.st);
+	free(f.dr);
 	return rc;
 }
 
