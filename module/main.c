@@ -90,10 +90,13 @@ static void counter_rows(struct seq_file *m)
 			parts[i]->stats(m);
 }
 
-/* counters: a table of every part's "name value" rows, for programs */
+/*
+ * counters: a table of every part's "name value" rows, for programs; a
+ * value of several tokens (entry_probes') is the rest of its row.
+ */
 static int counters_show(struct seq_file *m, void *v)
 {
-	seq_puts(m, "# name value\n");
+	seq_puts(m, "# name value...\n");
 	counter_rows(m);
 	return 0;
 }

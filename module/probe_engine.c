@@ -1154,9 +1154,9 @@ void probe_engine_stats(struct seq_file *m)
 	else if (ft_registered)
 		seq_puts(m, "entry_probes ftrace\n");
 	else if (ft_off)
-		seq_printf(m, "entry_probes kprobe ftrace-disabled(%d)\n", ft_err);
+		seq_printf(m, "entry_probes kprobe ftrace-disabled %d\n", ft_err);
 	else
-		seq_printf(m, "entry_probes kprobe ftrace-error(%d)\n", ft_err);
+		seq_printf(m, "entry_probes kprobe ftrace-error %d\n", ft_err);
 }
 
 void probe_engine_stats_rows(struct seq_file *m)

@@ -73,7 +73,7 @@ static json_object *list_of(const char *s)
 
 /*
  * A file of "name value..." rows, counters or control (a value may hold
- * blanks: "entry_probes kprobe ftrace-disabled(-16)", "filter proto udp
+ * blanks: "entry_probes kprobe ftrace-disabled -16", "filter proto udp
  * dport 53"), read as the table "# name value...", whatever header it
  * has or lacks; {"rows": [{"name", "value": [tokens]}]}.
  */

@@ -22,7 +22,6 @@
 #include "harness.h"
 
 #define SYSCTL		"/proc/sys/kernel/ftrace_enabled"
-#define STATS		DEBUGFS_DIR "/stats"
 
 static int ftrace_enabled(void)
 {
@@ -155,7 +154,7 @@ static int disabled_at_load(void)
 {
 	const int n = 50;
 	int err, active, off, st;
-	char *s, *log;
+	char *log;
 
 	CHECK(write_file(SYSCTL, "0\n") == 0, "cannot set ftrace_enabled=0");
 	sh("dmesg -c > /dev/null");
@@ -172,18 +171,10 @@ static int disabled_at_load(void)
 	CHECK((active == 4 && !off) || (!active && off >= 4),
 	      "%d active and %d ftrace-disabled probes on the datagrams' path",
 	      active, off);
-	/*
-	 * From stats, not counters: this entry_probes row has three tokens
-	 * ("kprobe ftrace-disabled(-16)"), which no machine table takes,
-	 * until the kernel gives it columns of its own.
-	 */
-	s = read_file(STATS);
-	CHECK(s, "stats");
-	err = !strstr(s, "\nentry_probes kprobe ftrace-disabled(-16)\n");
-	if (err)
-		note("stats:\n%s", s);
-	free(s);
-	CHECK(!err, "stats says no ftrace-disabled entry_probes");
+	/* counters' entry_probes value is the rest of its row */
+	CHECK(!strcmp(stat_str("entry_probes"), "kprobe ftrace-disabled -16"),
+	      "counters' entry_probes is '%s', want 'kprobe ftrace-disabled -16'",
+	      stat_str("entry_probes"));
 	log = sh_out(&st, "dmesg | grep 'skbprof: kernel.ftrace_enabled is 0'");
 	CHECK(log && st == 0, "no kernel log line says ftrace_enabled is 0");
 	free(log);
