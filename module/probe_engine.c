@@ -813,6 +813,22 @@ int probe_engine_init(struct group *table, unsigned int n)
 	return 0;
 }
 
+/*
+ * The symbol or tracepoint of probe @id, for the verbose trace: called
+ * from the handlers, which run only between probe_engine_init() and
+ * probe_engine_exit().
+ */
+const char *probe_engine_name(unsigned int id)
+{
+	size_t g, i;
+
+	for (g = 0; g < ngroups; g++)
+		for (i = 0; i < groups[g].n; i++)
+			if (groups[g].c[i].id == id)
+				return groups[g].c[i].sym;
+	return "?";
+}
+
 void probe_engine_exit(void)
 {
 	unregister_all();

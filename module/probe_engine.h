@@ -142,6 +142,7 @@ static inline struct cand *krp_cand(struct kretprobe_instance *ri)
  */
 int probe_engine_init(struct group *table, unsigned int n);
 void probe_engine_exit(void);
+const char *probe_engine_name(unsigned int id);
 int probe_engine_arm(const struct skbprof_config *cfg, char *msg, size_t len);
 void probe_engine_trim(const struct skbprof_config *cfg);
 void probe_engine_reset(void);

@@ -902,34 +902,15 @@ static void __maybe_unused probes_typecheck(void)
 	check_trace_callback_type_napi_poll(tp_napi_poll);
 }
 
-/* The symbol or tracepoint of probe @id, for the verbose trace. */
-static const char *probes_name(unsigned int id)
-{
-	size_t g, i;
-
-	for (g = 0; g < ARRAY_SIZE(groups); g++)
-		for (i = 0; i < groups[g].n; i++)
-			if (groups[g].c[i].id == id)
-				return groups[g].c[i].sym;
-	return "?";
-}
-
 static int probes_init(void)
 {
-	int err;
-
-	lat_via_names(probes_name);
 	tcp_app_allocators_init();
-	err = probe_engine_init(groups, ARRAY_SIZE(groups));
-	if (err)
-		lat_via_names(NULL);
-	return err;
+	return probe_engine_init(groups, ARRAY_SIZE(groups));
 }
 
 static void probes_exit(void)
 {
 	probe_engine_exit();
-	lat_via_names(NULL);
 }
 
 /*

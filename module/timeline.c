@@ -48,6 +48,7 @@
 #include "pktinfo.h"
 #include "pkttrace.h"
 #include "sample.h"
+#include "probe_engine.h"
 #include "lat_stamp.h"
 #include "timeline.h"
 
@@ -245,14 +246,6 @@ static bool stamp_matches(const struct lat_stamp *s, const struct skbprof_filter
 	return skbprof_filter_match(f, &pi);
 }
 
-/* The probes' names by @via, for the verbose trace (lat_via_names()). */
-static const char *(*via_name)(unsigned int via);
-
-void lat_via_names(const char *(*name)(unsigned int via))
-{
-	WRITE_ONCE(via_name, name);
-}
-
 /*
  * Verbose trace: one probe hit of a kept packet, by probe @via.  Out of
  * line, as the points' paths call it only for kept packets under a
@@ -261,9 +254,7 @@ void lat_via_names(const char *(*name)(unsigned int via))
 static noinline void trace_hit(const struct lat_stamp *s,
 			       unsigned int point, u16 via, u64 t)
 {
-	const char *(*name)(unsigned int via) = READ_ONCE(via_name);
-
-	skbprof_trace_hit(s, point, name ? name(via) : "?", t);
+	skbprof_trace_hit(s, point, probe_engine_name(via), t);
 }
 
 /* A timeline ends before its last point: the stages it measured count. */

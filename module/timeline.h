@@ -15,7 +15,7 @@
 
 /*
  * Events from the probes (any context but NMI).  @via names the probe
- * for the verbose trace (lat_via_names()).
+ * for the verbose trace (probe_engine_name()).
  */
 /* How a received skb comes to its first point (lat_rx_start()). */
 enum lat_rx_how {
@@ -175,6 +175,5 @@ void lat_tx_segmented(const struct sk_buff *skb, const struct sk_buff *segs);
  * The probes name the one behind each @via for the verbose trace; NULL
  * before the probes part is up and after it is down.
  */
-void lat_via_names(const char *(*name)(unsigned int via));
 
 #endif /* _SKBPROF_TIMELINE_H */
