@@ -633,7 +633,7 @@ long long snmp6_table_value(char *s, const char *field)
  *   # name name ... rest...	the header, once: no token holds a '='
  *   value value ... a b c	a row: one token per column, "-" for none;
  *				a last column named "*..." takes the rest
- *				(none too)
+ *				(none too), read by its name without the dots
  *
  * Nothing else: no blank line, no '#' line after the header, no row
  * before it, no row with a token too many or too few.  A record is one
@@ -730,6 +730,8 @@ int table_parse(struct table *t, char *text, const char *what)
 			t->ncols = n;
 			n = strlen(tok[n - 1]);
 			rest = n > 3 && !strcmp(tok[t->ncols - 1] + n - 3, "...");
+			if (rest)	/* the column's name is without the dots */
+				tok[t->ncols - 1][n - 3] = 0;
 			continue;
 		}
 		if (*line == '#' || !t->ncols)

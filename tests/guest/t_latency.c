@@ -1494,7 +1494,7 @@ static int buckets_parse(const char *file, struct hline *h, int max)
 			return fail("%s %s: percentiles or average out of order",
 				    l->dir, l->stage);
 		}
-		list = strdup(table_str(&t, n, "buckets..."));
+		list = strdup(table_str(&t, n, "buckets"));
 		for (tok = list ? strtok_r(list, " ", &ts) : NULL; tok;
 		     tok = strtok_r(NULL, " ", &ts)) {
 			unsigned long long *lo = &l->lo[l->nb], *hi = &l->hi[l->nb];

@@ -301,7 +301,7 @@ static long long lifetimes_from(const char *text, unsigned long long lo)
 	if (table_parse(&t, text ? strdup(text) : NULL, "lifetime_buckets"))
 		return -1;
 	r = table_find(&t, 0, "label", "lifetime", NULL);
-	p = table_str(&t, r, "buckets...");
+	p = table_str(&t, r, "buckets");
 	for (n = p ? 0 : -1; p && sscanf(p, "%llu:%llu:%llu", &blo, &bhi,
 					 &cnt) == 3;
 	     p = strchr(p, ' ') ? strchr(p, ' ') + 1 : NULL)
