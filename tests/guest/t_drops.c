@@ -1518,45 +1518,6 @@ TEST(drops_init_failures_unwind)
 }
 
 /*
- * Hold the kfree_skb tracepoint's patched code still: its static branch
- * on (the kernel's own trace event) and its static call on the iterator
- * (a second, perf, probe), so that skbprof's probe coming and going
- * patches no code.  Returns the perf fd, or -1.
- */
-#define TP_DIR	"/sys/kernel/debug/tracing/events/skb/kfree_skb"
-
-static int tp_hold(void)
-{
-	struct perf_event_attr a;
-	char *id;
-	int err, fd;
-
-	err = write_file(TP_DIR "/enable", "1");
-	if (err)
-		return fail("enabling %s/enable: %s", TP_DIR, strerror(-err));
-	id = read_file(TP_DIR "/id");
-	if (!id)
-		return fail("reading %s/id: %s", TP_DIR, strerror(errno));
-	memset(&a, 0, sizeof(a));
-	a.type = PERF_TYPE_TRACEPOINT;
-	a.size = sizeof(a);
-	a.config = strtoull(id, NULL, 10);
-	free(id);
-	fd = syscall(__NR_perf_event_open, &a, -1, 0, -1, 0);
-	if (fd < 0) {
-		write_file(TP_DIR "/enable", "0");
-		return fail("perf_event_open(kfree_skb): %s", strerror(errno));
-	}
-	return fd;
-}
-
-static void tp_release(int fd)
-{
-	close(fd);
-	write_file(TP_DIR "/enable", "0");
-}
-
-/*
  * Load and unload while drops happen on both CPUs: unregistering must wait
  * for probes running elsewhere before the tables go.
  *
@@ -1574,7 +1535,7 @@ TEST(drops_unload_under_load)
 	int i, st, err = 0;
 
 	if (kver() >= 612) {
-		hold = tp_hold();
+		hold = tp_hold(true);
 		if (hold < 0)
 			return -1;
 	}
@@ -1590,8 +1551,7 @@ TEST(drops_unload_under_load)
 	}
 	waitpid(p0, &st, 0);
 	waitpid(p1, &st, 0);
-	if (hold >= 0)
-		tp_release(hold);
+	tp_release(hold);
 	CHECK(err == 0, "cycle %d: %s", i, strerror(-err));
 	return 0;
 }
