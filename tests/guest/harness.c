@@ -18,6 +18,7 @@
 #include <grp.h>
 #include <sched.h>
 #include <libkmod.h>
+#include <linux/perf_event.h>
 #include <linux/capability.h>
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
@@ -327,6 +328,45 @@ char *sh_out(int *status, const char *fmt, ...)
 char *tool_out(int *status, const char *args)
 {
 	return sh_out(status, TOOL " %s 2>&1", args);
+}
+
+#define KFREE_SKB_TP	"/sys/kernel/debug/tracing/events/skb/kfree_skb"
+
+int tp_hold(bool must)
+{
+	struct perf_event_attr a;
+	char *id;
+	int fd, err;
+
+	err = write_file(KFREE_SKB_TP "/enable", "1");
+	if (err)
+		return must ? fail("enabling %s/enable: %s", KFREE_SKB_TP,
+				   strerror(-err)) : -1;
+	id = read_file(KFREE_SKB_TP "/id");
+	if (!id)
+		return must ? fail("reading %s/id: %s", KFREE_SKB_TP,
+				   strerror(errno)) : -1;
+	memset(&a, 0, sizeof(a));
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.size = sizeof(a);
+	a.config = strtoull(id, NULL, 10);
+	free(id);
+	fd = syscall(__NR_perf_event_open, &a, -1, 0, -1, 0);
+	if (fd < 0) {
+		if (must)
+			fail("perf_event_open(kfree_skb): %s", strerror(errno));
+		write_file(KFREE_SKB_TP "/enable", "0");
+		return -1;
+	}
+	return fd;
+}
+
+void tp_release(int fd)
+{
+	if (fd < 0)
+		return;
+	close(fd);
+	write_file(KFREE_SKB_TP "/enable", "0");
 }
 
 unsigned long long clock_ns(int clk)

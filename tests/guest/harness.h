@@ -116,6 +116,17 @@ char *sh_out(int *status, const char *fmt, ...)
 char *tool_out(int *status, const char *args);
 
 /*
+ * Hold the kfree_skb tracepoint's patched code still: its static branch
+ * on (the kernel's own trace event) and its static call on the iterator
+ * (a second, perf, probe), so that skbprof's probe coming and going
+ * patches no code.  Returns the perf fd, or -1; with @must the failure is
+ * the test's and recorded with fail(), without it the caller goes on
+ * unheld.  tp_release() lets go of a hold (nothing for an fd < 0).
+ */
+int tp_hold(bool must);
+void tp_release(int fd);
+
+/*
  * A counter of an SNMP-style table in @text ("Udp: a b c\nUdp: 1 2 3", as
  * /proc/net/snmp and /proc/net/netstat print them); frees @text (NULL is
  * fine).  -1 when missing.

@@ -702,6 +702,37 @@ out:
 	return rc;
 }
 
+/* Load nf_tables and, where it is a module, its counter expression. */
+static int nft_modules(void)
+{
+	int err;
+
+	err = kmod_probe("nf_tables");
+	CHECK(err == 0, "loading nf_tables: %s", strerror(-err));
+	/* the counter expression is a module on 5.10, built in later */
+	err = kmod_probe("nft_counter");
+	CHECK(err == 0 || (kver() >= 600 && err == -ENOENT),
+	      "loading nft_counter: %s", strerror(-err));
+	return 0;
+}
+
+/*
+ * Table skbprof_t: an input-hook rule that ends in @verdict ("drop" or
+ * "counter drop") for UDP to PORT_NFT.
+ */
+static int nft_input_drop(const char *verdict)
+{
+	int st;
+
+	sh("nft delete table inet skbprof_t 2>/dev/null");
+	st = sh("nft add table inet skbprof_t && "
+		"nft add chain inet skbprof_t in '{ type filter hook input priority 0; }' && "
+		"nft add rule inet skbprof_t in udp dport %d %s",
+		PORT_NFT, verdict);
+	CHECK(st == 0, "nft setup exited %d", st);
+	return 0;
+}
+
 /*
  * An nftables rule drops one port.  On 5.10 nft_do_chain() returns NF_DROP
  * and nf_hook_slow() frees the packet; Debian's 6.1 and 6.12 have the
@@ -715,22 +746,10 @@ TEST(drops_nft_drop)
 	long long pkts;
 	const struct drow *r;
 	char *out;
-	int st, rows, err;
+	int st, rows;
 
-	err = kmod_probe("nf_tables");
-	CHECK(err == 0, "loading nf_tables: %s", strerror(-err));
-	/* the counter expression is a module on 5.10, built in later */
-	err = kmod_probe("nft_counter");
-	CHECK(err == 0 || (kver() >= 600 && err == -ENOENT),
-	      "loading nft_counter: %s", strerror(-err));
-	if (load(NULL))
+	if (nft_modules() || load(NULL) || nft_input_drop("counter drop"))
 		return -1;
-	sh("nft delete table inet skbprof_t 2>/dev/null");
-	st = sh("nft add table inet skbprof_t && "
-		"nft add chain inet skbprof_t in '{ type filter hook input priority 0; }' && "
-		"nft add rule inet skbprof_t in udp dport %d counter drop",
-		PORT_NFT);
-	CHECK(st == 0, "nft setup exited %d", st);
 	if (drops_reset() || udp_send(AF_INET, PORT_NFT, n, 20))
 		goto err;
 	pkts = nft_wait("inet skbprof_t in", n);
@@ -772,18 +791,8 @@ TEST(drops_unloaded_module_location)
 	const char *const *syms = nft_drop_syms();
 	int st, rows, err;
 
-	err = kmod_probe("nf_tables");
-	CHECK(err == 0, "loading nf_tables: %s", strerror(-err));
-	err = kmod_probe("nft_counter");
-	CHECK(err == 0 || (kver() >= 600 && err == -ENOENT),
-	      "loading nft_counter: %s", strerror(-err));
-	if (load(NULL))
+	if (nft_modules() || load(NULL) || nft_input_drop("drop"))
 		return -1;
-	sh("nft delete table inet skbprof_t 2>/dev/null");
-	st = sh("nft add table inet skbprof_t && "
-		"nft add chain inet skbprof_t in '{ type filter hook input priority 0; }' && "
-		"nft add rule inet skbprof_t in udp dport %d drop", PORT_NFT);
-	CHECK(st == 0, "nft setup exited %d", st);
 	if (drops_reset() || udp_send(AF_INET, PORT_NFT, 5, 20)) {
 		sh("nft delete table inet skbprof_t");
 		return -1;
@@ -1509,45 +1518,6 @@ TEST(drops_init_failures_unwind)
 }
 
 /*
- * Hold the kfree_skb tracepoint's patched code still: its static branch
- * on (the kernel's own trace event) and its static call on the iterator
- * (a second, perf, probe), so that skbprof's probe coming and going
- * patches no code.  Returns the perf fd, or -1.
- */
-#define TP_DIR	"/sys/kernel/debug/tracing/events/skb/kfree_skb"
-
-static int tp_hold(void)
-{
-	struct perf_event_attr a;
-	char *id;
-	int err, fd;
-
-	err = write_file(TP_DIR "/enable", "1");
-	if (err)
-		return fail("enabling %s/enable: %s", TP_DIR, strerror(-err));
-	id = read_file(TP_DIR "/id");
-	if (!id)
-		return fail("reading %s/id: %s", TP_DIR, strerror(errno));
-	memset(&a, 0, sizeof(a));
-	a.type = PERF_TYPE_TRACEPOINT;
-	a.size = sizeof(a);
-	a.config = strtoull(id, NULL, 10);
-	free(id);
-	fd = syscall(__NR_perf_event_open, &a, -1, 0, -1, 0);
-	if (fd < 0) {
-		write_file(TP_DIR "/enable", "0");
-		return fail("perf_event_open(kfree_skb): %s", strerror(errno));
-	}
-	return fd;
-}
-
-static void tp_release(int fd)
-{
-	close(fd);
-	write_file(TP_DIR "/enable", "0");
-}
-
-/*
  * Load and unload while drops happen on both CPUs: unregistering must wait
  * for probes running elsewhere before the tables go.
  *
@@ -1565,7 +1535,7 @@ TEST(drops_unload_under_load)
 	int i, st, err = 0;
 
 	if (kver() >= 612) {
-		hold = tp_hold();
+		hold = tp_hold(true);
 		if (hold < 0)
 			return -1;
 	}
@@ -1581,8 +1551,7 @@ TEST(drops_unload_under_load)
 	}
 	waitpid(p0, &st, 0);
 	waitpid(p1, &st, 0);
-	if (hold >= 0)
-		tp_release(hold);
+	tp_release(hold);
 	CHECK(err == 0, "cycle %d: %s", i, strerror(-err));
 	return 0;
 }
@@ -1922,14 +1891,10 @@ static long long nft_out_packets(long long want)
  */
 static int nft_output_drop(void)
 {
-	int err, st;
+	int st;
 
-	err = kmod_probe("nf_tables");
-	CHECK(err == 0, "loading nf_tables: %s", strerror(-err));
-	/* the counter expression is a module on 5.10, built in later */
-	err = kmod_probe("nft_counter");
-	CHECK(err == 0 || (kver() >= 600 && err == -ENOENT),
-	      "loading nft_counter: %s", strerror(-err));
+	if (nft_modules())
+		return -1;
 	sh("nft delete table inet skbprof_f 2>/dev/null");
 	st = sh("nft add table inet skbprof_f && "
 		"nft add chain inet skbprof_f out '{ type filter hook output priority 0; }' && "

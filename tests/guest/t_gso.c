@@ -156,22 +156,30 @@ static void round_end(struct gso_round *r, const char *what)
 	     r->rx, r->retrans);
 }
 
-static int gso_rounds(const struct vnet *v, int s, void *arg)
+/* A round of WRITES writes of two segments each, one at a time, on @s. */
+static int two_segment_round(int s, struct gso_round *r, const char *what)
 {
-	struct gso_round r;
 	int mss = 0;
 	socklen_t len = sizeof(mss);
 
-	(void)v;
-	(void)arg;
 	CHECK(!getsockopt(s, IPPROTO_TCP, TCP_MAXSEG, &mss, &len) && mss > 0,
 	      "TCP_MAXSEG: %s", strerror(errno));
-
-	/* writes of two segments, one at a time: every byte has a timeline */
-	if (round_start(&r) || send_data(s, (long long)WRITES * 2 * mss,
-					 2 * mss, true))
+	if (round_start(r) || send_data(s, (long long)WRITES * 2 * mss,
+					2 * mss, true))
 		return -1;
-	round_end(&r, "two-segment writes");
+	round_end(r, what);
+	return 0;
+}
+
+static int gso_rounds(const struct vnet *v, int s, void *arg)
+{
+	struct gso_round r;
+
+	(void)v;
+	(void)arg;
+	/* writes of two segments, one at a time: every byte has a timeline */
+	if (two_segment_round(s, &r, "two-segment writes"))
+		return -1;
 	CHECK(r.rx == r.drv + r.retrans,
 	      "b received %lld data segments; dev-drv %lld + %lld retransmitted = %lld",
 	      r.rx, r.drv, r.retrans, r.drv + r.retrans);
@@ -311,17 +319,11 @@ static int gso_default_rounds(const struct vnet *v, int s, void *arg)
 {
 	struct gso_round r;
 	long long segmented;
-	int mss = 0;
-	socklen_t len = sizeof(mss);
 
 	(void)v;
 	(void)arg;
-	CHECK(!getsockopt(s, IPPROTO_TCP, TCP_MAXSEG, &mss, &len) && mss > 0,
-	      "TCP_MAXSEG: %s", strerror(errno));
-	if (round_start(&r) || send_data(s, (long long)WRITES * 2 * mss,
-					 2 * mss, true))
+	if (two_segment_round(s, &r, "two-segment writes, kretprobes off"))
 		return -1;
-	round_end(&r, "two-segment writes, kretprobes off");
 	segmented = stat_value("incomplete_tx_segmented");
 	note("incomplete_tx_segmented %lld", segmented);
 	/* the packets sent: WRITES GSO skbs of two segments, all received */

@@ -246,6 +246,20 @@ static int bracket(const char *name, long long got, long long a, long long b,
 }
 
 /*
+ * @runs, the net-rx-run runs timed since the reset, are the kernel's NET_RX
+ * count over it, [C - B, C - A], less at most one in flight per CPU at the
+ * reset.  @who prefixes the failure.
+ */
+static int runs_bracket(const char *who, long long runs, long long a,
+			long long b, long long c)
+{
+	if (runs < c - b - get_nprocs_conf() || runs > c - a)
+		return fail("%snet-rx-run counted %lld runs, the kernel %lld..%lld",
+			    who, runs, c - b, c - a);
+	return 0;
+}
+
+/*
  * Under a squeezed loopback flood, the module's NET_RX, time_squeeze,
  * backlog drop and processed counts equal the kernel's deltas since the
  * reset, and each is not zero; the runs the histograms timed are those
@@ -304,12 +318,8 @@ TEST(softnet_counts_match_kernel)
 		     m.net_rx, m.squeeze, m.dropped);
 		goto out;
 	}
-	if (runs < c.net_rx - b.net_rx - get_nprocs_conf() ||
-	    runs > c.net_rx - a.net_rx) {
-		fail("net-rx-run counted %lld runs, the kernel %lld..%lld",
-		     runs, c.net_rx - b.net_rx, c.net_rx - a.net_rx);
+	if (runs_bracket("", runs, a.net_rx, b.net_rx, c.net_rx))
 		goto out;
-	}
 	/* each datagram is one backlog poll of weight 1, in a NET_RX run */
 	if (polls <= 0 || polls > m.polls || m.polls_full <= 0) {
 		fail("napi-poll %lld of %lld polls, %lld full", polls, m.polls,
@@ -486,12 +496,8 @@ TEST(softnet_tool_matches_kernel)
 	if (bracket("json net_rx", json_rx, a.net_rx, b.net_rx, c.net_rx) ||
 	    bracket("prom net_rx", prom_rx, a.net_rx, b.net_rx, c.net_rx))
 		goto out;
-	if (prom_runs < c.net_rx - b.net_rx - get_nprocs_conf() ||
-	    prom_runs > c.net_rx - a.net_rx) {
-		fail("prom: net-rx-run counted %lld runs, the kernel %lld..%lld",
-		     prom_runs, c.net_rx - b.net_rx, c.net_rx - a.net_rx);
+	if (runs_bracket("prom: ", prom_runs, a.net_rx, b.net_rx, c.net_rx))
 		goto out;
-	}
 	top = sh_out(&st, TOOL " top -j -n 1 -i 0.2 2>&1");
 	if (st || !strstr(top, "\"softnet\":{\"net_rx_rate\":")) {
 		fail("skbprof top -j: exit %d: %.300s", st, top);

@@ -691,39 +691,6 @@ static long long mem_sum(const struct mem *m)
 	return m->slab + m->percpu + m->vmalloc;
 }
 
-/* Hold the kfree_skb tracepoint enabled (see t_drops.c, tp_hold). */
-#define TP_DIR	"/sys/kernel/debug/tracing/events/skb/kfree_skb"
-
-static int tp_hold(void)
-{
-	struct perf_event_attr a;
-	char *id;
-	int fd;
-
-	if (write_file(TP_DIR "/enable", "1"))
-		return -1;
-	id = read_file(TP_DIR "/id");
-	if (!id)
-		return -1;
-	memset(&a, 0, sizeof(a));
-	a.type = PERF_TYPE_TRACEPOINT;
-	a.size = sizeof(a);
-	a.config = strtoull(id, NULL, 10);
-	free(id);
-	fd = syscall(__NR_perf_event_open, &a, -1, 0, -1, 0);
-	if (fd < 0)
-		write_file(TP_DIR "/enable", "0");
-	return fd;
-}
-
-static void tp_release(int fd)
-{
-	if (fd < 0)
-		return;
-	close(fd);
-	write_file(TP_DIR "/enable", "0");
-}
-
 static int shared_map(void)
 {
 	sh_mem = mmap(NULL, sizeof(*sh_mem), PROT_READ | PROT_WRITE,
@@ -801,7 +768,7 @@ SLOWTEST(stress_load_unload_100)
 	if (pace() > 1)
 		note("children pause %d times longer (skbprof.pace)", pace());
 	if (kver() >= 612)
-		hold = tp_hold();	/* see t_drops.c drops_unload_under_load */
+		hold = tp_hold(false);	/* see t_drops.c drops_unload_under_load */
 	/*
 	 * "before" as "after" will be: once the traffic alone ran as long
 	 * as a TIME_WAIT socket lives, and stopped, and its TIME_WAIT

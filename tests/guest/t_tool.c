@@ -303,6 +303,21 @@ TEST(tool_latency_equals_snmp)
 	return 0;
 }
 
+/* `skbprof @args` succeeds and the control file then shows @line. */
+static int tool_filter_set(const char *args, const char *line)
+{
+	char *out, *ctl;
+	int st;
+
+	out = tool_out(&st, args);
+	CHECK(st == 0, "skbprof %s: exit %d: %s", args, st, out);
+	free(out);
+	ctl = read_file(CONTROL);
+	CHECK(ctl && strstr(ctl, line), "control: %s", ctl);
+	free(ctl);
+	return 0;
+}
+
 TEST(tool_filter)
 {
 	char *out, *ctl;
@@ -322,22 +337,12 @@ TEST(tool_filter)
 	CHECK(st == 3 && strstr(out, "\"errno\":22") && strstr(out, "70000"), "json: %d %s", st, out);
 	free(out);
 
-	out = tool_out(&st, "filter 'port 5000'");
-	CHECK(st == 0, "skbprof filter 'port 5000': exit %d: %s", st, out);
-	free(out);
-	ctl = read_file(CONTROL);
-	CHECK(ctl && strstr(ctl, "filter port 5000\n"), "control: %s", ctl);
-	free(ctl);
+	if (tool_filter_set("filter 'port 5000'", "filter port 5000\n"))
+		return -1;
 	out = tool_out(&st, "filter");
 	CHECK(st == 0 && !strcmp(out, "filter port 5000\n"), "skbprof filter: %d %s", st, out);
 	free(out);
-	out = tool_out(&st, "filter clear");
-	CHECK(st == 0, "skbprof filter clear: exit %d: %s", st, out);
-	free(out);
-	ctl = read_file(CONTROL);
-	CHECK(ctl && strstr(ctl, "filter clear\n"), "control: %s", ctl);
-	free(ctl);
-	return 0;
+	return tool_filter_set("filter clear", "filter clear\n");
 }
 
 TEST(tool_reset)
