@@ -49,7 +49,6 @@
 #include <linux/spinlock.h>
 #include <linux/vmalloc.h>
 
-#include "lat_stamp.h"	/* the size of a timeline's entry */
 #include "skbprof.h"
 #include "stamp.h"
 
@@ -603,14 +602,41 @@ static inline void stamp_check_layout(void)
 
 static void stamp_exit(void);
 
+/* Pool @p of @size entries, every one in the depot: CPUs take what they use. */
+static int pool_make(enum stamp_pool p, size_t size)
+{
+	unsigned int i;
+
+	entry_size[p] = size;
+	pools[p] = vzalloc(array_size(capacity, size));
+	if (!pools[p])
+		return -ENOMEM;
+	depot.free[p].first = NULL;
+	depot.free[p].n = 0;
+	for (i = capacity; i-- > 0;) {
+		struct stamp *s = pool_entry(p, i);
+
+		s->kind = p == POOL_LIFE ? STAMP_LIFE : STAMP_RX;
+		s->free_next = depot.free[p].first;
+		depot.free[p].first = s;
+		depot.free[p].n++;
+	}
+	return 0;
+}
+
 /*
- * @timeline_size: the size of a timeline's entry (RX and TX kinds), which
- * begins with its struct stamp; a lifetime's is a struct stamp.
+ * The timelines' pool: its entries (RX and TX kinds) begin with their
+ * struct stamp and are @size long, which only their part knows; its init
+ * makes the pool, before any probe runs.  stamp_exit() frees it.
  */
-static int stamp_init(size_t timeline_size)
+int stamp_timeline_pool(size_t size)
+{
+	return pool_make(POOL_TIMELINE, size);
+}
+
+static int stamp_init(void)
 {
 	unsigned int i, nb;
-	enum stamp_pool p;
 	int cpu, ret;
 
 	stamp_check_layout();
@@ -635,15 +661,10 @@ static int stamp_init(size_t timeline_size)
 	batch = clamp_t(unsigned int, capacity / (4 * num_online_cpus()), 1,
 			STAMP_BATCH);
 
-	entry_size[POOL_TIMELINE] = timeline_size;
-	entry_size[POOL_LIFE] = sizeof(struct stamp);
-	for (p = 0; p < POOLS; p++)
-		pools[p] = vzalloc(array_size(capacity, entry_size[p]));
 	/* page-aligned: a bucket does not straddle two lines */
 	stamp_buckets = vmalloc(array_size(nb, sizeof(*stamp_buckets)));
 	pcpu = alloc_percpu(struct stamp_cpu);
-	if (!pools[POOL_TIMELINE] || !pools[POOL_LIFE] || !stamp_buckets ||
-	    !pcpu) {
+	if (!stamp_buckets || !pcpu || pool_make(POOL_LIFE, sizeof(struct stamp))) {
 		stamp_exit();
 		return -ENOMEM;
 	}
@@ -653,20 +674,6 @@ static int stamp_init(size_t timeline_size)
 	}
 	for_each_possible_cpu(cpu)
 		spin_lock_init(&per_cpu_ptr(pcpu, cpu)->lock);
-
-	/* every entry starts in the depot; CPUs take what they use */
-	for (p = 0; p < POOLS; p++) {
-		depot.free[p].first = NULL;
-		depot.free[p].n = 0;
-		for (i = capacity; i-- > 0;) {
-			struct stamp *s = pool_entry(p, i);
-
-			s->kind = p == POOL_LIFE ? STAMP_LIFE : STAMP_RX;
-			s->free_next = depot.free[p].first;
-			depot.free[p].first = s;
-			depot.free[p].n++;
-		}
-	}
 
 	ret = cpuhp_setup_state_nocalls(CPUHP_BP_PREPARE_DYN, "skbprof/stamp:dead",
 					NULL, stamp_cpu_dead);
@@ -707,7 +714,7 @@ static int stamp_part_init(void)
 		return -EINVAL;
 	}
 	stamp_max_age_ns = (u64)max_age_ms * NSEC_PER_MSEC;
-	return stamp_init(sizeof(struct lat_stamp));
+	return stamp_init();
 }
 
 /*

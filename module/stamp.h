@@ -234,6 +234,12 @@ void stamp_show_live(struct seq_file *m, unsigned int max,
  */
 unsigned int stamp_evict_old(unsigned int kinds, void (*gone)(struct stamp *s));
 
+/*
+ * Make the timelines' pool, of entries @size long (struct lat_stamp):
+ * their part's init, after the table's, before any probe runs.
+ */
+int stamp_timeline_pool(size_t size);
+
 struct skbprof_part;
 /* The table as a part: init, exit, reset and stats of the table_* keys. */
 extern const struct skbprof_part skbprof_stamp_part;

@@ -1445,6 +1445,9 @@ static int timeline_init(void)
 	int err;
 
 	skbprof_stages_init();
+	err = stamp_timeline_pool(sizeof(struct lat_stamp));
+	if (err)
+		return err;
 	err = latency_init();
 	if (err)
 		return err;
