@@ -314,7 +314,7 @@ static void drops_put_time(struct seq_file *m, u64 ns)
 /* The text of a row's columns that both drops and drops_rows show. */
 struct drops_cols {
 	char reason[48];	/* a name, "unknown:N" or "-" */
-	char proto[24];		/* without dt_proto_name()'s '+' */
+	char proto[24];
 	const char *loc;	/* sym, or "?": skbprof_location() */
 	char sym[KSYM_SYMBOL_LEN];
 };
@@ -335,7 +335,6 @@ static void drops_cols(struct drops_cols *c, const struct dt_row *r)
 		rcu_read_unlock();
 	}
 	dt_proto_name(c->proto, sizeof(c->proto), r);
-	c->proto[strcspn(c->proto, "+")] = 0;
 	c->loc = skbprof_location(c->sym, r->location);
 }
 

@@ -276,7 +276,6 @@ static const char *dt_l4_name(u16 ethertype, u8 l4)
 void dt_proto_name(char *buf, size_t len, const struct dt_row *r)
 {
 	const char *l3 = NULL, *l4 = NULL;
-	size_t n;
 
 	switch (r->ethertype) {
 	case 0:
@@ -297,19 +296,14 @@ void dt_proto_name(char *buf, size_t len, const struct dt_row *r)
 		l4 = dt_l4_name(r->ethertype, r->l4);
 
 	if (!l3)
-		n = snprintf(buf, len, "0x%04x", r->ethertype);
+		snprintf(buf, len, "0x%04x", r->ethertype);
 	else if (!(r->flags & DT_L4) ||
 		 (r->ethertype != ETH_P_IP && r->ethertype != ETH_P_IPV6))
-		n = snprintf(buf, len, "%s", l3);
+		snprintf(buf, len, "%s", l3);
 	else if (l4)
-		n = snprintf(buf, len, "%s/%s", l3, l4);
+		snprintf(buf, len, "%s/%s", l3, l4);
 	else
-		n = snprintf(buf, len, "%s/%u", l3, r->l4);
-
-	if ((r->flags & DT_PROTO_MIXED) && n + 1 < len) {
-		buf[n] = '+';
-		buf[n + 1] = 0;
-	}
+		snprintf(buf, len, "%s/%u", l3, r->l4);
 }
 
 bool dt_dev_name_ok(const char *name)

@@ -118,7 +118,7 @@ size_t dt_merge(struct dt_row *rows, size_t n);
 
 /*
  * Write the protocol of a row ("ipv4/udp", "ipv6/58", "arp", "0x88cc",
- * "-") into @buf, with a trailing '+' if its drops had several.
+ * "-") into @buf: its latest, when its drops had several (DT_PROTO_MIXED).
  */
 void dt_proto_name(char *buf, size_t len, const struct dt_row *r);
 
